@@ -1,0 +1,61 @@
+package org.panamaverbs.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * errno captured right after a downcall ({@code Linker.Option.captureCallState("errno")}). jextract's
+ * handles do not capture errno, and by the time Java could call {@code __errno_location()} the JVM may
+ * have overwritten it, so every verb that reports failure through errno (NULL returns of
+ * {@code ibv_create_*}, {@code ibv_reg_mr}, {@code ibv_get_device_list}, {@code rdma_*}) is bound a
+ * second time here with the capture option. Control path only: one small confined arena per call.
+ */
+public final class CallState implements AutoCloseable {
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    private static final StructLayout LAYOUT = Linker.Option.captureStateLayout();
+    private static final long ERRNO_OFFSET = LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
+
+    private final Arena arena;
+    private final MemorySegment segment;
+
+    private CallState() {
+        arena = Arena.ofConfined();
+        segment = arena.allocate(LAYOUT);
+    }
+
+    /** A fresh capture buffer; close it when the call and the errno check are done. */
+    public static CallState open() {
+        return new CallState();
+    }
+
+    /** The buffer to pass as the first argument of a handle made by {@link #capturingErrno}. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /** errno as the native function left it. */
+    public int errno() {
+        return segment.get(ValueLayout.JAVA_INT, ERRNO_OFFSET);
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+
+    /**
+     * A downcall handle for {@code address} that takes a capture buffer as its first argument.
+     *
+     * @param address    the symbol (from the generated {@code xxx$address()})
+     * @param descriptor its C signature (from the generated {@code xxx$descriptor()})
+     */
+    public static MethodHandle capturingErrno(MemorySegment address, FunctionDescriptor descriptor) {
+        return Linker.nativeLinker().downcallHandle(address, descriptor, CAPTURE_ERRNO);
+    }
+}

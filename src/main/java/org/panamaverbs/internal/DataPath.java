@@ -1,0 +1,93 @@
+package org.panamaverbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import org.panamaverbs.ffi.ibv_context;
+import org.panamaverbs.ffi.ibv_context_ops;
+
+/**
+ * The three data-path verbs, which verbs.h defines {@code static inline} so jextract cannot bind them:
+ * <pre>{@code
+ * static inline int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+ * { return cq->context->ops.poll_cq(cq, num_entries, wc); }
+ * static inline int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+ * { return qp->context->ops.post_send(qp, wr, bad_wr); }
+ * static inline int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+ * { return qp->context->ops.post_recv(qp, wr, bad_wr); }
+ * }</pre>
+ * Each context's provider pointers are read once when it opens ({@link #opsPointer}); the calls go
+ * through address-less downcall handles held in {@code static final} fields so the JIT can inline them.
+ *
+ * <p>{@code Linker.Option.critical} (no thread-state transition) is decided per call. All three are
+ * short and never block (rxe's post_send makes one non-blocking write() to the kernel; PVRDMA's
+ * writes a doorbell), so they qualify; the default is critical for all three, chosen from the JMH
+ * comparison recorded in bench/README.md. Override for measurement with the system properties
+ * {@code panamaverbs.critical.poll} and {@code panamaverbs.critical.post} ({@code true}/{@code false}).
+ */
+public final class DataPath {
+    /** Whether poll_cq is linked critical. */
+    public static final boolean CRITICAL_POLL = flag("panamaverbs.critical.poll", true);
+    /** Whether post_send and post_recv are linked critical. */
+    public static final boolean CRITICAL_POST = flag("panamaverbs.critical.post", true);
+
+    private static final FunctionDescriptor POLL_CQ_SIGNATURE = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS);
+    private static final FunctionDescriptor POST_SIGNATURE = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+
+    private static final MethodHandle POLL_CQ = link(POLL_CQ_SIGNATURE, CRITICAL_POLL);
+    private static final MethodHandle POST = link(POST_SIGNATURE, CRITICAL_POST);
+
+    /** Offsets of the provider pointers inside {@code struct ibv_context}, from the generated layouts. */
+    public static final long POLL_CQ_OFFSET = ibv_context.ops$offset() + ibv_context_ops.poll_cq$offset();
+    public static final long POST_SEND_OFFSET = ibv_context.ops$offset() + ibv_context_ops.post_send$offset();
+    public static final long POST_RECV_OFFSET = ibv_context.ops$offset() + ibv_context_ops.post_recv$offset();
+
+    private DataPath() {
+    }
+
+    private static boolean flag(String property, boolean defaultValue) {
+        String value = System.getProperty(property);
+        return value == null ? defaultValue : Boolean.parseBoolean(value);
+    }
+
+    private static MethodHandle link(FunctionDescriptor signature, boolean critical) {
+        Linker linker = Linker.nativeLinker();
+        return critical
+                ? linker.downcallHandle(signature, Linker.Option.critical(false))
+                : linker.downcallHandle(signature);
+    }
+
+    /**
+     * Reads one provider function pointer from an open {@code struct ibv_context}.
+     *
+     * @param context the context, reinterpreted to at least {@code ibv_context.layout().byteSize()}
+     * @param offset  one of the {@code *_OFFSET} constants
+     * @return the pointer (NULL if the provider does not implement it)
+     */
+    public static MemorySegment opsPointer(MemorySegment context, long offset) {
+        return context.get(ADDRESS, offset);
+    }
+
+    /** {@code ops.poll_cq(cq, n, wc)}: the number of completions written, or a negative value on error. */
+    public static int pollCq(MemorySegment function, MemorySegment cq, int numEntries, MemorySegment wc) {
+        try {
+            return (int) POLL_CQ.invokeExact(function, cq, numEntries, wc);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** {@code ops.post_send(qp, wr, bad_wr)} or {@code ops.post_recv(qp, wr, bad_wr)}: 0 or an errno value. */
+    public static int post(MemorySegment function, MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        try {
+            return (int) POST.invokeExact(function, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+}

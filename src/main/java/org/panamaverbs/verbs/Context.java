@@ -1,0 +1,343 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.panamaverbs.ffi.ibv_context;
+import org.panamaverbs.ffi.ibv_device_attr;
+import org.panamaverbs.ffi.ibv_gid_entry;
+import org.panamaverbs.ffi.ibv_port_attr;
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.ffi.verbs_context;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.DataPath;
+import org.panamaverbs.internal.Unchecked;
+
+/**
+ * An open RDMA device: {@code struct ibv_context} from {@code ibv_open_device}, closed with
+ * {@code ibv_close_device}. The root of the resource tree: protection domains and completion queues
+ * are created here, and closing the context closes them (see {@link VerbsResource}).
+ *
+ * <p>Obtain one from {@link Rdma#open(String)} or {@link Rdma#openFirst()}. The provider's data-path
+ * function pointers ({@code ops.poll_cq}, {@code ops.post_send}, {@code ops.post_recv}) are read once
+ * here and used by every queue pair and completion queue of the context.
+ *
+ * <p>Errors: {@link VerbsException} naming {@code ibv_open_device}, {@code ibv_query_device},
+ * {@code ibv_query_port} or {@code ibv_query_gid_table} with the errno.
+ */
+public final class Context extends VerbsResource {
+    /** {@code __VERBS_ABI_IS_EXTENDED}: {@code ((void *)UINTPTR_MAX)} in {@code ibv_context.abi_compat}. */
+    private static final long VERBS_ABI_IS_EXTENDED = -1L;
+
+    private final MemorySegment handle;
+    private final RdmaDevice device;
+    private final DeviceAttributes attributes;
+    final MemorySegment pollCqFunction;
+    final MemorySegment postSendFunction;
+    final MemorySegment postRecvFunction;
+
+    private static final class Native {
+        static final MethodHandle OPEN_DEVICE = CallState.capturingErrno(
+                ibverbs_h.ibv_open_device$address(), ibverbs_h.ibv_open_device$descriptor());
+        /** {@code verbs_context.query_port(ctx, port, attr, sizeof attr)}, called through the provider pointer. */
+        static final MethodHandle QUERY_PORT_OP = Linker.nativeLinker().downcallHandle(
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
+        static final MethodHandle QUERY_GID_TABLE = CallState.capturingErrno(
+                ibverbs_h._ibv_query_gid_table$address(), ibverbs_h._ibv_query_gid_table$descriptor());
+    }
+
+    private Context(MemorySegment handle, RdmaDevice device) {
+        super(new Object());
+        this.handle = handle;
+        this.device = device;
+        this.pollCqFunction = DataPath.opsPointer(handle, DataPath.POLL_CQ_OFFSET);
+        this.postSendFunction = DataPath.opsPointer(handle, DataPath.POST_SEND_OFFSET);
+        this.postRecvFunction = DataPath.opsPointer(handle, DataPath.POST_RECV_OFFSET);
+        this.attributes = queryDeviceNow();
+    }
+
+    /** Opens {@code device} (an entry of a live {@code ibv_get_device_list} array). */
+    static Context open(MemorySegment device, RdmaDevice info) {
+        MemorySegment context;
+        try (CallState state = CallState.open()) {
+            context = (MemorySegment) Native.OPEN_DEVICE.invokeExact(state.segment(), device);
+            if (context.equals(MemorySegment.NULL)) {
+                throw new VerbsException("ibv_open_device", state.errno(), "device " + info.name()
+                        + ": check access to /dev/infiniband/uverbs* and that the provider for this device"
+                        + " (package ibverbs-providers) is installed");
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+        MemorySegment handle = context.reinterpret(ibv_context.layout().byteSize());
+        try {
+            Context opened = new Context(handle, info);
+            if (opened.pollCqFunction.equals(MemorySegment.NULL) || opened.postSendFunction.equals(MemorySegment.NULL)
+                    || opened.postRecvFunction.equals(MemorySegment.NULL)) {
+                opened.close();
+                throw new UnsupportedVerbException("ibv_post_send", "the " + info.name()
+                        + " provider has no legacy poll_cq/post_send/post_recv operations",
+                        "use a device whose rdma-core provider implements them (all in-tree providers do)");
+            }
+            return opened;
+        } catch (RuntimeException e) {
+            if (!(e instanceof UnsupportedVerbException)) {
+                ibverbs_h.ibv_close_device(handle);
+            }
+            throw e;
+        }
+    }
+
+    /** The device this context was opened on. */
+    public RdmaDevice device() {
+        return device;
+    }
+
+    /** The device name, e.g. {@code "rxe0"}. */
+    public String name() {
+        return device.name();
+    }
+
+    /** {@code ibv_query_device}, read once when the context opened. */
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    /** The native {@code struct ibv_context *}; valid until this context is closed. */
+    public MemorySegment handle() {
+        ensureOpen();
+        return handle;
+    }
+
+    private DeviceAttributes queryDeviceNow() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_device_attr.layout());
+            int rc = ibverbs_h.ibv_query_device(handle, attr);
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_device", rc, "device " + device.name());
+            }
+            return new DeviceAttributes(
+                    ibv_device_attr.fw_ver(attr).getString(0),
+                    Long.reverseBytes(ibv_device_attr.node_guid(attr)),
+                    Long.reverseBytes(ibv_device_attr.sys_image_guid(attr)),
+                    ibv_device_attr.max_mr_size(attr),
+                    ibv_device_attr.page_size_cap(attr),
+                    ibv_device_attr.vendor_id(attr),
+                    ibv_device_attr.vendor_part_id(attr),
+                    ibv_device_attr.hw_ver(attr),
+                    ibv_device_attr.max_qp(attr),
+                    ibv_device_attr.max_qp_wr(attr),
+                    ibv_device_attr.device_cap_flags(attr),
+                    ibv_device_attr.max_sge(attr),
+                    ibv_device_attr.max_sge_rd(attr),
+                    ibv_device_attr.max_cq(attr),
+                    ibv_device_attr.max_cqe(attr),
+                    ibv_device_attr.max_mr(attr),
+                    ibv_device_attr.max_pd(attr),
+                    ibv_device_attr.max_qp_rd_atom(attr),
+                    ibv_device_attr.max_qp_init_rd_atom(attr),
+                    AtomicCapability.of(ibv_device_attr.atomic_cap(attr)),
+                    ibv_device_attr.max_ah(attr),
+                    ibv_device_attr.max_srq(attr),
+                    ibv_device_attr.max_srq_wr(attr),
+                    ibv_device_attr.max_srq_sge(attr),
+                    Short.toUnsignedInt(ibv_device_attr.max_pkeys(attr)),
+                    Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(attr)));
+        }
+    }
+
+    /**
+     * {@code ibv_query_port}. In C this is a macro over the inline {@code ___ibv_query_port}:
+     * <pre>{@code
+     * struct verbs_context *vctx = verbs_get_ctx_op(context, query_port);
+     * if (!vctx) {
+     *     memset(port_attr, 0, sizeof(*port_attr));
+     *     return ibv_query_port(context, port_num, (struct _compat_ibv_port_attr *)port_attr);
+     * }
+     * return vctx->query_port(context, port_num, port_attr, sizeof(*port_attr));
+     * }</pre>
+     * re-implemented here, with {@code verbs_get_ctx_op} reading {@code abi_compat}, {@code sz} and the
+     * operation pointer as C does.
+     *
+     * @param port the port number, from 1 to {@link DeviceAttributes#physicalPortCount()}
+     * @throws IllegalArgumentException for a port the device does not have
+     * @throws VerbsException           if the provider fails the query
+     */
+    public PortAttributes queryPort(int port) {
+        ensureOpen();
+        checkPort(port);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_port_attr.layout());
+            MemorySegment queryPortOp = extendedOp(verbs_context.query_port$offset());
+            int rc;
+            if (queryPortOp == null) {
+                rc = ibverbs_h.ibv_query_port(handle, (byte) port, attr);
+            } else {
+                rc = (int) Native.QUERY_PORT_OP.invokeExact(queryPortOp, handle, (byte) port, attr,
+                        ibv_port_attr.layout().byteSize());
+            }
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_port", rc, "device " + device.name() + " port " + port);
+            }
+            return new PortAttributes(
+                    PortState.of(ibv_port_attr.state(attr)),
+                    Mtu.of(ibv_port_attr.max_mtu(attr)),
+                    Mtu.of(ibv_port_attr.active_mtu(attr)),
+                    ibv_port_attr.gid_tbl_len(attr),
+                    ibv_port_attr.port_cap_flags(attr),
+                    Integer.toUnsignedLong(ibv_port_attr.max_msg_sz(attr)),
+                    Short.toUnsignedInt(ibv_port_attr.lid(attr)),
+                    Short.toUnsignedInt(ibv_port_attr.sm_lid(attr)),
+                    Byte.toUnsignedInt(ibv_port_attr.lmc(attr)),
+                    Byte.toUnsignedInt(ibv_port_attr.active_width(attr)),
+                    Byte.toUnsignedInt(ibv_port_attr.active_speed(attr)),
+                    Byte.toUnsignedInt(ibv_port_attr.phys_state(attr)),
+                    LinkLayer.of(Byte.toUnsignedInt(ibv_port_attr.link_layer(attr))),
+                    ibv_port_attr.pkey_tbl_len(attr));
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code verbs_get_ctx_op(ctx, op)}: the extended operation at {@code opOffset} inside
+     * {@code struct verbs_context}, or null when the context is not extended, too old to have it, or
+     * the provider leaves it NULL.
+     */
+    private MemorySegment extendedOp(long opOffset) {
+        if (handle.get(ADDRESS, ibv_context.abi_compat$offset()).address() != VERBS_ABI_IS_EXTENDED) {
+            return null;
+        }
+        long contextOffset = verbs_context.context$offset();
+        MemorySegment verbsContext = MemorySegment.ofAddress(handle.address() - contextOffset)
+                .reinterpret(verbs_context.layout().byteSize());
+        long size = verbsContext.get(JAVA_LONG, verbs_context.sz$offset());
+        if (size < verbs_context.layout().byteSize() - opOffset) {
+            return null;
+        }
+        MemorySegment op = verbsContext.get(ADDRESS, opOffset);
+        return op.equals(MemorySegment.NULL) ? null : op;
+    }
+
+    /**
+     * The populated entries of a port's GID table, with their types ({@code _ibv_query_gid_table},
+     * which the inline {@code ibv_query_gid_table} calls with {@code sizeof(struct ibv_gid_entry)}).
+     *
+     * @param port the port number, from 1
+     */
+    public List<GidEntry> gidTable(int port) {
+        ensureOpen();
+        checkPort(port);
+        int slots = 0;
+        for (int p = 1; p <= attributes.physicalPortCount(); p++) {
+            slots += queryPort(p).gidTableLength();
+        }
+        long entrySize = ibv_gid_entry.layout().byteSize();
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment entries = arena.allocate(ibv_gid_entry.layout(), Math.max(slots, 1));
+            long n = (long) Native.QUERY_GID_TABLE.invokeExact(state.segment(), handle, entries, (long) slots, 0, entrySize);
+            if (n < 0) {
+                throw new VerbsException("ibv_query_gid_table", n == -1 ? state.errno() : (int) -n,
+                        "device " + device.name());
+            }
+            List<GidEntry> table = new ArrayList<>();
+            for (long i = 0; i < n; i++) {
+                MemorySegment entry = entries.asSlice(i * entrySize, entrySize);
+                int entryPort = ibv_gid_entry.port_num(entry);
+                if (entryPort == port) {
+                    table.add(new GidEntry(ibv_gid_entry.gid_index(entry), entryPort,
+                            Gid.read(entry, ibv_gid_entry.gid$offset()),
+                            GidType.of(ibv_gid_entry.gid_type(entry)), ibv_gid_entry.ndev_ifindex(entry)));
+                }
+            }
+            return List.copyOf(table);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * The GID index to use on {@code port} when none is given: on RoCE the first RoCE v2 entry holding
+     * an IPv4-mapped address (routable, what {@code ib_write_bw -x} users pick), else the first RoCE v2
+     * entry, else the first entry; on InfiniBand, 0.
+     */
+    public int defaultGidIndex(int port) {
+        List<GidEntry> table = gidTable(port);
+        return table.stream().filter(e -> e.type() == GidType.ROCE_V2 && e.gid().isIpv4Mapped()).findFirst()
+                .or(() -> table.stream().filter(e -> e.type() == GidType.ROCE_V2).findFirst())
+                .or(() -> table.stream().findFirst())
+                .map(GidEntry::index).orElse(0);
+    }
+
+    /** The GID at {@code index} of {@code port}'s table. @throws VerbsException if the slot is empty or out of range */
+    public Gid gid(int port, int index) {
+        for (GidEntry entry : gidTable(port)) {
+            if (entry.index() == index) {
+                return entry.gid();
+            }
+        }
+        throw new VerbsException("ibv_query_gid", Errno.ENODATA, "device " + device.name() + " port " + port
+                + " has no GID at index " + index + "; populated: " + gidTable(port).stream().map(GidEntry::index).toList());
+    }
+
+    void checkPort(int port) {
+        if (port < 1 || port > attributes.physicalPortCount()) {
+            throw new IllegalArgumentException("device " + device.name() + " has ports 1.."
+                    + attributes.physicalPortCount() + ", not " + port);
+        }
+    }
+
+    /**
+     * {@code ibv_alloc_pd}: a protection domain, owned by this context.
+     *
+     * @throws VerbsException naming {@code ibv_alloc_pd} and the errno (ENOMEM past {@code max_pd})
+     */
+    public ProtectionDomain allocateProtectionDomain() {
+        synchronized (treeLock()) {
+            ensureOpen();
+            return ProtectionDomain.allocate(this);
+        }
+    }
+
+    /**
+     * {@code ibv_create_cq(context, cqe, NULL, NULL, 0)}: a completion queue of at least {@code minEntries}
+     * entries, owned by this context.
+     *
+     * @param minEntries at least 1, at most {@link DeviceAttributes#maxCqe()}
+     * @throws IllegalArgumentException outside those bounds
+     * @throws VerbsException naming {@code ibv_create_cq} and the errno
+     */
+    public CompletionQueue createCompletionQueue(int minEntries) {
+        if (minEntries < 1 || minEntries > attributes.maxCqe()) {
+            throw new IllegalArgumentException("completion queue size " + minEntries + " is outside 1.."
+                    + attributes.maxCqe() + " (max_cqe of " + device.name() + ")");
+        }
+        synchronized (treeLock()) {
+            ensureOpen();
+            return CompletionQueue.create(this, minEntries);
+        }
+    }
+
+    @Override
+    void destroy() {
+        int rc = ibverbs_h.ibv_close_device(handle);
+        if (rc != 0) {
+            throw new VerbsException("ibv_close_device", rc, "device " + device.name());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Context[" + device.name() + "]";
+    }
+}

@@ -1,0 +1,172 @@
+package org.panamaverbs.verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import org.panamaverbs.ffi.ibv_mr;
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.Unchecked;
+
+/**
+ * {@code struct ibv_mr}: native memory registered with the device, from {@code ibv_reg_mr}, closed with
+ * {@code ibv_dereg_mr}. Gives the local key (for scatter-gather entries), the remote key and address
+ * (for a peer's RDMA READ/WRITE), and bounds-checked slices.
+ *
+ * <p>{@code ibv_reg_mr} is a macro in verbs.h that ends in the exported
+ * {@code ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access)} whenever the access flags are not a
+ * compile-time constant, which from Java they never are; that is what is called here.
+ *
+ * <p>Memory lifetime: a region made by {@link ProtectionDomain#register} does not own its segment,
+ * which must stay alive until the region is closed; one made by
+ * {@link ProtectionDomain#allocateAndRegister} owns its memory and frees it after deregistration.
+ */
+public final class MemoryRegion extends VerbsResource {
+    /** Alignment of memory the library allocates for regions. */
+    static final long PAGE_SIZE = 4096;
+
+    private final ProtectionDomain pd;
+    private final MemorySegment handle;
+    private final MemorySegment segment;
+    private final Arena ownedMemory;
+    private final int lkey;
+    private final int rkey;
+    private final int access;
+
+    private static final class Native {
+        static final MethodHandle REG_MR_IOVA2 = CallState.capturingErrno(
+                ibverbs_h.ibv_reg_mr_iova2$address(), ibverbs_h.ibv_reg_mr_iova2$descriptor());
+    }
+
+    private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access) {
+        super(pd.treeLock(), pd);
+        this.pd = pd;
+        this.handle = handle;
+        this.segment = segment;
+        this.ownedMemory = ownedMemory;
+        this.lkey = ibv_mr.lkey(handle);
+        this.rkey = ibv_mr.rkey(handle);
+        this.access = access;
+    }
+
+    static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, Arena ownedMemory, int access) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("only native memory can be registered: the device cannot address a"
+                    + " heap segment, which the garbage collector may move (allocate with an Arena instead)");
+        }
+        if (segment.byteSize() == 0) {
+            throw new IllegalArgumentException("a memory region needs at least one byte; the segment is empty");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the segment's arena is already closed");
+        }
+        if ((access & (Access.REMOTE_WRITE.bit() | Access.REMOTE_ATOMIC.bit())) != 0) {
+            access |= Access.LOCAL_WRITE.bit();
+        }
+        try (CallState state = CallState.open()) {
+            MemorySegment mr = (MemorySegment) Native.REG_MR_IOVA2.invokeExact(state.segment(), pd.handle(),
+                    segment, segment.byteSize(), segment.address(), access);
+            if (mr.equals(MemorySegment.NULL)) {
+                DeviceAttributes limits = pd.context().attributes();
+                throw new VerbsException("ibv_reg_mr", state.errno(), "registering " + segment.byteSize()
+                        + " bytes at 0x" + Long.toHexString(segment.address()) + " with access 0x"
+                        + Integer.toHexString(access) + " (max_mr_size " + limits.maxMrSize() + ", max_mr "
+                        + limits.maxMr() + "; ENOMEM/EFAULT often mean RLIMIT_MEMLOCK is too low: ulimit -l)");
+            }
+            return new MemoryRegion(pd, mr.reinterpret(ibv_mr.layout().byteSize()), segment, ownedMemory, access);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** The protection domain this region belongs to. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** The registered memory. For a region that owns its memory, it is freed when the region closes. */
+    public MemorySegment segment() {
+        ensureOpen();
+        return segment;
+    }
+
+    /** The local key, for scatter-gather entries. */
+    public int lkey() {
+        ensureOpen();
+        return lkey;
+    }
+
+    /** The remote key, to give a peer for RDMA READ/WRITE into this region. */
+    public int rkey() {
+        ensureOpen();
+        return rkey;
+    }
+
+    /** The virtual address of the first byte (the registration's iova). */
+    public long address() {
+        ensureOpen();
+        return segment.address();
+    }
+
+    /** The length in bytes. */
+    public long length() {
+        return segment.byteSize();
+    }
+
+    /** The access flags the region was registered with (as C bits). */
+    public int access() {
+        return access;
+    }
+
+    /**
+     * A scatter-gather entry for {@code length} bytes at {@code offset} of this region.
+     *
+     * @throws IndexOutOfBoundsException if the slice leaves the region
+     */
+    public Sge sge(long offset, int length) {
+        checkSlice(offset, length);
+        return new Sge(segment.address() + offset, length, lkey);
+    }
+
+    /**
+     * Checks that {@code [offset, offset + length)} lies in this region and the region is usable; cheap
+     * enough for the data path.
+     *
+     * @throws IndexOutOfBoundsException if it does not lie inside
+     * @throws IllegalStateException     if the region is closed or its memory is no longer alive
+     */
+    void checkSlice(long offset, int length) {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
+            throw new IndexOutOfBoundsException("slice [" + offset + ", " + offset + " + " + length
+                    + ") is outside " + this);
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the memory of " + this + " was freed (its arena is closed) while registered");
+        }
+    }
+
+    @Override
+    void destroy() {
+        int rc = ibverbs_h.ibv_dereg_mr(handle);
+        if (rc != 0) {
+            throw new VerbsException("ibv_dereg_mr", rc, toString());
+        }
+    }
+
+    @Override
+    void afterClose() {
+        if (ownedMemory != null) {
+            ownedMemory.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryRegion[0x" + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, lkey 0x"
+                + Integer.toHexString(lkey) + "]";
+    }
+}

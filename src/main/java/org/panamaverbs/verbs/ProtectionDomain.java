@@ -1,0 +1,128 @@
+package org.panamaverbs.verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.Unchecked;
+
+/**
+ * {@code struct ibv_pd} from {@code ibv_alloc_pd}, freed with {@code ibv_dealloc_pd}. Memory regions and
+ * queue pairs are created here; closing the domain closes them first.
+ *
+ * <p>Errors: {@link VerbsException} naming {@code ibv_alloc_pd}, {@code ibv_reg_mr} or
+ * {@code ibv_create_qp} with the errno.
+ */
+public final class ProtectionDomain extends VerbsResource {
+    private final Context context;
+    private final MemorySegment handle;
+
+    private static final class Native {
+        static final MethodHandle ALLOC_PD = CallState.capturingErrno(
+                ibverbs_h.ibv_alloc_pd$address(), ibverbs_h.ibv_alloc_pd$descriptor());
+    }
+
+    private ProtectionDomain(Context context, MemorySegment handle) {
+        super(context.treeLock(), context);
+        this.context = context;
+        this.handle = handle;
+    }
+
+    /** Called by {@link Context#allocateProtectionDomain()} under the tree lock. */
+    static ProtectionDomain allocate(Context context) {
+        try (CallState state = CallState.open()) {
+            MemorySegment pd = (MemorySegment) Native.ALLOC_PD.invokeExact(state.segment(), context.handle());
+            if (pd.equals(MemorySegment.NULL)) {
+                throw new VerbsException("ibv_alloc_pd", state.errno(), "device " + context.name()
+                        + " (max_pd " + context.attributes().maxPd() + ")");
+            }
+            return new ProtectionDomain(context, pd);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** The context this domain belongs to. */
+    public Context context() {
+        return context;
+    }
+
+    /** The native {@code struct ibv_pd *}; valid until this domain is closed. */
+    public MemorySegment handle() {
+        ensureOpen();
+        return handle;
+    }
+
+    /**
+     * {@code ibv_reg_mr}: registers caller-owned native memory. The segment must stay alive (its arena
+     * open) until the region is closed: the device reads and writes it directly. Posting a request that
+     * names a region whose segment is no longer alive is refused.
+     *
+     * @param segment native memory; heap segments are refused (the device cannot address the Java heap)
+     * @param access  what the region allows; {@link Access#REMOTE_WRITE} and {@link Access#REMOTE_ATOMIC}
+     *                need {@link Access#LOCAL_WRITE} (the verbs specification), so it is added for them
+     * @throws IllegalArgumentException for a heap or zero-length segment
+     * @throws VerbsException           naming {@code ibv_reg_mr} and the errno
+     */
+    public MemoryRegion register(MemorySegment segment, Access... access) {
+        synchronized (treeLock()) {
+            ensureOpen();
+            return MemoryRegion.register(this, segment, null, Access.bits(access));
+        }
+    }
+
+    /**
+     * Allocates {@code size} bytes of zeroed, page-aligned native memory and registers them; the region
+     * owns the memory and frees it when closed, so it can never outlive its registration.
+     *
+     * @throws IllegalArgumentException if {@code size} is not positive
+     * @throws VerbsException           naming {@code ibv_reg_mr} and the errno
+     */
+    public MemoryRegion allocateAndRegister(long size, Access... access) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("a memory region needs at least one byte, not " + size);
+        }
+        synchronized (treeLock()) {
+            ensureOpen();
+            Arena arena = Arena.ofShared();
+            try {
+                MemorySegment memory = arena.allocate(size, MemoryRegion.PAGE_SIZE);
+                return MemoryRegion.register(this, memory, arena, Access.bits(access));
+            } catch (RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * {@code ibv_create_qp}: a queue pair in this domain, in state RESET. Connect it with
+     * {@link QueuePair#connect(QueuePair.Endpoint)} or {@link QueuePair#connectLoopback(QueuePair, QueuePair)}.
+     *
+     * @throws IllegalArgumentException if the capacities exceed the device's limits
+     * @throws VerbsException           naming {@code ibv_create_qp} and the errno
+     */
+    public QueuePair createQueuePair(QueuePair.Config config) {
+        synchronized (treeLock()) {
+            ensureOpen();
+            config.sendCq().ensureOpen();
+            config.recvCq().ensureOpen();
+            return QueuePair.create(this, config);
+        }
+    }
+
+    @Override
+    void destroy() {
+        int rc = ibverbs_h.ibv_dealloc_pd(handle);
+        if (rc != 0) {
+            throw new VerbsException("ibv_dealloc_pd", rc, null);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ProtectionDomain[" + context.name() + "]";
+    }
+}

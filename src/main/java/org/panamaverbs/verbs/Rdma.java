@@ -1,0 +1,167 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import org.panamaverbs.ffi.ibv_device;
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeLibrary;
+import org.panamaverbs.internal.Unchecked;
+
+/**
+ * Entry point: is RDMA usable here, which devices are there, open one.
+ *
+ * <pre>{@code
+ * try (Context ctx = Rdma.openFirst()) { ... }
+ * }</pre>
+ *
+ * Wraps {@code ibv_get_device_list}, {@code ibv_get_device_name}, {@code ibv_get_device_guid},
+ * {@code ibv_open_device} and {@code ibv_free_device_list}. When the library or the kernel support is
+ * missing, every method here throws {@link RdmaUnavailableException} saying what is missing and how to
+ * get it; nothing fails in a static initializer and nothing crashes the JVM (a NULL device list is
+ * never passed to {@code ibv_free_device_list}).
+ */
+public final class Rdma {
+    private Rdma() {
+    }
+
+    private static final class Native {
+        static final MethodHandle GET_DEVICE_LIST = CallState.capturingErrno(
+                ibverbs_h.ibv_get_device_list$address(), ibverbs_h.ibv_get_device_list$descriptor());
+    }
+
+    /** Whether libibverbs loads and the kernel reports RDMA support (devices may still be absent). */
+    public static boolean isAvailable() {
+        try {
+            ensureAvailable();
+            return true;
+        } catch (RdmaUnavailableException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Checks that libibverbs loads and that the kernel has RDMA support.
+     *
+     * @throws RdmaUnavailableException with {@link RdmaUnavailableException.Reason#LIBRARY_MISSING} or
+     *                                  {@link RdmaUnavailableException.Reason#NO_KERNEL_SUPPORT}
+     */
+    public static void ensureAvailable() {
+        withDeviceList(list -> null);
+    }
+
+    /** Throws {@link RdmaUnavailableException} if libibverbs cannot be loaded; needs no kernel support. */
+    static void requireLibrary() {
+        String problem = NativeLibrary.ibverbsProblem();
+        if (problem != null) {
+            throw new RdmaUnavailableException(RdmaUnavailableException.Reason.LIBRARY_MISSING,
+                    NativeLibrary.missingMessage(NativeLibrary.IBVERBS, problem), null);
+        }
+    }
+
+    /**
+     * The RDMA devices of this machine ({@code ibv_get_device_list}); empty when the kernel supports RDMA
+     * but has no device.
+     */
+    public static List<RdmaDevice> devices() {
+        return withDeviceList(list -> {
+            List<RdmaDevice> devices = new ArrayList<>();
+            for (MemorySegment device : list) {
+                devices.add(describe(device));
+            }
+            return List.copyOf(devices);
+        });
+    }
+
+    /**
+     * Opens the device called {@code name} (as {@code ibv_devices} lists it).
+     *
+     * @throws RdmaUnavailableException {@link RdmaUnavailableException.Reason#NO_DEVICE} if there is no
+     *                                  such device, listing those present
+     * @throws VerbsException           if {@code ibv_open_device} fails
+     */
+    public static Context open(String name) {
+        return withDeviceList(list -> {
+            List<String> present = new ArrayList<>();
+            for (MemorySegment device : list) {
+                RdmaDevice info = describe(device);
+                if (info.name().equals(name)) {
+                    return Context.open(device, info);
+                }
+                present.add(info.name());
+            }
+            throw new RdmaUnavailableException(RdmaUnavailableException.Reason.NO_DEVICE,
+                    "no RDMA device named " + name + "; present: " + present, null);
+        });
+    }
+
+    /**
+     * Opens the first device {@code ibv_get_device_list} returns.
+     *
+     * @throws RdmaUnavailableException {@link RdmaUnavailableException.Reason#NO_DEVICE} if there is none
+     */
+    public static Context openFirst() {
+        return withDeviceList(list -> {
+            if (list.isEmpty()) {
+                throw new RdmaUnavailableException(RdmaUnavailableException.Reason.NO_DEVICE,
+                        "the kernel supports RDMA but has no RDMA device. Load a driver for your NIC, or create a"
+                                + " Soft-RoCE device: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <eth>", null);
+            }
+            return Context.open(list.getFirst(), describe(list.getFirst()));
+        });
+    }
+
+    private static RdmaDevice describe(MemorySegment device) {
+        String name = ibverbs_h.ibv_get_device_name(device).reinterpret(Long.MAX_VALUE).getString(0);
+        long guid = Long.reverseBytes(ibverbs_h.ibv_get_device_guid(device));
+        int transport = ibv_device.transport_type(device.reinterpret(ibv_device.layout().byteSize()));
+        return new RdmaDevice(name, guid, Transport.of(transport));
+    }
+
+    /**
+     * Runs {@code action} on the live device array and frees it afterwards. Guards the two edges
+     * that crash in C: a NULL list (no kernel support) is never freed, and the array is only read
+     * up to the count the library returned.
+     */
+    private static <T> T withDeviceList(Function<List<MemorySegment>, T> action) {
+        requireLibrary();
+        MemorySegment list;
+        int count;
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment countOut = arena.allocate(JAVA_INT);
+            list = (MemorySegment) Native.GET_DEVICE_LIST.invokeExact(state.segment(), countOut);
+            if (list.equals(MemorySegment.NULL)) {
+                throw noKernelSupport(state.errno());
+            }
+            count = countOut.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+        try {
+            MemorySegment array = list.reinterpret(ADDRESS.byteSize() * count);
+            List<MemorySegment> devices = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                devices.add(array.getAtIndex(ADDRESS, i));
+            }
+            return action.apply(devices);
+        } finally {
+            ibverbs_h.ibv_free_device_list(list);
+        }
+    }
+
+    static RdmaUnavailableException noKernelSupport(int errno) {
+        return new RdmaUnavailableException(RdmaUnavailableException.Reason.NO_KERNEL_SUPPORT,
+                "ibv_get_device_list returned NULL (" + Errno.describe(errno) + "): this kernel exposes no RDMA"
+                        + " (uverbs) support (/sys/class/infiniband_verbs is missing). Load ib_uverbs and a device"
+                        + " driver (for Soft-RoCE: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <eth>),"
+                        + " or run inside the project's RDMA guest (scripts/rdma-guest).", null);
+    }
+}

@@ -1,0 +1,136 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+import org.panamaverbs.ffi.ibv_send_wr;
+
+/**
+ * A flyweight over one {@code struct ibv_send_wr} of a {@link SendWorkRequests} chain. Setters write the
+ * native fields directly and return {@code this}; nothing is allocated. Fields keep their values between
+ * posts until changed. The {@code next} and {@code sg_list} pointers are managed by the chain.
+ */
+public final class SendWorkRequest {
+    private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final long WR_ID = ibv_send_wr.wr_id$offset();
+    private static final long NUM_SGE = ibv_send_wr.num_sge$offset();
+    private static final long OPCODE = ibv_send_wr.opcode$offset();
+    private static final long SEND_FLAGS = ibv_send_wr.send_flags$offset();
+    private static final long IMM_DATA = ibv_send_wr.imm_data$offset();
+    private static final long RDMA_REMOTE_ADDR =
+            ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.remote_addr$offset();
+    private static final long RDMA_RKEY =
+            ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.rkey$offset();
+
+    private final SendWorkRequests chain;
+    private final MemorySegment requests;
+    private final int index;
+    private final long base;
+
+    SendWorkRequest(SendWorkRequests chain, int index) {
+        this.chain = chain;
+        this.requests = chain.requests;
+        this.index = index;
+        this.base = index * SendWorkRequests.WR_SIZE;
+    }
+
+    /** Sets {@code wr_id}, returned in this request's completion. */
+    public SendWorkRequest id(long wrId) {
+        requests.set(JAVA_LONG, base + WR_ID, wrId);
+        return this;
+    }
+
+    /** {@code wr_id}. */
+    public long id() {
+        return requests.get(JAVA_LONG, base + WR_ID);
+    }
+
+    /** Sets {@code opcode}. */
+    public SendWorkRequest opcode(WrOpcode opcode) {
+        requests.set(JAVA_INT, base + OPCODE, opcode.code());
+        return this;
+    }
+
+    /** {@code opcode}. */
+    public WrOpcode opcode() {
+        return WrOpcode.of(requests.get(JAVA_INT, base + OPCODE));
+    }
+
+    /** Sets {@code send_flags}: a combination of {@link SendFlags} bits. */
+    public SendWorkRequest flags(int sendFlags) {
+        requests.set(JAVA_INT, base + SEND_FLAGS, sendFlags);
+        return this;
+    }
+
+    /** {@code send_flags}. */
+    public int flags() {
+        return requests.get(JAVA_INT, base + SEND_FLAGS);
+    }
+
+    /**
+     * Sets {@code imm_data} for {@link WrOpcode#SEND_WITH_IMM} and {@link WrOpcode#RDMA_WRITE_WITH_IMM}.
+     * The value is stored in network byte order, as C code does with {@code htonl}, and
+     * {@link WorkCompletion#immediateData()} returns it unchanged on the receiving side.
+     */
+    public SendWorkRequest immediateData(int value) {
+        requests.set(BIG_ENDIAN_INT, base + IMM_DATA, value);
+        return this;
+    }
+
+    /** Sets {@code wr.rdma.remote_addr} and {@code wr.rdma.rkey}: the peer memory of an RDMA WRITE or READ. */
+    public SendWorkRequest remote(long remoteAddress, int rkey) {
+        requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
+        requests.set(JAVA_INT, base + RDMA_RKEY, rkey);
+        return this;
+    }
+
+    /**
+     * Makes this request carry exactly one scatter-gather entry: {@code length} bytes at {@code offset}
+     * of {@code region}.
+     *
+     * @throws IndexOutOfBoundsException if the slice leaves the region, or the chain has no SGE room
+     * @throws IllegalStateException     if the region is closed
+     */
+    public SendWorkRequest sge(MemoryRegion region, long offset, int length) {
+        chain.writeSge(index, 0, region, offset, length);
+        return numSge(1);
+    }
+
+    /**
+     * Writes scatter-gather entry {@code sgeIndex} (0-based); set the count with {@link #numSge(int)}.
+     *
+     * @throws IndexOutOfBoundsException if the slice leaves the region or {@code sgeIndex} exceeds the chain's maxSge
+     * @throws IllegalStateException     if the region is closed
+     */
+    public SendWorkRequest sge(int sgeIndex, MemoryRegion region, long offset, int length) {
+        chain.writeSge(index, sgeIndex, region, offset, length);
+        return this;
+    }
+
+    /** Writes scatter-gather entry {@code sgeIndex} from an already checked {@link Sge}. */
+    public SendWorkRequest sge(int sgeIndex, Sge sge) {
+        chain.writeSge(index, sgeIndex, sge.address(), sge.length(), sge.lkey());
+        return this;
+    }
+
+    /** Sets {@code num_sge}: how many of this request's entries are used. */
+    public SendWorkRequest numSge(int count) {
+        chain.checkSgeCount(count);
+        requests.set(JAVA_INT, base + NUM_SGE, count);
+        return this;
+    }
+
+    /** {@code num_sge}. */
+    public int numSge() {
+        return requests.get(JAVA_INT, base + NUM_SGE);
+    }
+
+    /** The index of this request in its chain. */
+    public int index() {
+        return index;
+    }
+}

@@ -1,0 +1,51 @@
+package org.panamaverbs.verbs;
+
+import org.panamaverbs.ffi.ibv_send_wr;
+
+/**
+ * A reusable chain of {@code struct ibv_send_wr} in native memory, each with room for
+ * {@link #maxSge()} scatter-gather entries, edited through one {@link SendWorkRequest} flyweight per
+ * slot and posted with {@link QueuePair#postSend(SendWorkRequests, int)}. Fill the requests once, then
+ * patch only what changes (wr_id, offsets) between posts: nothing is allocated per post.
+ *
+ * <pre>{@code
+ * try (SendWorkRequests wrs = SendWorkRequests.allocate(16, 1)) {
+ *     wrs.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+ *               .sge(region, 0, 4096).remote(peerAddress, peerRkey);
+ *     int rc = qp.postSend(wrs, 1);   // 0, or an errno value; wrs.failedIndex() names the refused request
+ * }
+ * }</pre>
+ *
+ * Not thread-safe: one chain per posting thread. The native memory lives until {@link #close()}; the
+ * device only reads a request during the post call, so the chain may be changed as soon as the call returns.
+ */
+public final class SendWorkRequests extends WorkRequestChain {
+    static final long WR_SIZE = ibv_send_wr.layout().byteSize();
+
+    private final SendWorkRequest[] views;
+
+    private SendWorkRequests(int capacity, int maxSge) {
+        super(ibv_send_wr.layout(), ibv_send_wr.next$offset(), ibv_send_wr.sg_list$offset(), capacity, maxSge);
+        views = new SendWorkRequest[capacity];
+        for (int i = 0; i < capacity; i++) {
+            views[i] = new SendWorkRequest(this, i);
+        }
+    }
+
+    /**
+     * Allocates a chain of {@code capacity} zeroed send requests with {@code maxSge} scatter-gather
+     * entries each.
+     *
+     * @throws IllegalArgumentException if {@code capacity} &lt; 1 or {@code maxSge} &lt; 0
+     * @throws RdmaUnavailableException if libibverbs cannot be loaded
+     */
+    public static SendWorkRequests allocate(int capacity, int maxSge) {
+        Rdma.requireLibrary();
+        return new SendWorkRequests(capacity, maxSge);
+    }
+
+    /** The flyweight for request {@code index}; the same object every time. */
+    public SendWorkRequest get(int index) {
+        return views[index];
+    }
+}

@@ -1,0 +1,133 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+import org.panamaverbs.ffi.ibv_wc;
+
+/**
+ * A flyweight over one {@code struct ibv_wc} slot of a {@link WorkCompletions} array: every getter reads
+ * the native memory directly and nothing is allocated. Valid until the next poll into the same array.
+ */
+public final class WorkCompletion {
+    static final int WC_WITH_IMM = 1 << 1;
+    private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private static final long WR_ID = ibv_wc.wr_id$offset();
+    private static final long STATUS = ibv_wc.status$offset();
+    private static final long OPCODE = ibv_wc.opcode$offset();
+    private static final long VENDOR_ERR = ibv_wc.vendor_err$offset();
+    private static final long BYTE_LEN = ibv_wc.byte_len$offset();
+    private static final long IMM_DATA = ibv_wc.imm_data$offset();
+    private static final long QP_NUM = ibv_wc.qp_num$offset();
+    private static final long SRC_QP = ibv_wc.src_qp$offset();
+    private static final long WC_FLAGS = ibv_wc.wc_flags$offset();
+    private static final long PKEY_INDEX = ibv_wc.pkey_index$offset();
+    private static final long SLID = ibv_wc.slid$offset();
+    private static final long SL = ibv_wc.sl$offset();
+    private static final long DLID_PATH_BITS = ibv_wc.dlid_path_bits$offset();
+
+    private final MemorySegment array;
+    private final long base;
+
+    WorkCompletion(MemorySegment array, long base) {
+        this.array = array;
+        this.base = base;
+    }
+
+    /** {@code wr_id}: the id the work request was posted with. */
+    public long wrId() {
+        return array.get(JAVA_LONG, base + WR_ID);
+    }
+
+    /** {@code status} as a constant. */
+    public WcStatus status() {
+        return WcStatus.of(statusCode());
+    }
+
+    /** {@code status} as C's number. */
+    public int statusCode() {
+        return array.get(JAVA_INT, base + STATUS);
+    }
+
+    /** Whether {@code status} is {@code IBV_WC_SUCCESS}. */
+    public boolean isSuccess() {
+        return statusCode() == 0;
+    }
+
+    /** {@code opcode}; only meaningful when the status is success. */
+    public WcOpcode opcode() {
+        return WcOpcode.of(array.get(JAVA_INT, base + OPCODE));
+    }
+
+    /** {@code vendor_err}: the provider's own error detail. */
+    public int vendorError() {
+        return array.get(JAVA_INT, base + VENDOR_ERR);
+    }
+
+    /** {@code byte_len}: bytes received (receive completions, RDMA READ). */
+    public int byteLength() {
+        return array.get(JAVA_INT, base + BYTE_LEN);
+    }
+
+    /** Whether the message carried immediate data ({@code IBV_WC_WITH_IMM} in {@code wc_flags}). */
+    public boolean hasImmediateData() {
+        return (flags() & WC_WITH_IMM) != 0;
+    }
+
+    /**
+     * {@code imm_data}, converted from network byte order to the int the sender passed to
+     * {@link SendWorkRequest#immediateData(int)}.
+     */
+    public int immediateData() {
+        return array.get(BIG_ENDIAN_INT, base + IMM_DATA);
+    }
+
+    /** {@code qp_num}: the local queue pair the completion belongs to. */
+    public int qpNumber() {
+        return array.get(JAVA_INT, base + QP_NUM);
+    }
+
+    /** {@code src_qp}: the sending queue pair (UD receive completions). */
+    public int sourceQp() {
+        return array.get(JAVA_INT, base + SRC_QP);
+    }
+
+    /** {@code wc_flags} as C bits ({@code IBV_WC_GRH} 1, {@code IBV_WC_WITH_IMM} 2, ...). */
+    public int flags() {
+        return array.get(JAVA_INT, base + WC_FLAGS);
+    }
+
+    /** {@code pkey_index}. */
+    public int pkeyIndex() {
+        return Short.toUnsignedInt(array.get(JAVA_SHORT, base + PKEY_INDEX));
+    }
+
+    /** {@code slid}: the source LID (InfiniBand UD). */
+    public int sourceLid() {
+        return Short.toUnsignedInt(array.get(JAVA_SHORT, base + SLID));
+    }
+
+    /** {@code sl}: the service level. */
+    public int serviceLevel() {
+        return Byte.toUnsignedInt(array.get(JAVA_BYTE, base + SL));
+    }
+
+    /** {@code dlid_path_bits}. */
+    public int dlidPathBits() {
+        return Byte.toUnsignedInt(array.get(JAVA_BYTE, base + DLID_PATH_BITS));
+    }
+
+    @Override
+    public String toString() {
+        return "WorkCompletion[wr_id=" + wrId() + ", status=" + status() + ", opcode=" + opcode() + ", byte_len="
+                + byteLength() + (hasImmediateData() ? ", imm=0x" + Integer.toHexString(immediateData()) : "")
+                + ", qp=0x" + Integer.toHexString(qpNumber()) + "]";
+    }
+}

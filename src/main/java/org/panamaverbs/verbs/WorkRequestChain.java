@@ -1,0 +1,151 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+
+import org.panamaverbs.ffi.ibv_sge;
+
+/**
+ * What {@link SendWorkRequests} and {@link RecvWorkRequests} share: a native array of work requests
+ * linked through {@code next}, each with its own scatter-gather array, and the {@code bad_wr} slot the
+ * provider fills when a post fails. Posting the first {@code n} requests cuts the chain after request
+ * {@code n - 1} for the duration of the call, so one array serves any count without re-linking.
+ */
+abstract sealed class WorkRequestChain implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
+    static final long SGE_SIZE = ibv_sge.layout().byteSize();
+    static final long SGE_ADDR = ibv_sge.addr$offset();
+    static final long SGE_LENGTH = ibv_sge.length$offset();
+    static final long SGE_LKEY = ibv_sge.lkey$offset();
+
+    private final Arena arena;
+    final MemorySegment requests;
+    final MemorySegment sges;
+    private final MemorySegment badRequest;
+    private final long requestSize;
+    private final long nextOffset;
+    private final int capacity;
+    private final int maxSge;
+    private int lastResult;
+
+    WorkRequestChain(MemoryLayout requestLayout, long nextOffset, long sgListOffset, int capacity, int maxSge) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be positive, not " + capacity);
+        }
+        if (maxSge < 0) {
+            throw new IllegalArgumentException("maxSge must not be negative, not " + maxSge);
+        }
+        this.arena = Arena.ofShared();
+        this.requestSize = requestLayout.byteSize();
+        this.nextOffset = nextOffset;
+        this.capacity = capacity;
+        this.maxSge = maxSge;
+        this.requests = arena.allocate(requestLayout, capacity);
+        this.sges = arena.allocate(ibv_sge.layout(), Math.max(1, (long) capacity * maxSge));
+        this.badRequest = arena.allocate(ADDRESS);
+        for (int i = 0; i < capacity; i++) {
+            long base = i * requestSize;
+            requests.set(ADDRESS, base + nextOffset, i + 1 < capacity ? requests.asSlice(base + requestSize) : MemorySegment.NULL);
+            requests.set(ADDRESS, base + sgListOffset, maxSge == 0 ? MemorySegment.NULL : sges.asSlice(sgeBase(i)));
+        }
+    }
+
+    /** How many work requests the chain holds. */
+    public final int capacity() {
+        return capacity;
+    }
+
+    /** How many scatter-gather entries each request can carry. */
+    public final int maxSge() {
+        return maxSge;
+    }
+
+    final long sgeBase(int request) {
+        return (long) request * maxSge * SGE_SIZE;
+    }
+
+    /** Cuts the chain after request {@code count - 1}; called before a post. */
+    final void cutAfter(int count) {
+        if (count < 1 || count > capacity) {
+            throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
+        }
+        if (count < capacity) {
+            requests.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
+        }
+    }
+
+    /** Restores the link cut by {@link #cutAfter}, and records the post's result. */
+    final void relinkAfter(int count, int result) {
+        if (count < capacity) {
+            long base = (count - 1) * requestSize;
+            requests.set(JAVA_LONG, base + nextOffset, requests.address() + base + requestSize);
+        }
+        lastResult = result;
+    }
+
+    final MemorySegment badRequestSlot() {
+        return badRequest;
+    }
+
+    /**
+     * After a post that returned non-zero: the index of the request the provider refused (the requests
+     * before it were posted, those from it on were not). -1 if the last post succeeded.
+     */
+    public final int failedIndex() {
+        if (lastResult == 0) {
+            return -1;
+        }
+        long failed = badRequest.get(JAVA_LONG, 0);
+        long offset = failed - requests.address();
+        if (failed == 0 || offset < 0 || offset % requestSize != 0 || offset / requestSize >= capacity) {
+            return 0;
+        }
+        return (int) (offset / requestSize);
+    }
+
+    /** The result of the last post: 0, or the errno value the provider returned. */
+    public final int lastResult() {
+        return lastResult;
+    }
+
+    /** Writes scatter-gather entry {@code index} of request {@code request}, after checking the slice. */
+    final void writeSge(int request, int index, MemoryRegion region, long offset, int length) {
+        checkSgeIndex(index);
+        region.checkSlice(offset, length);
+        writeSge(request, index, region.segment().address() + offset, length, region.lkey());
+    }
+
+    final void writeSge(int request, int index, long address, int length, int lkey) {
+        checkSgeIndex(index);
+        long at = sgeBase(request) + index * SGE_SIZE;
+        sges.set(JAVA_LONG, at + SGE_ADDR, address);
+        sges.set(JAVA_INT, at + SGE_LENGTH, length);
+        sges.set(JAVA_INT, at + SGE_LKEY, lkey);
+    }
+
+    final void checkSgeIndex(int index) {
+        if (index < 0 || index >= maxSge) {
+            throw new IndexOutOfBoundsException("scatter-gather entry " + index + " of " + maxSge
+                    + " per work request (allocate the chain with a larger maxSge)");
+        }
+    }
+
+    final void checkSgeCount(int count) {
+        if (count < 0 || count > maxSge) {
+            throw new IndexOutOfBoundsException("num_sge " + count + " exceeds the " + maxSge
+                    + " entries allocated per work request");
+        }
+    }
+
+    /** Frees the native arrays. Idempotent; posting a closed chain throws {@link IllegalStateException}. */
+    @Override
+    public final void close() {
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+}

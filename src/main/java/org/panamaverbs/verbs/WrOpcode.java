@@ -1,0 +1,42 @@
+package org.panamaverbs.verbs;
+
+/** {@code enum ibv_wr_opcode}: the operations a send work request can carry through this library. */
+public enum WrOpcode {
+    RDMA_WRITE(0),
+    RDMA_WRITE_WITH_IMM(1),
+    SEND(2),
+    SEND_WITH_IMM(3),
+    RDMA_READ(4);
+
+    private static final WrOpcode[] BY_CODE = new WrOpcode[5];
+
+    static {
+        for (WrOpcode v : values()) {
+            if (v.code >= 0) {
+                BY_CODE[v.code] = v;
+            }
+        }
+    }
+
+    private final int code;
+
+    WrOpcode(int code) {
+        this.code = code;
+    }
+
+    /** The C value. */
+    public int code() {
+        return code;
+    }
+
+    /**
+     * The constant for a C value; allocation-free.
+     * @throws IllegalArgumentException for a value C does not define
+     */
+    public static WrOpcode of(int code) {
+        if (code >= 0 && code < BY_CODE.length && BY_CODE[code] != null) {
+            return BY_CODE[code];
+        }
+        throw new IllegalArgumentException("no WrOpcode has code " + code);
+    }
+}
