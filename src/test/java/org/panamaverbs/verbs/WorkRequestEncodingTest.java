@@ -1,0 +1,150 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+
+import org.junit.jupiter.api.Test;
+import org.panamaverbs.ffi.ibv_recv_wr;
+import org.panamaverbs.ffi.ibv_send_wr;
+import org.panamaverbs.ffi.ibv_sge;
+import org.panamaverbs.ffi.ibv_wc;
+
+/** The flyweights write (and read) exactly the bytes C code would, as gcc lays them out. */
+class WorkRequestEncodingTest {
+
+    private static byte[] bytes(MemorySegment segment, long offset, long size) {
+        return segment.asSlice(offset, size).toArray(JAVA_BYTE);
+    }
+
+    @Test
+    void sendRequestMatchesC() throws Exception {
+        try (SendWorkRequests wrs = SendWorkRequests.allocate(3, 2)) {
+            SendWorkRequest wr = wrs.get(1)
+                    .id(0x1122334455667788L)
+                    .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                    .flags(SendFlags.SIGNALED | SendFlags.SOLICITED | SendFlags.FENCE)
+                    .immediateData(0xCAFEBABE)
+                    .remote(0x00007f0000001000L, 0xABCD1234)
+                    .sge(0, new Sge(0x7000_0000_1000L, 4096, 0x42))
+                    .sge(1, new Sge(0x7000_0000_3000L, 100, 0x43))
+                    .numSge(2);
+            long base = SendWorkRequests.WR_SIZE;
+            long next = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.next$offset());
+            long sgList = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.sg_list$offset());
+            byte[] expected = CReference.bytes("send", 0x1122334455667788L, next, sgList, 2,
+                    WrOpcode.RDMA_WRITE_WITH_IMM.code(), SendFlags.SIGNALED | SendFlags.SOLICITED | SendFlags.FENCE,
+                    0xCAFEBABEL, 0x00007f0000001000L, 0xABCD1234L);
+            assertArrayEquals(expected, bytes(wrs.requests, base, SendWorkRequests.WR_SIZE));
+            assertArrayEquals(CReference.bytes("sge", 0x7000_0000_1000L, 4096, 0x42),
+                    bytes(wrs.sges, wrs.sgeBase(1), WorkRequestChain.SGE_SIZE));
+            assertArrayEquals(CReference.bytes("sge", 0x7000_0000_3000L, 100, 0x43),
+                    bytes(wrs.sges, wrs.sgeBase(1) + WorkRequestChain.SGE_SIZE, WorkRequestChain.SGE_SIZE));
+            assertEquals(0x1122334455667788L, wr.id());
+            assertEquals(WrOpcode.RDMA_WRITE_WITH_IMM, wr.opcode());
+            assertEquals(2, wr.numSge());
+        }
+    }
+
+    @Test
+    void receiveRequestMatchesC() throws Exception {
+        try (RecvWorkRequests wrs = RecvWorkRequests.allocate(2, 1)) {
+            wrs.get(0).id(77).sge(0, new Sge(0x1234_5000L, 64, 7)).numSge(1);
+            long next = wrs.requests.get(JAVA_LONG, ibv_recv_wr.next$offset());
+            long sgList = wrs.requests.get(JAVA_LONG, ibv_recv_wr.sg_list$offset());
+            assertArrayEquals(CReference.bytes("recv", 77L, next, sgList, 1), bytes(wrs.requests, 0, RecvWorkRequests.WR_SIZE));
+        }
+    }
+
+    @Test
+    void chainIsLinkedAndEachRequestHasItsOwnScatterGatherArray() {
+        try (SendWorkRequests wrs = SendWorkRequests.allocate(4, 3)) {
+            long first = wrs.requests.address();
+            for (int i = 0; i < 4; i++) {
+                long base = i * SendWorkRequests.WR_SIZE;
+                long next = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.next$offset());
+                assertEquals(i < 3 ? first + base + SendWorkRequests.WR_SIZE : 0L, next, "next of request " + i);
+                long sgList = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.sg_list$offset());
+                assertEquals(wrs.sges.address() + i * 3 * ibv_sge.layout().byteSize(), sgList, "sg_list of request " + i);
+            }
+        }
+    }
+
+    @Test
+    void postingFewerThanTheCapacityCutsAndRestoresTheChain() {
+        try (SendWorkRequests wrs = SendWorkRequests.allocate(4, 1)) {
+            long nextOf1 = SendWorkRequests.WR_SIZE + ibv_send_wr.next$offset();
+            long linked = wrs.requests.get(JAVA_LONG, nextOf1);
+            wrs.cutAfter(2);
+            assertEquals(0L, wrs.requests.get(JAVA_LONG, nextOf1));
+            wrs.relinkAfter(2, 0);
+            assertEquals(linked, wrs.requests.get(JAVA_LONG, nextOf1));
+            assertThrows(IndexOutOfBoundsException.class, () -> wrs.cutAfter(0));
+            assertThrows(IndexOutOfBoundsException.class, () -> wrs.cutAfter(5));
+        }
+    }
+
+    @Test
+    void failedIndexComesFromBadWr() {
+        try (SendWorkRequests wrs = SendWorkRequests.allocate(4, 1)) {
+            wrs.relinkAfter(4, 0);
+            assertEquals(-1, wrs.failedIndex());
+            wrs.badRequestSlot().set(JAVA_LONG, 0, wrs.requests.address() + 2 * SendWorkRequests.WR_SIZE);
+            wrs.relinkAfter(4, Errno.EINVAL);
+            assertEquals(2, wrs.failedIndex());
+            assertEquals(Errno.EINVAL, wrs.lastResult());
+        }
+    }
+
+    @Test
+    void scatterGatherBoundsAreChecked() {
+        try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 2)) {
+            SendWorkRequest wr = wrs.get(0);
+            assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(2, new Sge(1, 1, 1)));
+            assertThrows(IndexOutOfBoundsException.class, () -> wr.numSge(3));
+            assertThrows(IndexOutOfBoundsException.class, () -> wr.numSge(-1));
+        }
+    }
+
+    @Test
+    void closedChainRefusesUse() {
+        SendWorkRequests wrs = SendWorkRequests.allocate(1, 1);
+        wrs.close();
+        wrs.close();
+        assertThrows(IllegalStateException.class, () -> wrs.get(0).id(1));
+    }
+
+    @Test
+    void completionIsDecodedAsCWroteIt() throws Exception {
+        byte[] wc = CReference.bytes("wc", 0x0102030405060708L, WcStatus.REM_ACCESS_ERR.code(),
+                WcOpcode.RECV_RDMA_WITH_IMM.code(), 0x99, 4096, 0xDEADBEEFL, 0x000abc, 0x000def,
+                WorkCompletion.WC_WITH_IMM | 1, 0xfffe, 0x1234, 5, 3);
+        assertEquals(ibv_wc.layout().byteSize(), wc.length);
+        try (WorkCompletions wcs = WorkCompletions.allocate(2)) {
+            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.array(), WorkCompletions.WC_SIZE, wc.length);
+            wcs.setCount(2);
+            WorkCompletion c = wcs.get(1);
+            assertEquals(0x0102030405060708L, c.wrId());
+            assertEquals(WcStatus.REM_ACCESS_ERR, c.status());
+            assertFalse(c.isSuccess());
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, c.opcode());
+            assertEquals(0x99, c.vendorError());
+            assertEquals(4096, c.byteLength());
+            assertTrue(c.hasImmediateData());
+            assertEquals(0xDEADBEEF, c.immediateData());
+            assertEquals(0xabc, c.qpNumber());
+            assertEquals(0xdef, c.sourceQp());
+            assertEquals(0xfffe, c.pkeyIndex());
+            assertEquals(0x1234, c.sourceLid());
+            assertEquals(5, c.serviceLevel());
+            assertEquals(3, c.dlidPathBits());
+            assertThrows(IndexOutOfBoundsException.class, () -> wcs.get(2));
+        }
+    }
+}
