@@ -383,10 +383,15 @@ public final class QueuePair extends VerbsResource {
 
     /** Connects two queue pairs to each other (on one device or two in this process), with the defaults. */
     public static void connectLoopback(QueuePair a, QueuePair b) {
+        connectLoopback(a, b, ConnectOptions.defaults());
+    }
+
+    /** Connects two queue pairs to each other with {@code options} on both sides. */
+    public static void connectLoopback(QueuePair a, QueuePair b, ConnectOptions options) {
         Endpoint endpointA = a.localEndpoint();
         Endpoint endpointB = b.localEndpoint();
-        a.connect(endpointB);
-        b.connect(endpointA);
+        a.connect(endpointB, options);
+        b.connect(endpointA, options);
     }
 
     /** {@code ibv_modify_qp} to INIT: pkey index 0, the configured port, {@code accessBits}. */
