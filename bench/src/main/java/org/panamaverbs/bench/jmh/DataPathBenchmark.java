@@ -24,12 +24,13 @@ import org.panamaverbs.verbs.WrOpcode;
  * The data path on a real device (RDMA_TEST_DEVICE or the first one): {@code ibv_poll_cq} on an empty
  * queue, {@code ibv_post_send} of a 64-byte RDMA WRITE polled to completion, and {@code ibv_post_recv}
  * plus a SEND polled on both sides. Run with {@code -prof gc}: gc.alloc.rate.norm must be 0 B/op for all
- * three. The subclasses link the provider calls with and without {@code Linker.Option.critical}.
+ * three ({@link HarnessBaseline} shows what the harness itself adds; {@link CallerThreadAllocation} counts the
+ * benchmark thread alone). The subclasses link the provider calls with and without {@code Linker.Option.critical}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
+@Warmup(iterations = 8, time = 1)
+@Measurement(iterations = 5, time = 2)
 public abstract class DataPathBenchmark {
     private static final int MESSAGE = 64;
 
@@ -64,13 +65,15 @@ public abstract class DataPathBenchmark {
 
     /** {@code ibv_poll_cq} on an empty completion queue: the cost of the call itself. */
     @Benchmark
-    public int pollEmptyCq() {
+    public int pollEmptyCq(CallerThreadAllocation allocation) {
+        allocation.operations++;
         return rig.cqA.poll(completions);
     }
 
     /** {@code ibv_post_send} of one signaled RDMA WRITE, then {@code ibv_poll_cq} until it completes. */
     @Benchmark
-    public long postSendWriteAndPoll() {
+    public long postSendWriteAndPoll(CallerThreadAllocation allocation) {
+        allocation.operations++;
         write.get(0).id(++writeId);
         check(rig.a.postSend(write, 1));
         return awaitOne(rig.cqA);
@@ -78,7 +81,8 @@ public abstract class DataPathBenchmark {
 
     /** {@code ibv_post_recv} on one side, {@code ibv_post_send} of a SEND on the other, both polled. */
     @Benchmark
-    public long postRecvSendAndPoll() {
+    public long postRecvSendAndPoll(CallerThreadAllocation allocation) {
+        allocation.operations++;
         check(rig.b.postRecv(recv, 1));
         check(rig.a.postSend(send, 1));
         return awaitOne(rig.cqA) + awaitOne(rig.cqB);
