@@ -180,7 +180,8 @@ public final class QueuePair extends VerbsResource {
      * How to connect: RTR and RTS attributes. {@link #defaults()} are perftest's.
      *
      * @param pathMtu          path MTU, or null for the port's active MTU
-     * @param access           {@code qp_access_flags} (C bits) for INIT; default local write, remote write and read
+     * @param access           {@code qp_access_flags} (C bits) for INIT, or -1 (the default) for local write,
+     *                         remote write and read, plus remote atomic when the device supports atomics
      * @param minRnrTimer      RTR {@code min_rnr_timer} (12)
      * @param timeout          RTS {@code timeout} (14: 4.096 µs × 2^14 ≈ 67 ms)
      * @param retryCount       RTS {@code retry_cnt} (7)
@@ -197,7 +198,7 @@ public final class QueuePair extends VerbsResource {
             int maxReadAtomic, int maxDestReadAtomic, int hopLimit, int trafficClass, int serviceLevel) {
         /** perftest's defaults. */
         public static ConnectOptions defaults() {
-            return new ConnectOptions(null, ACCESS_DEFAULT, 12, 14, 7, 7, -1, -1, 255, 0, 0);
+            return new ConnectOptions(null, -1, 12, 14, 7, 7, -1, -1, 255, 0, 0);
         }
 
         /** These options with another path MTU. */
@@ -364,6 +365,80 @@ public final class QueuePair extends VerbsResource {
         }
     }
 
+    /**
+     * {@code struct ibv_qp_attr} as {@code ibv_query_qp} reports it.
+     *
+     * @param state             the current state
+     * @param pathMtu           the path MTU (meaningful from RTR)
+     * @param access            {@code qp_access_flags}
+     * @param destQpNumber      the connected peer's QPN
+     * @param receivePsn        {@code rq_psn}
+     * @param sendPsn           {@code sq_psn}
+     * @param port              {@code port_num}
+     * @param pkeyIndex         {@code pkey_index}
+     * @param minRnrTimer       {@code min_rnr_timer}
+     * @param timeout           {@code timeout}
+     * @param retryCount        {@code retry_cnt}
+     * @param rnrRetry          {@code rnr_retry}
+     * @param maxReadAtomic     {@code max_rd_atomic}
+     * @param maxDestReadAtomic {@code max_dest_rd_atomic}
+     * @param capabilities      {@code cap}
+     */
+    public record Attributes(QpState state, Mtu pathMtu, int access, int destQpNumber, int receivePsn, int sendPsn,
+            int port, int pkeyIndex, int minRnrTimer, int timeout, int retryCount, int rnrRetry, int maxReadAtomic,
+            int maxDestReadAtomic, Capabilities capabilities) {
+    }
+
+    /** {@code ibv_query_qp} of every attribute this library sets. */
+    public Attributes query() {
+        ensureOpen();
+        int mask = ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_PATH_MTU() | ibverbs_h.IBV_QP_ACCESS_FLAGS()
+                | ibverbs_h.IBV_QP_DEST_QPN() | ibverbs_h.IBV_QP_RQ_PSN() | ibverbs_h.IBV_QP_SQ_PSN()
+                | ibverbs_h.IBV_QP_PORT() | ibverbs_h.IBV_QP_PKEY_INDEX() | ibverbs_h.IBV_QP_MIN_RNR_TIMER()
+                | ibverbs_h.IBV_QP_TIMEOUT() | ibverbs_h.IBV_QP_RETRY_CNT() | ibverbs_h.IBV_QP_RNR_RETRY()
+                | ibverbs_h.IBV_QP_MAX_QP_RD_ATOMIC() | ibverbs_h.IBV_QP_MAX_DEST_RD_ATOMIC() | ibverbs_h.IBV_QP_CAP();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+            int rc = ibverbs_h.ibv_query_qp(handle, attr, mask, init);
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_qp", rc, toString());
+            }
+            MemorySegment cap = ibv_qp_attr.cap(attr);
+            int mtu = ibv_qp_attr.path_mtu(attr);
+            return new Attributes(QpState.of(ibv_qp_attr.qp_state(attr)), mtu == 0 ? null : Mtu.of(mtu),
+                    ibv_qp_attr.qp_access_flags(attr), ibv_qp_attr.dest_qp_num(attr), ibv_qp_attr.rq_psn(attr),
+                    ibv_qp_attr.sq_psn(attr), Byte.toUnsignedInt(ibv_qp_attr.port_num(attr)),
+                    Short.toUnsignedInt(ibv_qp_attr.pkey_index(attr)), Byte.toUnsignedInt(ibv_qp_attr.min_rnr_timer(attr)),
+                    Byte.toUnsignedInt(ibv_qp_attr.timeout(attr)), Byte.toUnsignedInt(ibv_qp_attr.retry_cnt(attr)),
+                    Byte.toUnsignedInt(ibv_qp_attr.rnr_retry(attr)), Byte.toUnsignedInt(ibv_qp_attr.max_rd_atomic(attr)),
+                    Byte.toUnsignedInt(ibv_qp_attr.max_dest_rd_atomic(attr)),
+                    new Capabilities(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_recv_wr(cap),
+                            ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap), ibv_qp_cap.max_inline_data(cap)));
+        }
+    }
+
+    /**
+     * {@code ibv_modify_qp} to ERR: every outstanding request completes with {@link WcStatus#WR_FLUSH_ERR}
+     * (poll them to drain the queue pair) and new ones are flushed too.
+     */
+    public void modifyToError() {
+        modifyToState(QpState.ERR, "→ERR");
+    }
+
+    /** {@code ibv_modify_qp} to RESET: the queue pair forgets its connection and can be connected again. */
+    public void reset() {
+        modifyToState(QpState.RESET, "→RESET");
+    }
+
+    private void modifyToState(QpState target, String transition) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            ibv_qp_attr.qp_state(attr, target.code());
+            modify(attr, ibverbs_h.IBV_QP_STATE(), transition);
+        }
+    }
+
     /** {@link #connect(Endpoint, ConnectOptions)} with {@link ConnectOptions#defaults()}. */
     public void connect(Endpoint remote) {
         connect(remote, ConnectOptions.defaults());
@@ -376,7 +451,7 @@ public final class QueuePair extends VerbsResource {
      * @throws VerbsException naming {@code ibv_modify_qp}, the errno and the failed transition
      */
     public void connect(Endpoint remote, ConnectOptions options) {
-        modifyToInit(options.access());
+        modifyToInit(options.access() >= 0 ? options.access() : defaultAccess());
         modifyToRtr(remote, options);
         modifyToRts(options);
     }
@@ -392,6 +467,12 @@ public final class QueuePair extends VerbsResource {
         Endpoint endpointB = b.localEndpoint();
         a.connect(endpointB, options);
         b.connect(endpointA, options);
+    }
+
+    /** Local write, remote write and read, and remote atomic where the device has atomics. */
+    private int defaultAccess() {
+        return context.attributes().atomicCapability() == AtomicCapability.NONE
+                ? ACCESS_DEFAULT : ACCESS_DEFAULT | Access.REMOTE_ATOMIC.bit();
     }
 
     /** {@code ibv_modify_qp} to INIT: pkey index 0, the configured port, {@code accessBits}. */
@@ -483,6 +564,9 @@ public final class QueuePair extends VerbsResource {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
+        if (requests.specialCount != 0) {
+            checkSpecialRequests(requests, count);
+        }
         requests.cutAfter(count);
         int rc = DataPath.post(postSendFunction, handle, requests.requests, requests.badRequestSlot());
         requests.relinkAfter(count, rc);
@@ -504,6 +588,42 @@ public final class QueuePair extends VerbsResource {
         int rc = DataPath.post(postRecvFunction, handle, requests.requests, requests.badRequestSlot());
         requests.relinkAfter(count, rc);
         return rc;
+    }
+
+    /**
+     * The checks C leaves to the device (which may fail obscurely or, for some providers, mis-encode):
+     * atomics need a device with atomic support and exactly one 8-byte local entry; inline payloads must
+     * fit the queue pair's {@code max_inline_data}. Only runs when the chain holds such requests.
+     */
+    private void checkSpecialRequests(SendWorkRequests requests, int count) {
+        for (int i = 0; i < Math.min(count, requests.capacity()); i++) {
+            int special = requests.special(i);
+            if ((special & SendWorkRequests.SPECIAL_ATOMIC) != 0) {
+                if (context.attributes().atomicCapability() == AtomicCapability.NONE) {
+                    throw new UnsupportedVerbException("ibv_post_send", "device " + context.name()
+                            + " reports atomic_cap IBV_ATOMIC_NONE (work request " + i + " is atomic)",
+                            "use a device with atomic support (rxe, mlx5); PVRDMA and iWARP devices have none");
+                }
+                SendWorkRequest wr = requests.get(i);
+                if (wr.numSge() != 1 || requests.sgeLength(i, 0) != 8) {
+                    throw new IllegalArgumentException("atomic work request " + i + " needs exactly one 8-byte local"
+                            + " scatter-gather entry for the old value, not " + wr.numSge() + " entries of "
+                            + wr.payloadLength() + " bytes");
+                }
+            }
+            if ((special & SendWorkRequests.SPECIAL_INLINE) != 0) {
+                long payload = requests.get(i).payloadLength();
+                if (capabilities.maxInlineData() == 0) {
+                    throw new UnsupportedVerbException("ibv_post_send", this + " has max_inline_data 0 (work request "
+                            + i + " is IBV_SEND_INLINE)", "create the queue pair with maxInlineData(" + payload
+                            + ") or leave out SendFlags.INLINE");
+                }
+                if (payload > capabilities.maxInlineData()) {
+                    throw new IllegalArgumentException("inline work request " + i + " carries " + payload
+                            + " bytes, more than the queue pair's max_inline_data " + capabilities.maxInlineData());
+                }
+            }
+        }
     }
 
     /** {@link #postSend} that throws {@link VerbsException} (naming {@code ibv_post_send}) instead of returning an error. */

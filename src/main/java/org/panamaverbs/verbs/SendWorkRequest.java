@@ -25,6 +25,11 @@ public final class SendWorkRequest {
             ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.remote_addr$offset();
     private static final long RDMA_RKEY =
             ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.rkey$offset();
+    private static final long ATOMIC_BASE = ibv_send_wr.wr$offset() + ibv_send_wr.wr.atomic$offset();
+    private static final long ATOMIC_REMOTE_ADDR = ATOMIC_BASE + ibv_send_wr.wr.atomic.remote_addr$offset();
+    private static final long ATOMIC_COMPARE_ADD = ATOMIC_BASE + ibv_send_wr.wr.atomic.compare_add$offset();
+    private static final long ATOMIC_SWAP = ATOMIC_BASE + ibv_send_wr.wr.atomic.swap$offset();
+    private static final long ATOMIC_RKEY = ATOMIC_BASE + ibv_send_wr.wr.atomic.rkey$offset();
 
     private final SendWorkRequests chain;
     private final MemorySegment requests;
@@ -52,6 +57,7 @@ public final class SendWorkRequest {
     /** Sets {@code opcode}. */
     public SendWorkRequest opcode(WrOpcode opcode) {
         requests.set(JAVA_INT, base + OPCODE, opcode.code());
+        refreshSpecial();
         return this;
     }
 
@@ -63,7 +69,17 @@ public final class SendWorkRequest {
     /** Sets {@code send_flags}: a combination of {@link SendFlags} bits. */
     public SendWorkRequest flags(int sendFlags) {
         requests.set(JAVA_INT, base + SEND_FLAGS, sendFlags);
+        refreshSpecial();
         return this;
+    }
+
+    /** Tells the chain whether this request needs the queue pair's atomic or inline support checked at post. */
+    private void refreshSpecial() {
+        int code = requests.get(JAVA_INT, base + OPCODE);
+        int bits = (code == WrOpcode.ATOMIC_CMP_AND_SWP.code() || code == WrOpcode.ATOMIC_FETCH_AND_ADD.code()
+                ? SendWorkRequests.SPECIAL_ATOMIC : 0)
+                | ((requests.get(JAVA_INT, base + SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendWorkRequests.SPECIAL_INLINE : 0);
+        chain.markSpecial(index, bits);
     }
 
     /** {@code send_flags}. */
@@ -86,6 +102,31 @@ public final class SendWorkRequest {
         requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
         requests.set(JAVA_INT, base + RDMA_RKEY, rkey);
         return this;
+    }
+
+    /**
+     * Sets {@code wr.atomic}: the remote 64-bit word of {@link WrOpcode#ATOMIC_CMP_AND_SWP} (compare with
+     * {@code compareAdd}, replace with {@code swap}) or {@link WrOpcode#ATOMIC_FETCH_AND_ADD} (add
+     * {@code compareAdd}; {@code swap} is ignored). The request's single 8-byte SGE receives the old value.
+     * The peer's region and queue pair need {@link Access#REMOTE_ATOMIC}.
+     *
+     * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned (the device would fail it)
+     */
+    public SendWorkRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
+        if ((remoteAddress & 7) != 0) {
+            throw new IllegalArgumentException("atomic operations need an 8-byte aligned remote address, not 0x"
+                    + Long.toHexString(remoteAddress));
+        }
+        requests.set(JAVA_LONG, base + ATOMIC_REMOTE_ADDR, remoteAddress);
+        requests.set(JAVA_LONG, base + ATOMIC_COMPARE_ADD, compareAdd);
+        requests.set(JAVA_LONG, base + ATOMIC_SWAP, swap);
+        requests.set(JAVA_INT, base + ATOMIC_RKEY, rkey);
+        return this;
+    }
+
+    /** The sum of the lengths of the first {@code num_sge} entries: the payload of an inline send. */
+    long payloadLength() {
+        return chain.payloadLength(index, numSge());
     }
 
     /**

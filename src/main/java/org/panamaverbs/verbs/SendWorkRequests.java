@@ -22,11 +22,19 @@ import org.panamaverbs.ffi.ibv_send_wr;
 public final class SendWorkRequests extends WorkRequestChain {
     static final long WR_SIZE = ibv_send_wr.layout().byteSize();
 
+    static final int SPECIAL_ATOMIC = 1;
+    static final int SPECIAL_INLINE = 2;
+
     private final SendWorkRequest[] views;
+    /** Per request: whether it is atomic or inline, which {@link QueuePair#postSend} checks against the queue pair. */
+    private final byte[] special;
+    /** How many requests are special: 0 keeps the post path to a single compare. */
+    int specialCount;
 
     private SendWorkRequests(int capacity, int maxSge) {
         super(ibv_send_wr.layout(), ibv_send_wr.next$offset(), ibv_send_wr.sg_list$offset(), capacity, maxSge);
         views = new SendWorkRequest[capacity];
+        special = new byte[capacity];
         for (int i = 0; i < capacity; i++) {
             views[i] = new SendWorkRequest(this, i);
         }
@@ -42,6 +50,18 @@ public final class SendWorkRequests extends WorkRequestChain {
     public static SendWorkRequests allocate(int capacity, int maxSge) {
         Rdma.requireLibrary();
         return new SendWorkRequests(capacity, maxSge);
+    }
+
+    void markSpecial(int index, int bits) {
+        int old = special[index];
+        if ((old == 0) != (bits == 0)) {
+            specialCount += bits == 0 ? -1 : 1;
+        }
+        special[index] = (byte) bits;
+    }
+
+    int special(int index) {
+        return special[index];
     }
 
     /** The flyweight for request {@code index}; the same object every time. */

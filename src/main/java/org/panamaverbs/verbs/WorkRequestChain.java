@@ -127,6 +127,20 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         sges.set(JAVA_INT, at + SGE_LKEY, lkey);
     }
 
+    /** Sum of the lengths of the first {@code count} entries of request {@code request}. */
+    final long payloadLength(int request, int count) {
+        long total = 0;
+        for (int i = 0; i < Math.min(count, maxSge); i++) {
+            total += Integer.toUnsignedLong(sges.get(JAVA_INT, sgeBase(request) + i * SGE_SIZE + SGE_LENGTH));
+        }
+        return total;
+    }
+
+    /** Length of entry {@code index} of request {@code request}. */
+    final int sgeLength(int request, int index) {
+        return sges.get(JAVA_INT, sgeBase(request) + index * SGE_SIZE + SGE_LENGTH);
+    }
+
     final void checkSgeIndex(int index) {
         if (index < 0 || index >= maxSge) {
             throw new IndexOutOfBoundsException("scatter-gather entry " + index + " of " + maxSge

@@ -6,9 +6,13 @@ public enum WrOpcode {
     RDMA_WRITE_WITH_IMM(1),
     SEND(2),
     SEND_WITH_IMM(3),
-    RDMA_READ(4);
+    RDMA_READ(4),
+    /** 64-bit compare-and-swap at an 8-byte aligned remote address; the old value lands in the local SGE. */
+    ATOMIC_CMP_AND_SWP(5),
+    /** 64-bit fetch-and-add at an 8-byte aligned remote address; the old value lands in the local SGE. */
+    ATOMIC_FETCH_AND_ADD(6);
 
-    private static final WrOpcode[] BY_CODE = new WrOpcode[5];
+    private static final WrOpcode[] BY_CODE = new WrOpcode[7];
 
     static {
         for (WrOpcode v : values()) {
@@ -27,6 +31,11 @@ public enum WrOpcode {
     /** The C value. */
     public int code() {
         return code;
+    }
+
+    /** Whether this is one of the two atomic operations. */
+    public boolean isAtomic() {
+        return this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;
     }
 
     /**

@@ -98,10 +98,11 @@ abstract class DeviceTest {
             b = pd.createQueuePair(QueuePair.Config.builder(cqB).maxSendWr(32).maxRecvWr(32)
                     .maxSendSge(maxSge).maxRecvSge(maxSge).build());
             QueuePair.connectLoopback(a, b);
-            int access = Access.bits(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-            mrA = pd.allocateAndRegister(bufferSize, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-            mrB = pd.allocateAndRegister(bufferSize, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-            assert (mrA.access() & access) == access;
+            Access[] access = context.attributes().atomicCapability() == AtomicCapability.NONE
+                    ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ}
+                    : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC};
+            mrA = pd.allocateAndRegister(bufferSize, access);
+            mrB = pd.allocateAndRegister(bufferSize, access);
             sends = SendWorkRequests.allocate(16, maxSge);
             recvs = RecvWorkRequests.allocate(16, maxSge);
         }
