@@ -41,11 +41,14 @@ public final class DataPath {
 
     private static final MethodHandle POLL_CQ = link(POLL_CQ_SIGNATURE, CRITICAL_POLL);
     private static final MethodHandle POST = link(POST_SIGNATURE, CRITICAL_POST);
+    private static final MethodHandle REQ_NOTIFY = link(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), CRITICAL_POLL);
 
     /** Offsets of the provider pointers inside {@code struct ibv_context}, from the generated layouts. */
     public static final long POLL_CQ_OFFSET = ibv_context.ops$offset() + ibv_context_ops.poll_cq$offset();
     public static final long POST_SEND_OFFSET = ibv_context.ops$offset() + ibv_context_ops.post_send$offset();
     public static final long POST_RECV_OFFSET = ibv_context.ops$offset() + ibv_context_ops.post_recv$offset();
+    /** {@code ibv_req_notify_cq(cq, solicited_only)} is {@code cq->context->ops.req_notify_cq(cq, solicited_only)}. */
+    public static final long REQ_NOTIFY_CQ_OFFSET = ibv_context.ops$offset() + ibv_context_ops.req_notify_cq$offset();
 
     private DataPath() {
     }
@@ -77,6 +80,15 @@ public final class DataPath {
     public static int pollCq(MemorySegment function, MemorySegment cq, int numEntries, MemorySegment wc) {
         try {
             return (int) POLL_CQ.invokeExact(function, cq, numEntries, wc);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** {@code ops.req_notify_cq(cq, solicited_only)}: 0 or an errno value. Linked like poll_cq. */
+    public static int requestNotify(MemorySegment function, MemorySegment cq, int solicitedOnly) {
+        try {
+            return (int) REQ_NOTIFY.invokeExact(function, cq, solicitedOnly);
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

@@ -2,6 +2,7 @@ package org.panamaverbs.verbs;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.time.Duration;
 
 import org.panamaverbs.ffi.ibv_cq;
 import org.panamaverbs.ffi.ibverbs_h;
@@ -20,33 +21,45 @@ import org.panamaverbs.internal.Unchecked;
  * <p>Errors: {@link VerbsException} naming {@code ibv_create_cq} or {@code ibv_destroy_cq}.
  */
 public final class CompletionQueue extends VerbsResource {
+    /** Events are acknowledged ({@code ibv_ack_cq_events}) in batches of this many, and before destroy. */
+    public static final int ACK_BATCH = 64;
+
     private final Context context;
+    private final CompletionChannel channel;
     private final MemorySegment handle;
     private final MemorySegment pollFunction;
+    private final MemorySegment notifyFunction;
     private final int capacity;
+    private int unacknowledgedEvents;
 
     private static final class Native {
         static final MethodHandle CREATE_CQ = CallState.capturingErrno(
                 ibverbs_h.ibv_create_cq$address(), ibverbs_h.ibv_create_cq$descriptor());
     }
 
-    private CompletionQueue(Context context, MemorySegment handle) {
-        super(context.treeLock(), context);
+    private CompletionQueue(Context context, CompletionChannel channel, MemorySegment handle) {
+        super(context.treeLock(), channel == null ? new VerbsResource[] {context} : new VerbsResource[] {context, channel});
         this.context = context;
+        this.channel = channel;
         this.handle = handle;
         this.pollFunction = context.pollCqFunction;
+        this.notifyFunction = context.reqNotifyCqFunction;
         this.capacity = ibv_cq.cqe(handle);
+        if (channel != null) {
+            channel.attach(this);
+        }
     }
 
-    static CompletionQueue create(Context context, int minEntries) {
+    static CompletionQueue create(Context context, int minEntries, CompletionChannel channel) {
+        MemorySegment channelHandle = channel == null ? MemorySegment.NULL : channel.handleForCq();
         try (CallState state = CallState.open()) {
             MemorySegment cq = (MemorySegment) Native.CREATE_CQ.invokeExact(state.segment(), context.handle(),
-                    minEntries, MemorySegment.NULL, MemorySegment.NULL, 0);
+                    minEntries, MemorySegment.NULL, channelHandle, 0);
             if (cq.equals(MemorySegment.NULL)) {
                 throw new VerbsException("ibv_create_cq", state.errno(), minEntries + " entries on " + context.name()
                         + " (max_cqe " + context.attributes().maxCqe() + ", max_cq " + context.attributes().maxCq() + ")");
             }
-            return new CompletionQueue(context, cq.reinterpret(ibv_cq.layout().byteSize()));
+            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.layout().byteSize()));
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
@@ -97,12 +110,117 @@ public final class CompletionQueue extends VerbsResource {
         return polled;
     }
 
+    long address() {
+        return handle.address();
+    }
+
+    /** The completion channel this queue signals on, or null. */
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    /**
+     * {@code ibv_req_notify_cq(cq, solicited_only)} (inline in verbs.h: {@code ops.req_notify_cq}): arms
+     * the queue to signal its channel once, on the next completion (or the next solicited one).
+     *
+     * @return 0, or the provider's errno value
+     * @throws IllegalStateException if the queue is closed or has no channel
+     */
+    public int requestNotification(boolean solicitedOnly) {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        if (channel == null) {
+            throw new IllegalStateException(this + " was created without a completion channel; notifications need one"
+                    + " (Context.createCompletionQueue(size, channel))");
+        }
+        return DataPath.requestNotify(notifyFunction, handle, solicitedOnly ? 1 : 0);
+    }
+
+    void eventReceived() {
+        unacknowledgedEvents++;
+        if (unacknowledgedEvents >= ACK_BATCH) {
+            acknowledgeEvents();
+        }
+    }
+
+    /** {@code ibv_ack_cq_events} for every event received and not yet acknowledged. */
+    public void acknowledgeEvents() {
+        synchronized (treeLock()) {
+            if (unacknowledgedEvents > 0 && !closed) {
+                ibverbs_h.ibv_ack_cq_events(handle, unacknowledgedEvents);
+                unacknowledgedEvents = 0;
+            }
+        }
+    }
+
+    /** Events received from the channel and not yet acknowledged. */
+    public int unacknowledgedEvents() {
+        synchronized (treeLock()) {
+            return unacknowledgedEvents;
+        }
+    }
+
+    /**
+     * The idiomatic event-driven poll that misses nothing: poll; if empty, arm the queue, poll again (a
+     * completion may have arrived before the arm), and only then wait for the channel's event and poll.
+     * Needs a channel used by this queue alone.
+     *
+     * @return the number of completions in {@code completions}, or 0 if none arrived within {@code timeout}
+     * @throws IllegalStateException if the queue has no channel of its own
+     * @throws VerbsException        if arming or polling fails
+     */
+    public int awaitCompletions(WorkCompletions completions, Duration timeout) {
+        if (channel == null || channel.attachedCount() != 1) {
+            throw new IllegalStateException("awaitCompletions needs a completion channel used by " + this
+                    + " alone; with a shared channel, use CompletionChannel.awaitEvent and poll the queue it returns");
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            int n = pollOrThrow(completions);
+            if (n > 0) {
+                return n;
+            }
+            int rc = requestNotification(false);
+            if (rc != 0) {
+                throw new VerbsException("ibv_req_notify_cq", rc, toString());
+            }
+            n = pollOrThrow(completions);
+            if (n > 0) {
+                return n;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0 || channel.awaitEvent(Duration.ofNanos(remaining)) == null) {
+                return pollOrThrow(completions);
+            }
+        }
+    }
+
+    private int pollOrThrow(WorkCompletions completions) {
+        int n = poll(completions);
+        if (n < 0) {
+            throw new VerbsException("ibv_poll_cq", -n, toString());
+        }
+        return n;
+    }
+
     @Override
     void destroy() {
+        if (unacknowledgedEvents > 0) {
+            ibverbs_h.ibv_ack_cq_events(handle, unacknowledgedEvents); // ibv_destroy_cq waits for every ack
+            unacknowledgedEvents = 0;
+        }
         int rc = ibverbs_h.ibv_destroy_cq(handle);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_cq", rc, toString() + " (a queue pair created outside this"
                     + " library may still use it)");
+        }
+    }
+
+    @Override
+    void afterClose() {
+        if (channel != null) {
+            channel.detach(this);
         }
     }
 

@@ -45,6 +45,7 @@ public final class Context extends VerbsResource {
     final MemorySegment pollCqFunction;
     final MemorySegment postSendFunction;
     final MemorySegment postRecvFunction;
+    final MemorySegment reqNotifyCqFunction;
 
     private static final class Native {
         static final MethodHandle OPEN_DEVICE = CallState.capturingErrno(
@@ -63,6 +64,7 @@ public final class Context extends VerbsResource {
         this.pollCqFunction = DataPath.opsPointer(handle, DataPath.POLL_CQ_OFFSET);
         this.postSendFunction = DataPath.opsPointer(handle, DataPath.POST_SEND_OFFSET);
         this.postRecvFunction = DataPath.opsPointer(handle, DataPath.POST_RECV_OFFSET);
+        this.reqNotifyCqFunction = DataPath.opsPointer(handle, DataPath.REQ_NOTIFY_CQ_OFFSET);
         this.attributes = queryDeviceNow();
     }
 
@@ -318,13 +320,42 @@ public final class Context extends VerbsResource {
      * @throws VerbsException naming {@code ibv_create_cq} and the errno
      */
     public CompletionQueue createCompletionQueue(int minEntries) {
+        return createCompletionQueue(minEntries, null);
+    }
+
+    /**
+     * {@code ibv_create_cq(context, cqe, NULL, channel, 0)}: a completion queue that signals {@code channel}
+     * when armed ({@link CompletionQueue#requestNotification(boolean)}); it depends on the channel.
+     *
+     * @param channel a channel of this context, or null for none
+     */
+    public CompletionQueue createCompletionQueue(int minEntries, CompletionChannel channel) {
+        if (channel != null && channel.context() != this) {
+            throw new IllegalArgumentException(channel + " belongs to another context");
+        }
         if (minEntries < 1 || minEntries > attributes.maxCqe()) {
             throw new IllegalArgumentException("completion queue size " + minEntries + " is outside 1.."
                     + attributes.maxCqe() + " (max_cqe of " + device.name() + ")");
         }
         synchronized (treeLock()) {
             ensureOpen();
-            return CompletionQueue.create(this, minEntries);
+            if (channel != null) {
+                channel.ensureOpen();
+            }
+            return CompletionQueue.create(this, minEntries, channel);
+        }
+    }
+
+    /**
+     * {@code ibv_create_comp_channel}: a completion channel owned by this context, for event-driven
+     * completion queues.
+     *
+     * @throws VerbsException naming {@code ibv_create_comp_channel} and the errno
+     */
+    public CompletionChannel createCompletionChannel() {
+        synchronized (treeLock()) {
+            ensureOpen();
+            return CompletionChannel.create(this);
         }
     }
 

@@ -1,0 +1,142 @@
+package org.panamaverbs.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Waits for verbs file descriptors (completion channels, the async event descriptor) to become readable
+ * without blocking the waiting thread in native code. One platform daemon thread sits in {@code poll(2)}
+ * on every registered descriptor plus an eventfd used to wake it; waiters park with
+ * {@link LockSupport}, so a virtual thread waiting for a completion event unmounts and pins no carrier.
+ * The same scheme as the JDK's own poller for sockets.
+ */
+public final class FdPoller {
+    private static FdPoller instance;
+
+    /** One waiter for one descriptor; fired once. */
+    private static final class Waiter {
+        final int fd;
+        final Thread thread;
+        volatile boolean ready;
+        volatile boolean cancelled;
+
+        Waiter(int fd, Thread thread) {
+            this.fd = fd;
+            this.thread = thread;
+        }
+    }
+
+    private final Object lock = new Object();
+    private final List<Waiter> waiters = new ArrayList<>();
+    private final int wakeFd;
+    private final MemorySegment wakeBuffer = Arena.global().allocate(JAVA_LONG);
+
+    private FdPoller() {
+        int fd = Libc.eventfd();
+        if (fd < 0) {
+            throw new IllegalStateException("eventfd failed: errno " + -fd);
+        }
+        wakeFd = fd;
+        Thread thread = Thread.ofPlatform().daemon().name("panama-verbs-fd-poller").unstarted(this::run);
+        thread.start();
+    }
+
+    /** The poller, started on first use. @throws IllegalStateException if no eventfd can be made */
+    public static synchronized FdPoller instance() {
+        if (instance == null) {
+            instance = new FdPoller();
+        }
+        return instance;
+    }
+
+    /**
+     * Parks the calling thread until {@code fd} is readable or {@code timeoutNanos} passed.
+     *
+     * @return whether the descriptor became readable (it may still have nothing to read: always retry the
+     *         non-blocking call and wait again on EAGAIN)
+     */
+    public boolean awaitReadable(int fd, long timeoutNanos) {
+        Waiter waiter = new Waiter(fd, Thread.currentThread());
+        synchronized (lock) {
+            waiters.add(waiter);
+        }
+        wake();
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (!waiter.ready) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0 || Thread.currentThread().isInterrupted()) {
+                break;
+            }
+            LockSupport.parkNanos(this, remaining);
+        }
+        if (!waiter.ready) {
+            waiter.cancelled = true;
+            synchronized (lock) {
+                waiters.remove(waiter);
+            }
+            wake();
+        }
+        return waiter.ready;
+    }
+
+    private void wake() {
+        wakeBuffer.set(JAVA_LONG, 0, 1L);
+        Libc.write(wakeFd, wakeBuffer, 8);
+    }
+
+    private void run() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment callState = CallState.open().segment();
+            MemorySegment drain = arena.allocate(JAVA_LONG);
+            int capacity = 16;
+            MemorySegment fds = arena.allocate(Libc.POLLFD_SIZE * capacity, 8);
+            List<Waiter> polled = new ArrayList<>();
+            while (true) {
+                polled.clear();
+                synchronized (lock) {
+                    polled.addAll(waiters);
+                }
+                if (polled.size() + 1 > capacity) {
+                    capacity = Math.max(capacity * 2, polled.size() + 1);
+                    fds = arena.allocate(Libc.POLLFD_SIZE * capacity, 8);
+                }
+                setPollFd(fds, 0, wakeFd);
+                for (int i = 0; i < polled.size(); i++) {
+                    setPollFd(fds, i + 1, polled.get(i).fd);
+                }
+                int n = Libc.poll(fds, polled.size() + 1, -1, callState);
+                if (n <= 0) {
+                    continue; // EINTR
+                }
+                if (fds.get(JAVA_SHORT, 6) != 0) {
+                    Libc.read(wakeFd, drain, 8);
+                }
+                for (int i = 0; i < polled.size(); i++) {
+                    short revents = fds.get(JAVA_SHORT, (i + 1) * Libc.POLLFD_SIZE + 6);
+                    Waiter waiter = polled.get(i);
+                    if (revents != 0 && !waiter.cancelled) {
+                        synchronized (lock) {
+                            waiters.remove(waiter);
+                        }
+                        waiter.ready = true;
+                        LockSupport.unpark(waiter.thread);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void setPollFd(MemorySegment fds, int index, int fd) {
+        long at = index * Libc.POLLFD_SIZE;
+        fds.set(JAVA_INT, at, fd);
+        fds.set(JAVA_SHORT, at + 4, Libc.POLLIN);
+        fds.set(JAVA_SHORT, at + 6, (short) 0);
+    }
+}

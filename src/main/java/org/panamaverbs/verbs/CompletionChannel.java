@@ -1,0 +1,168 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.panamaverbs.ffi.ibv_comp_channel;
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.FdPoller;
+import org.panamaverbs.internal.Libc;
+import org.panamaverbs.internal.Unchecked;
+
+/**
+ * {@code struct ibv_comp_channel} from {@code ibv_create_comp_channel}, destroyed with
+ * {@code ibv_destroy_comp_channel}: the file descriptor on which armed completion queues signal that a
+ * completion arrived. Completion queues created with this channel depend on it and are closed first.
+ *
+ * <p>{@link #awaitEvent(Duration)} is {@code ibv_get_cq_event} on a non-blocking descriptor: the
+ * waiting thread parks (a virtual thread unmounts) while one shared poller thread watches the
+ * descriptor, so waiting never blocks a carrier thread inside native code. Each event must be
+ * acknowledged ({@link CompletionQueue#acknowledgeEvents()}, done for you every
+ * {@link CompletionQueue#ACK_BATCH} events and before the queue is destroyed, since
+ * {@code ibv_destroy_cq} waits for all acknowledgements).
+ *
+ * <p>Errors: {@link VerbsException} naming {@code ibv_create_comp_channel}, {@code ibv_get_cq_event} or
+ * {@code ibv_destroy_comp_channel}.
+ */
+public final class CompletionChannel extends VerbsResource {
+    private final Context context;
+    private final MemorySegment handle;
+    private final int fd;
+    private final List<CompletionQueue> queues = new ArrayList<>();
+
+    private static final class Native {
+        static final MethodHandle CREATE = CallState.capturingErrno(
+                ibverbs_h.ibv_create_comp_channel$address(), ibverbs_h.ibv_create_comp_channel$descriptor());
+        static final MethodHandle GET_CQ_EVENT = CallState.capturingErrno(
+                ibverbs_h.ibv_get_cq_event$address(), ibverbs_h.ibv_get_cq_event$descriptor());
+    }
+
+    private CompletionChannel(Context context, MemorySegment handle) {
+        super(context.treeLock(), context);
+        this.context = context;
+        this.handle = handle;
+        this.fd = ibv_comp_channel.fd(handle);
+    }
+
+    static CompletionChannel create(Context context) {
+        MemorySegment channel;
+        try (CallState state = CallState.open()) {
+            channel = (MemorySegment) Native.CREATE.invokeExact(state.segment(), context.handle());
+            if (channel.equals(MemorySegment.NULL)) {
+                throw new VerbsException("ibv_create_comp_channel", state.errno(), "device " + context.name()
+                        + " (EMFILE: too many open files)");
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+        channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
+        int rc = Libc.setNonBlocking(ibv_comp_channel.fd(channel));
+        if (rc != 0) {
+            ibverbs_h.ibv_destroy_comp_channel(channel);
+            throw new VerbsException("fcntl", rc, "making the completion channel's descriptor non-blocking");
+        }
+        return new CompletionChannel(context, channel);
+    }
+
+    /** The context this channel belongs to. */
+    public Context context() {
+        return context;
+    }
+
+    /** The channel's file descriptor (non-blocking), for applications that multiplex it themselves. */
+    public int fd() {
+        ensureOpen();
+        return fd;
+    }
+
+    MemorySegment handleForCq() {
+        return handle;
+    }
+
+    void attach(CompletionQueue cq) {
+        queues.add(cq);
+    }
+
+    void detach(CompletionQueue cq) {
+        queues.remove(cq);
+    }
+
+    int attachedCount() {
+        synchronized (treeLock()) {
+            return queues.size();
+        }
+    }
+
+    /**
+     * {@code ibv_get_cq_event}: waits up to {@code timeout} for an armed completion queue of this channel to
+     * signal, and returns it (its event counted for acknowledgement). The queue must be re-armed with
+     * {@link CompletionQueue#requestNotification(boolean)} to signal again.
+     *
+     * @return the completion queue that signalled, or null on timeout
+     * @throws VerbsException        naming {@code ibv_get_cq_event} on failure
+     * @throws IllegalStateException if the channel is closed
+     */
+    public CompletionQueue awaitEvent(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            CompletionQueue cq = tryGetEvent();
+            if (cq != null) {
+                return cq;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return null;
+            }
+            FdPoller.instance().awaitReadable(fd, remaining);
+        }
+    }
+
+    /** One non-blocking {@code ibv_get_cq_event}; null when no event is pending. */
+    private CompletionQueue tryGetEvent() {
+        ensureOpen();
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment cqOut = arena.allocate(ADDRESS);
+            MemorySegment contextOut = arena.allocate(ADDRESS);
+            int rc = (int) Native.GET_CQ_EVENT.invokeExact(state.segment(), handle, cqOut, contextOut);
+            if (rc != 0) {
+                int errno = state.errno();
+                if (errno == Errno.EAGAIN) {
+                    return null;
+                }
+                throw new VerbsException("ibv_get_cq_event", errno, toString());
+            }
+            long address = cqOut.get(ADDRESS, 0).address();
+            synchronized (treeLock()) {
+                for (CompletionQueue cq : queues) {
+                    if (cq.address() == address) {
+                        cq.eventReceived();
+                        return cq;
+                    }
+                }
+            }
+            throw new IllegalStateException("completion event for an unknown CQ at 0x" + Long.toHexString(address));
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    @Override
+    void destroy() {
+        int rc = ibverbs_h.ibv_destroy_comp_channel(handle);
+        if (rc != 0) {
+            throw new VerbsException("ibv_destroy_comp_channel", rc, toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CompletionChannel[" + context.name() + ", fd " + fd + "]";
+    }
+}
