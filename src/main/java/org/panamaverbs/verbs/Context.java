@@ -10,9 +10,13 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
+import org.panamaverbs.ffi.ibv_async_event;
 import org.panamaverbs.ffi.ibv_context;
 import org.panamaverbs.ffi.ibv_device_attr;
 import org.panamaverbs.ffi.ibv_gid_entry;
@@ -21,6 +25,8 @@ import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.ffi.verbs_context;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.DataPath;
+import org.panamaverbs.internal.FdPoller;
+import org.panamaverbs.internal.Libc;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -46,6 +52,9 @@ public final class Context extends VerbsResource {
     final MemorySegment postSendFunction;
     final MemorySegment postRecvFunction;
     final MemorySegment reqNotifyCqFunction;
+    private final int asyncFd;
+    private final List<Consumer<AsyncEvent>> asyncListeners = new CopyOnWriteArrayList<>();
+    private Thread asyncDispatcher;
 
     private static final class Native {
         static final MethodHandle OPEN_DEVICE = CallState.capturingErrno(
@@ -53,6 +62,8 @@ public final class Context extends VerbsResource {
         /** {@code verbs_context.query_port(ctx, port, attr, sizeof attr)}, called through the provider pointer. */
         static final MethodHandle QUERY_PORT_OP = Linker.nativeLinker().downcallHandle(
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
+        static final MethodHandle GET_ASYNC_EVENT = CallState.capturingErrno(
+                ibverbs_h.ibv_get_async_event$address(), ibverbs_h.ibv_get_async_event$descriptor());
         static final MethodHandle QUERY_GID_TABLE = CallState.capturingErrno(
                 ibverbs_h._ibv_query_gid_table$address(), ibverbs_h._ibv_query_gid_table$descriptor());
     }
@@ -66,6 +77,11 @@ public final class Context extends VerbsResource {
         this.postRecvFunction = DataPath.opsPointer(handle, DataPath.POST_RECV_OFFSET);
         this.reqNotifyCqFunction = DataPath.opsPointer(handle, DataPath.REQ_NOTIFY_CQ_OFFSET);
         this.attributes = queryDeviceNow();
+        this.asyncFd = ibv_context.async_fd(handle);
+        int rc = Libc.setNonBlocking(asyncFd);
+        if (rc != 0) {
+            throw new VerbsException("fcntl", rc, "making the async event descriptor of " + device.name() + " non-blocking");
+        }
     }
 
     /** Opens {@code device} (an entry of a live {@code ibv_get_device_list} array). */
@@ -356,6 +372,112 @@ public final class Context extends VerbsResource {
         synchronized (treeLock()) {
             ensureOpen();
             return CompletionChannel.create(this);
+        }
+    }
+
+    /**
+     * {@code ibv_get_async_event} on demand: waits up to {@code timeout} for the next asynchronous event of
+     * this device (the waiting thread parks; see {@link CompletionChannel}), acknowledges it with
+     * {@code ibv_ack_async_event} and returns it with the object it concerns.
+     *
+     * @return the event, or null on timeout
+     * @throws IllegalStateException if the context is closed
+     */
+    public AsyncEvent awaitAsyncEvent(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            AsyncEvent event = tryGetAsyncEvent();
+            if (event != null) {
+                return event;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return null;
+            }
+            FdPoller.instance().awaitReadable(asyncFd, remaining);
+        }
+    }
+
+    private AsyncEvent tryGetAsyncEvent() {
+        synchronized (treeLock()) {
+            ensureOpen();
+            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+                MemorySegment event = arena.allocate(ibv_async_event.layout());
+                int rc = (int) Native.GET_ASYNC_EVENT.invokeExact(state.segment(), handle, event);
+                if (rc != 0) {
+                    int errno = state.errno();
+                    if (errno == Errno.EAGAIN) {
+                        return null;
+                    }
+                    throw new VerbsException("ibv_get_async_event", errno, "device " + device.name());
+                }
+                AsyncEventType type = AsyncEventType.of(ibv_async_event.event_type(event));
+                long element = event.get(ADDRESS, ibv_async_event.element$offset()).address();
+                int port = type.concernsPort() ? event.get(JAVA_INT, ibv_async_event.element$offset()) : 0;
+                VerbsResource source = type.concernsQueuePair() || type.concernsCompletionQueue()
+                        ? findByAddress(this, element) : null;
+                ibverbs_h.ibv_ack_async_event(event);
+                return new AsyncEvent(type, source, port);
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
+            }
+        }
+    }
+
+    /** The queue pair or completion queue below {@code node} whose native address is {@code address}. */
+    private static VerbsResource findByAddress(VerbsResource node, long address) {
+        for (VerbsResource child : node.dependents()) {
+            if ((child instanceof QueuePair qp && qp.address() == address)
+                    || (child instanceof CompletionQueue cq && cq.address() == address)) {
+                return child;
+            }
+            VerbsResource found = findByAddress(child, address);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Delivers every asynchronous event of this device to {@code listener}, on a virtual thread
+     * ("panama-verbs-async-DEVICE") started with the first listener and ended when the context closes.
+     * Events are acknowledged before listeners see them. A listener that throws is reported to the
+     * thread's uncaught exception handler and stays registered.
+     */
+    public void addAsyncEventListener(Consumer<AsyncEvent> listener) {
+        synchronized (treeLock()) {
+            ensureOpen();
+            asyncListeners.add(listener);
+            if (asyncDispatcher == null) {
+                asyncDispatcher = Thread.ofVirtual().name("panama-verbs-async-" + device.name()).start(this::dispatchAsyncEvents);
+            }
+        }
+    }
+
+    /** Stops delivering events to {@code listener}. */
+    public void removeAsyncEventListener(Consumer<AsyncEvent> listener) {
+        asyncListeners.remove(listener);
+    }
+
+    private void dispatchAsyncEvents() {
+        while (!closed) {
+            AsyncEvent event;
+            try {
+                event = awaitAsyncEvent(Duration.ofMillis(500));
+            } catch (IllegalStateException closedMeanwhile) {
+                return;
+            }
+            if (event == null) {
+                continue;
+            }
+            for (Consumer<AsyncEvent> listener : asyncListeners) {
+                try {
+                    listener.accept(event);
+                } catch (RuntimeException e) {
+                    Thread.currentThread().getUncaughtExceptionHandler().uncaughtException(Thread.currentThread(), e);
+                }
+            }
         }
     }
 

@@ -308,6 +308,23 @@ public final class QueuePair extends VerbsResource {
                 + " (device max_qp " + d.maxQp() + ", max_qp_wr " + d.maxQpWr() + ", max_sge " + d.maxSge() + ")";
     }
 
+    long address() {
+        return handle.address();
+    }
+
+    /**
+     * {@code ibv_modify_qp} RTS → SQD with {@code en_sqd_async_notify}: the send queue stops taking new
+     * requests, and an {@link AsyncEventType#SQ_DRAINED} event reports when the outstanding ones are done.
+     */
+    public void drainSendQueue() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            ibv_qp_attr.qp_state(attr, QpState.SQD.code());
+            ibv_qp_attr.en_sqd_async_notify(attr, (byte) 1);
+            modify(attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_EN_SQD_ASYNC_NOTIFY(), "RTS→SQD");
+        }
+    }
+
     /** The queue pair number ({@code qp_num}). */
     public int qpNumber() {
         return qpNumber;

@@ -1,0 +1,22 @@
+package org.panamaverbs.verbs;
+
+/**
+ * {@code struct ibv_async_event}, read with {@code ibv_get_async_event} and already acknowledged
+ * ({@code ibv_ack_async_event}) when you see it, so destroying the object it names never waits.
+ *
+ * @param type   what happened
+ * @param source the queue pair or completion queue concerned (as this library knows it), or null for
+ *               port and device events or objects created outside this library
+ * @param port   the port concerned, or 0
+ */
+public record AsyncEvent(AsyncEventType type, VerbsResource source, int port) {
+    /** The queue pair concerned, or null. */
+    public QueuePair queuePair() {
+        return source instanceof QueuePair qp ? qp : null;
+    }
+
+    /** The completion queue concerned, or null. */
+    public CompletionQueue completionQueue() {
+        return source instanceof CompletionQueue cq ? cq : null;
+    }
+}
