@@ -113,6 +113,19 @@ public final class ProtectionDomain extends VerbsResource {
         }
     }
 
+    /**
+     * {@code ibv_create_ah}: an address handle for unreliable-datagram sends, owned by this domain.
+     *
+     * @throws IllegalArgumentException for a port the device does not have
+     * @throws VerbsException           for a GID index with no GID ({@code ibv_query_gid}) or a refused handle
+     */
+    public AddressHandle createAddressHandle(AddressHandle.Target target) {
+        synchronized (treeLock()) {
+            ensureOpen();
+            return AddressHandle.create(this, target);
+        }
+    }
+
     @Override
     void destroy() {
         int rc = ibverbs_h.ibv_dealloc_pd(handle);

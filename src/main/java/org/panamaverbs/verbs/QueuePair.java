@@ -48,6 +48,8 @@ public final class QueuePair extends VerbsResource {
     private final int qpNumber;
     private final int psn;
     private final int gidIndex;
+    /** The largest UD message: the port's active MTU, read when the queue pair became ready; 0 before. */
+    private volatile int datagramLimit;
 
     private static final class Native {
         static final MethodHandle CREATE_QP = CallState.capturingErrno(
@@ -242,9 +244,9 @@ public final class QueuePair extends VerbsResource {
 
     static QueuePair create(ProtectionDomain pd, Config config) {
         Context context = pd.context();
-        if (config.type() != QpType.RC) {
+        if (config.type() != QpType.RC && config.type() != QpType.UD) {
             throw new UnsupportedVerbException("ibv_create_qp", "queue pair type " + config.type()
-                    + " is not implemented by this version of Panama Verbs", "use QpType.RC");
+                    + " is not implemented by this version of Panama Verbs", "use QpType.RC or QpType.UD");
         }
         if (config.sendCq().context() != context || config.recvCq().context() != context) {
             throw new IllegalArgumentException("the completion queues must belong to the protection domain's context "
@@ -468,6 +470,9 @@ public final class QueuePair extends VerbsResource {
      * @throws VerbsException naming {@code ibv_modify_qp}, the errno and the failed transition
      */
     public void connect(Endpoint remote, ConnectOptions options) {
+        if (config.type() == QpType.UD) {
+            throw new IllegalStateException(this + " is a UD queue pair: it is not connected; use readyForDatagrams(qkey)");
+        }
         modifyToInit(options.access() >= 0 ? options.access() : defaultAccess());
         modifyToRtr(remote, options);
         modifyToRts(options);
@@ -490,6 +495,41 @@ public final class QueuePair extends VerbsResource {
     private int defaultAccess() {
         return context.attributes().atomicCapability() == AtomicCapability.NONE
                 ? ACCESS_DEFAULT : ACCESS_DEFAULT | Access.REMOTE_ATOMIC.bit();
+    }
+
+    /**
+     * Makes an unreliable-datagram queue pair ready to send and receive: {@code ibv_modify_qp} to INIT
+     * (pkey index 0, the configured port, {@code qkey}), RTR and RTS.
+     *
+     * @param qkey the Q_Key senders must use to reach this queue pair
+     * @throws IllegalStateException if this is not a UD queue pair
+     */
+    public void readyForDatagrams(int qkey) {
+        if (config.type() != QpType.UD) {
+            throw new IllegalStateException(this + " is not a UD queue pair; connect RC queue pairs with connect()");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            ibv_qp_attr.qp_state(attr, QpState.INIT.code());
+            ibv_qp_attr.pkey_index(attr, (short) 0);
+            ibv_qp_attr.port_num(attr, (byte) config.port());
+            ibv_qp_attr.qkey(attr, qkey);
+            modify(attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_PKEY_INDEX() | ibverbs_h.IBV_QP_PORT()
+                    | ibverbs_h.IBV_QP_QKEY(), "RESET→INIT (UD, qkey 0x" + Integer.toHexString(qkey) + ")");
+        }
+        modifyToState(QpState.RTR, "INIT→RTR (UD)");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            ibv_qp_attr.qp_state(attr, QpState.RTS.code());
+            ibv_qp_attr.sq_psn(attr, psn);
+            modify(attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_SQ_PSN(), "RTR→RTS (UD)");
+        }
+        datagramLimit = context.queryPort(config.port()).activeMtu().bytes();
+    }
+
+    /** The largest message a UD send may carry (the port's active MTU), or 0 before {@link #readyForDatagrams}. */
+    public int maxDatagramSize() {
+        return datagramLimit;
     }
 
     /** {@code ibv_modify_qp} to INIT: pkey index 0, the configured port, {@code accessBits}. */
@@ -581,7 +621,7 @@ public final class QueuePair extends VerbsResource {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
-        if (requests.specialCount != 0) {
+        if (requests.specialCount != 0 || config.type() == QpType.UD) {
             checkSpecialRequests(requests, count);
         }
         requests.cutAfter(count);
@@ -615,6 +655,23 @@ public final class QueuePair extends VerbsResource {
     private void checkSpecialRequests(SendWorkRequests requests, int count) {
         for (int i = 0; i < Math.min(count, requests.capacity()); i++) {
             int special = requests.special(i);
+            if (config.type() == QpType.UD) {
+                AddressHandle ah = requests.addressHandle(i);
+                if (ah == null) {
+                    // the provider would dereference a NULL address handle
+                    throw new IllegalArgumentException("work request " + i + " on UD " + this
+                            + " has no address handle: call SendWorkRequest.ud(handle, remoteQpn, qkey)");
+                }
+                if (ah.isClosed()) {
+                    throw new IllegalStateException("work request " + i + " names " + ah + ", which is closed");
+                }
+                long payload = requests.get(i).payloadLength();
+                if (payload > datagramLimit) {
+                    throw new IllegalArgumentException("UD work request " + i + " carries " + payload + " bytes; UD messages"
+                            + " are limited to the path MTU, " + datagramLimit + " bytes on port " + config.port()
+                            + (datagramLimit == 0 ? " (call readyForDatagrams first)" : ""));
+                }
+            }
             if ((special & SendWorkRequests.SPECIAL_ATOMIC) != 0) {
                 if (context.attributes().atomicCapability() == AtomicCapability.NONE) {
                     throw new UnsupportedVerbException("ibv_post_send", "device " + context.name()

@@ -25,6 +25,10 @@ public final class SendWorkRequest {
             ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.remote_addr$offset();
     private static final long RDMA_RKEY =
             ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset() + ibv_send_wr.wr.rdma.rkey$offset();
+    private static final long UD_BASE = ibv_send_wr.wr$offset() + ibv_send_wr.wr.ud$offset();
+    private static final long UD_AH = UD_BASE + ibv_send_wr.wr.ud.ah$offset();
+    private static final long UD_REMOTE_QPN = UD_BASE + ibv_send_wr.wr.ud.remote_qpn$offset();
+    private static final long UD_REMOTE_QKEY = UD_BASE + ibv_send_wr.wr.ud.remote_qkey$offset();
     private static final long ATOMIC_BASE = ibv_send_wr.wr$offset() + ibv_send_wr.wr.atomic$offset();
     private static final long ATOMIC_REMOTE_ADDR = ATOMIC_BASE + ibv_send_wr.wr.atomic.remote_addr$offset();
     private static final long ATOMIC_COMPARE_ADD = ATOMIC_BASE + ibv_send_wr.wr.atomic.compare_add$offset();
@@ -78,7 +82,8 @@ public final class SendWorkRequest {
         int code = requests.get(JAVA_INT, base + OPCODE);
         int bits = (code == WrOpcode.ATOMIC_CMP_AND_SWP.code() || code == WrOpcode.ATOMIC_FETCH_AND_ADD.code()
                 ? SendWorkRequests.SPECIAL_ATOMIC : 0)
-                | ((requests.get(JAVA_INT, base + SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendWorkRequests.SPECIAL_INLINE : 0);
+                | ((requests.get(JAVA_INT, base + SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendWorkRequests.SPECIAL_INLINE : 0)
+                | (chain.addressHandle(index) != null ? SendWorkRequests.SPECIAL_UD : 0);
         chain.markSpecial(index, bits);
     }
 
@@ -101,6 +106,24 @@ public final class SendWorkRequest {
     public SendWorkRequest remote(long remoteAddress, int rkey) {
         requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
         requests.set(JAVA_INT, base + RDMA_RKEY, rkey);
+        return this;
+    }
+
+    /**
+     * Sets {@code wr.ud}: the destination of a send on an unreliable-datagram queue pair. The message
+     * (all entries together) must fit the path MTU.
+     *
+     * @param handle    the route to the peer (kept: a closed handle makes the post fail before the provider)
+     * @param remoteQpn the peer's queue pair number
+     * @param qkey      the peer's Q_Key
+     */
+    public SendWorkRequest ud(AddressHandle handle, int remoteQpn, int qkey) {
+        handle.ensureOpen();
+        requests.set(java.lang.foreign.ValueLayout.ADDRESS, base + UD_AH, handle.handleUnchecked());
+        requests.set(JAVA_INT, base + UD_REMOTE_QPN, remoteQpn);
+        requests.set(JAVA_INT, base + UD_REMOTE_QKEY, qkey);
+        chain.addressHandle(index, handle);
+        refreshSpecial();
         return this;
     }
 

@@ -24,10 +24,13 @@ public final class SendWorkRequests extends WorkRequestChain {
 
     static final int SPECIAL_ATOMIC = 1;
     static final int SPECIAL_INLINE = 2;
+    static final int SPECIAL_UD = 4;
 
     private final SendWorkRequest[] views;
     /** Per request: whether it is atomic or inline, which {@link QueuePair#postSend} checks against the queue pair. */
     private final byte[] special;
+    /** Per request: the address handle of a UD send, kept so a closed handle is refused before the post. */
+    private final AddressHandle[] addressHandles;
     /** How many requests are special: 0 keeps the post path to a single compare. */
     int specialCount;
 
@@ -35,6 +38,7 @@ public final class SendWorkRequests extends WorkRequestChain {
         super(ibv_send_wr.layout(), ibv_send_wr.next$offset(), ibv_send_wr.sg_list$offset(), capacity, maxSge);
         views = new SendWorkRequest[capacity];
         special = new byte[capacity];
+        addressHandles = new AddressHandle[capacity];
         for (int i = 0; i < capacity; i++) {
             views[i] = new SendWorkRequest(this, i);
         }
@@ -62,6 +66,14 @@ public final class SendWorkRequests extends WorkRequestChain {
 
     int special(int index) {
         return special[index];
+    }
+
+    void addressHandle(int index, AddressHandle handle) {
+        addressHandles[index] = handle;
+    }
+
+    AddressHandle addressHandle(int index) {
+        return addressHandles[index];
     }
 
     /** The flyweight for request {@code index}; the same object every time. */

@@ -16,6 +16,7 @@ import org.panamaverbs.ffi.ibv_wc;
  * the native memory directly and nothing is allocated. Valid until the next poll into the same array.
  */
 public final class WorkCompletion {
+    static final int WC_GRH = 1;
     static final int WC_WITH_IMM = 1 << 1;
     private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -74,6 +75,11 @@ public final class WorkCompletion {
     /** {@code byte_len}: bytes received (receive completions, RDMA READ). */
     public int byteLength() {
         return array.get(JAVA_INT, base + BYTE_LEN);
+    }
+
+    /** Whether the receive buffer starts with a 40-byte global route header ({@code IBV_WC_GRH}; UD receives). */
+    public boolean hasGrh() {
+        return (flags() & WC_GRH) != 0;
     }
 
     /** Whether the message carried immediate data ({@code IBV_WC_WITH_IMM} in {@code wc_flags}). */

@@ -1,0 +1,114 @@
+package org.panamaverbs.verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import org.panamaverbs.ffi.ibv_ah_attr;
+import org.panamaverbs.ffi.ibv_global_route;
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.Unchecked;
+
+/**
+ * {@code struct ibv_ah} from {@code ibv_create_ah}, destroyed with {@code ibv_destroy_ah}: the route to a
+ * peer for unreliable-datagram sends ({@link SendWorkRequest#ud}). On RoCE the global route header
+ * (destination GID, source GID index, hop limit) is required, and this library always sets it there.
+ * Posting a request whose address handle is closed is refused before it reaches the provider.
+ *
+ * <p>Errors: {@link VerbsException} naming {@code ibv_create_ah} (EINVAL for an unusable GID or port,
+ * for example a destination the port cannot reach).
+ */
+public final class AddressHandle extends VerbsResource {
+    private final ProtectionDomain pd;
+    private final MemorySegment handle;
+    private final Target target;
+
+    private static final class Native {
+        static final MethodHandle CREATE_AH = CallState.capturingErrno(
+                ibverbs_h.ibv_create_ah$address(), ibverbs_h.ibv_create_ah$descriptor());
+    }
+
+    /**
+     * Where datagrams go.
+     *
+     * @param gid          the destination GID (on RoCE: an IPv6 or IPv4-mapped address of the peer)
+     * @param sourceGidIndex the local GID index to send from
+     * @param port         the local port
+     * @param lid          the destination LID (InfiniBand only; 0 on RoCE)
+     * @param hopLimit     GRH hop limit
+     * @param serviceLevel service level
+     */
+    public record Target(Gid gid, int sourceGidIndex, int port, int lid, int hopLimit, int serviceLevel) {
+        /** A target on RoCE or InfiniBand with a GRH: hop limit 64, service level 0. */
+        public static Target of(Gid gid, int sourceGidIndex, int port) {
+            return new Target(gid, sourceGidIndex, port, 0, 64, 0);
+        }
+    }
+
+    private AddressHandle(ProtectionDomain pd, MemorySegment handle, Target target) {
+        super(pd.treeLock(), pd);
+        this.pd = pd;
+        this.handle = handle;
+        this.target = target;
+    }
+
+    static AddressHandle create(ProtectionDomain pd, Target target) {
+        Context context = pd.context();
+        context.checkPort(target.port());
+        PortAttributes port = context.queryPort(target.port());
+        boolean global = port.linkLayer() == LinkLayer.ETHERNET || !target.gid().isZero();
+        if (global) {
+            context.gid(target.port(), target.sourceGidIndex()); // throws naming the populated indices
+        }
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment attr = arena.allocate(ibv_ah_attr.layout());
+            ibv_ah_attr.dlid(attr, (short) target.lid());
+            ibv_ah_attr.sl(attr, (byte) target.serviceLevel());
+            ibv_ah_attr.port_num(attr, (byte) target.port());
+            if (global) {
+                ibv_ah_attr.is_global(attr, (byte) 1);
+                MemorySegment grh = ibv_ah_attr.grh(attr);
+                target.gid().write(grh, ibv_global_route.dgid$offset());
+                ibv_global_route.sgid_index(grh, (byte) target.sourceGidIndex());
+                ibv_global_route.hop_limit(grh, (byte) target.hopLimit());
+            }
+            MemorySegment ah = (MemorySegment) Native.CREATE_AH.invokeExact(state.segment(), pd.handle(), attr);
+            if (ah.equals(MemorySegment.NULL)) {
+                throw new VerbsException("ibv_create_ah", state.errno(), "to GID " + target.gid() + " from GID index "
+                        + target.sourceGidIndex() + " on " + context.name() + " port " + target.port()
+                        + " (the destination must be reachable from the source GID's network device)");
+            }
+            return new AddressHandle(pd, ah, target);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** Where this handle sends. */
+    public Target target() {
+        return target;
+    }
+
+    /** The protection domain. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    MemorySegment handleUnchecked() {
+        return handle;
+    }
+
+    @Override
+    void destroy() {
+        int rc = ibverbs_h.ibv_destroy_ah(handle);
+        if (rc != 0) {
+            throw new VerbsException("ibv_destroy_ah", rc, toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AddressHandle[" + target.gid() + " via GID index " + target.sourceGidIndex() + "]";
+    }
+}

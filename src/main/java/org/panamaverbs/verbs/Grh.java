@@ -1,0 +1,38 @@
+package org.panamaverbs.verbs;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * The 40 bytes every unreliable-datagram receive buffer starts with ({@code IBV_WC_GRH} in the
+ * completion's flags): an InfiniBand global route header, or on RoCE v2 over IPv4 an IPv4 header in its
+ * last 20 bytes. Post UD receive buffers {@link #SIZE} bytes larger than the largest message.
+ */
+public final class Grh {
+    /** Bytes reserved at the start of every UD receive buffer. */
+    public static final int SIZE = 40;
+    private static final int IPV4_HEADER_OFFSET = 20;
+    private static final int GRH_SGID_OFFSET = 8;
+
+    private Grh() {
+    }
+
+    /**
+     * The sender's GID, from the GRH at {@code offset} of {@code buffer}: the IPv4 source address
+     * (mapped to {@code ::ffff:a.b.c.d}) when the header is IPv4 (RoCE v2 over IPv4), else the GRH's SGID.
+     */
+    public static Gid sourceGid(MemorySegment buffer, long offset) {
+        byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
+        if (versionAndLength == 0x45) {
+            byte[] ipv4 = buffer.asSlice(offset + IPV4_HEADER_OFFSET + 12, 4).toArray(ValueLayout.JAVA_BYTE);
+            try {
+                return Gid.of(InetAddress.getByAddress(ipv4));
+            } catch (UnknownHostException e) {
+                throw new IllegalStateException(e); // cannot happen for 4 bytes
+            }
+        }
+        return Gid.read(buffer, offset + GRH_SGID_OFFSET);
+    }
+}
