@@ -47,6 +47,8 @@ public final class DataPath {
     public static final long POLL_CQ_OFFSET = ibv_context.ops$offset() + ibv_context_ops.poll_cq$offset();
     public static final long POST_SEND_OFFSET = ibv_context.ops$offset() + ibv_context_ops.post_send$offset();
     public static final long POST_RECV_OFFSET = ibv_context.ops$offset() + ibv_context_ops.post_recv$offset();
+    /** {@code ibv_post_srq_recv(srq, wr, bad_wr)} is {@code srq->context->ops.post_srq_recv(srq, wr, bad_wr)}. */
+    public static final long POST_SRQ_RECV_OFFSET = ibv_context.ops$offset() + ibv_context_ops.post_srq_recv$offset();
     /** {@code ibv_req_notify_cq(cq, solicited_only)} is {@code cq->context->ops.req_notify_cq(cq, solicited_only)}. */
     public static final long REQ_NOTIFY_CQ_OFFSET = ibv_context.ops$offset() + ibv_context_ops.req_notify_cq$offset();
 

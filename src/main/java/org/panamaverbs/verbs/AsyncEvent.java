@@ -5,7 +5,7 @@ package org.panamaverbs.verbs;
  * ({@code ibv_ack_async_event}) when you see it, so destroying the object it names never waits.
  *
  * @param type   what happened
- * @param source the queue pair or completion queue concerned (as this library knows it), or null for
+ * @param source the queue pair, completion queue or shared receive queue concerned (as this library knows it), or null for
  *               port and device events or objects created outside this library
  * @param port   the port concerned, or 0
  */
@@ -13,6 +13,11 @@ public record AsyncEvent(AsyncEventType type, VerbsResource source, int port) {
     /** The queue pair concerned, or null. */
     public QueuePair queuePair() {
         return source instanceof QueuePair qp ? qp : null;
+    }
+
+    /** The shared receive queue concerned, or null. */
+    public SharedReceiveQueue sharedReceiveQueue() {
+        return source instanceof SharedReceiveQueue srq ? srq : null;
     }
 
     /** The completion queue concerned, or null. */

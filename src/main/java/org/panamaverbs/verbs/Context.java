@@ -52,6 +52,7 @@ public final class Context extends VerbsResource {
     final MemorySegment postSendFunction;
     final MemorySegment postRecvFunction;
     final MemorySegment reqNotifyCqFunction;
+    final MemorySegment postSrqRecvFunction;
     private final int asyncFd;
     private final List<Consumer<AsyncEvent>> asyncListeners = new CopyOnWriteArrayList<>();
     private Thread asyncDispatcher;
@@ -76,6 +77,7 @@ public final class Context extends VerbsResource {
         this.postSendFunction = DataPath.opsPointer(handle, DataPath.POST_SEND_OFFSET);
         this.postRecvFunction = DataPath.opsPointer(handle, DataPath.POST_RECV_OFFSET);
         this.reqNotifyCqFunction = DataPath.opsPointer(handle, DataPath.REQ_NOTIFY_CQ_OFFSET);
+        this.postSrqRecvFunction = DataPath.opsPointer(handle, DataPath.POST_SRQ_RECV_OFFSET);
         this.attributes = queryDeviceNow();
         this.asyncFd = ibv_context.async_fd(handle);
         int rc = Libc.setNonBlocking(asyncFd);
@@ -415,7 +417,7 @@ public final class Context extends VerbsResource {
                 long element = event.get(ADDRESS, ibv_async_event.element$offset()).address();
                 int port = type.concernsPort() ? event.get(JAVA_INT, ibv_async_event.element$offset()) : 0;
                 VerbsResource source = type.concernsQueuePair() || type.concernsCompletionQueue()
-                        ? findByAddress(this, element) : null;
+                        || type.concernsSharedReceiveQueue() ? findByAddress(this, element) : null;
                 ibverbs_h.ibv_ack_async_event(event);
                 return new AsyncEvent(type, source, port);
             } catch (Throwable t) {
@@ -428,7 +430,8 @@ public final class Context extends VerbsResource {
     private static VerbsResource findByAddress(VerbsResource node, long address) {
         for (VerbsResource child : node.dependents()) {
             if ((child instanceof QueuePair qp && qp.address() == address)
-                    || (child instanceof CompletionQueue cq && cq.address() == address)) {
+                    || (child instanceof CompletionQueue cq && cq.address() == address)
+                    || (child instanceof SharedReceiveQueue srq && srq.address() == address)) {
                 return child;
             }
             VerbsResource found = findByAddress(child, address);

@@ -109,7 +109,24 @@ public final class ProtectionDomain extends VerbsResource {
             ensureOpen();
             config.sendCq().ensureOpen();
             config.recvCq().ensureOpen();
+            if (config.srq() != null) {
+                config.srq().ensureOpen();
+            }
             return QueuePair.create(this, config);
+        }
+    }
+
+    /**
+     * {@code ibv_create_srq}: a shared receive queue in this domain.
+     *
+     * @throws UnsupportedVerbException if the device has no shared receive queues ({@code max_srq} 0)
+     * @throws IllegalArgumentException beyond {@code max_srq_wr} / {@code max_srq_sge}
+     * @throws VerbsException           naming {@code ibv_create_srq} and the errno
+     */
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) {
+        synchronized (treeLock()) {
+            ensureOpen();
+            return SharedReceiveQueue.create(this, maxWr, maxSge);
         }
     }
 

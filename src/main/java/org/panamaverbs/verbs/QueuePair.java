@@ -70,9 +70,11 @@ public final class QueuePair extends VerbsResource {
      * @param signalAll     {@code sq_sig_all}: every send request completes with a completion
      * @param port          the port (default 1)
      * @param gidIndex      the source GID index, or -1 for {@link Context#defaultGidIndex(int)}
+     * @param srq           the shared receive queue to draw receives from, or null for the queue pair's own
      */
     public record Config(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
-            int maxSendSge, int maxRecvSge, int maxInlineData, boolean signalAll, int port, int gidIndex) {
+            int maxSendSge, int maxRecvSge, int maxInlineData, boolean signalAll, int port, int gidIndex,
+            SharedReceiveQueue srq) {
         public Config {
             Objects.requireNonNull(type, "type");
             Objects.requireNonNull(sendCq, "sendCq");
@@ -103,6 +105,7 @@ public final class QueuePair extends VerbsResource {
         private boolean signalAll;
         private int port = 1;
         private int gidIndex = -1;
+        private SharedReceiveQueue srq;
 
         private Builder(CompletionQueue sendCq, CompletionQueue recvCq) {
             this.sendCq = sendCq;
@@ -154,9 +157,15 @@ public final class QueuePair extends VerbsResource {
             return this;
         }
 
+        /** Receives come from {@code value}, shared with other queue pairs; {@link QueuePair#postRecv} is refused. */
+        public Builder srq(SharedReceiveQueue value) {
+            srq = value;
+            return this;
+        }
+
         public Config build() {
             return new Config(type, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
-                    signalAll, port, gidIndex);
+                    signalAll, port, gidIndex, srq);
         }
     }
 
@@ -237,9 +246,14 @@ public final class QueuePair extends VerbsResource {
     }
 
     private static VerbsResource[] owners(ProtectionDomain pd, Config config) {
-        return config.sendCq() == config.recvCq()
-                ? new VerbsResource[] {pd, config.sendCq()}
-                : new VerbsResource[] {pd, config.sendCq(), config.recvCq()};
+        java.util.List<VerbsResource> owners = new java.util.ArrayList<>(java.util.List.of(pd, config.sendCq()));
+        if (config.recvCq() != config.sendCq()) {
+            owners.add(config.recvCq());
+        }
+        if (config.srq() != null) {
+            owners.add(config.srq());
+        }
+        return owners.toArray(VerbsResource[]::new);
     }
 
     static QueuePair create(ProtectionDomain pd, Config config) {
@@ -252,6 +266,9 @@ public final class QueuePair extends VerbsResource {
             throw new IllegalArgumentException("the completion queues must belong to the protection domain's context "
                     + context.name());
         }
+        if (config.srq() != null && config.srq().protectionDomain().context() != context) {
+            throw new IllegalArgumentException("the shared receive queue must belong to context " + context.name());
+        }
         checkCapacities(context, config);
         context.checkPort(config.port());
         int gidIndex = config.gidIndex() >= 0 ? config.gidIndex() : context.defaultGidIndex(config.port());
@@ -261,11 +278,15 @@ public final class QueuePair extends VerbsResource {
             ibv_qp_init_attr.recv_cq(init, config.recvCq().handle());
             ibv_qp_init_attr.qp_type(init, config.type().code());
             ibv_qp_init_attr.sq_sig_all(init, config.signalAll() ? 1 : 0);
+            if (config.srq() != null) {
+                ibv_qp_init_attr.srq(init, config.srq().handleUnchecked());
+            }
             MemorySegment cap = ibv_qp_init_attr.cap(init);
             ibv_qp_cap.max_send_wr(cap, config.maxSendWr());
-            ibv_qp_cap.max_recv_wr(cap, config.maxRecvWr());
+            boolean ownReceives = config.srq() == null;
+            ibv_qp_cap.max_recv_wr(cap, ownReceives ? config.maxRecvWr() : 0);
             ibv_qp_cap.max_send_sge(cap, config.maxSendSge());
-            ibv_qp_cap.max_recv_sge(cap, config.maxRecvSge());
+            ibv_qp_cap.max_recv_sge(cap, ownReceives ? config.maxRecvSge() : 0);
             ibv_qp_cap.max_inline_data(cap, config.maxInlineData());
             MemorySegment qp = (MemorySegment) Native.CREATE_QP.invokeExact(state.segment(), pd.handle(), init);
             if (qp.equals(MemorySegment.NULL)) {
@@ -283,7 +304,9 @@ public final class QueuePair extends VerbsResource {
         DeviceAttributes device = context.attributes();
         StringBuilder problems = new StringBuilder();
         limit(problems, "maxSendWr", config.maxSendWr(), 1, device.maxQpWr(), "max_qp_wr");
-        limit(problems, "maxRecvWr", config.maxRecvWr(), 1, device.maxQpWr(), "max_qp_wr");
+        if (config.srq() == null) {
+            limit(problems, "maxRecvWr", config.maxRecvWr(), 1, device.maxQpWr(), "max_qp_wr");
+        }
         limit(problems, "maxSendSge", config.maxSendSge(), 0, device.maxSge(), "max_sge");
         limit(problems, "maxRecvSge", config.maxRecvSge(), 0, device.maxSge(), "max_sge");
         if (config.maxInlineData() < 0) {
@@ -640,6 +663,10 @@ public final class QueuePair extends VerbsResource {
     public int postRecv(RecvWorkRequests requests, int count) {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
+        }
+        if (config.srq() != null) {
+            throw new IllegalStateException(this + " takes its receives from " + config.srq()
+                    + ": post them there (SharedReceiveQueue.postRecv)");
         }
         requests.cutAfter(count);
         int rc = DataPath.post(postRecvFunction, handle, requests.requests, requests.badRequestSlot());

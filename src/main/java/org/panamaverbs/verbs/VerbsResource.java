@@ -21,7 +21,7 @@ import java.util.List;
  * path (post, poll) takes no lock.
  */
 public abstract sealed class VerbsResource implements AutoCloseable
-        permits Context, ProtectionDomain, MemoryRegion, CompletionQueue, CompletionChannel, QueuePair, AddressHandle {
+        permits Context, ProtectionDomain, MemoryRegion, CompletionQueue, CompletionChannel, QueuePair, AddressHandle, SharedReceiveQueue {
 
     private final Object treeLock;
     private final VerbsResource[] owners;

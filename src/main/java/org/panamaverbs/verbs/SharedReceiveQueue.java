@@ -1,0 +1,158 @@
+package org.panamaverbs.verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import org.panamaverbs.ffi.ibv_srq_attr;
+import org.panamaverbs.ffi.ibv_srq_init_attr;
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.DataPath;
+import org.panamaverbs.internal.Unchecked;
+
+/**
+ * {@code struct ibv_srq} from {@code ibv_create_srq}, destroyed with {@code ibv_destroy_srq}: one pool of
+ * receive requests that several queue pairs (created with {@link QueuePair.Builder#srq}) draw from. Those
+ * queue pairs depend on it and are closed first.
+ *
+ * <p>{@link #postRecv} is {@code ibv_post_srq_recv}, inline in verbs.h ({@code ops.post_srq_recv}): no
+ * allocation, returns 0 or the provider's errno. {@link #modifyLimit(int)} arms the
+ * {@link AsyncEventType#SRQ_LIMIT_REACHED} event.
+ *
+ * <p>Errors: {@link UnsupportedVerbException} when the device reports {@code max_srq} 0;
+ * {@link VerbsException} naming {@code ibv_create_srq}, {@code ibv_modify_srq} or {@code ibv_query_srq}.
+ */
+public final class SharedReceiveQueue extends VerbsResource {
+    private final ProtectionDomain pd;
+    private final MemorySegment handle;
+    private final MemorySegment postFunction;
+
+    private static final class Native {
+        static final MethodHandle CREATE_SRQ = CallState.capturingErrno(
+                ibverbs_h.ibv_create_srq$address(), ibverbs_h.ibv_create_srq$descriptor());
+    }
+
+    /** {@code struct ibv_srq_attr}: capacity in requests and entries, and the limit that raises the event (0 = none). */
+    public record Attributes(int maxWr, int maxSge, int limit) {
+    }
+
+    private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle) {
+        super(pd.treeLock(), pd);
+        this.pd = pd;
+        this.handle = handle;
+        this.postFunction = pd.context().postSrqRecvFunction;
+    }
+
+    static SharedReceiveQueue create(ProtectionDomain pd, int maxWr, int maxSge) {
+        Context context = pd.context();
+        DeviceAttributes device = context.attributes();
+        if (device.maxSrq() == 0) {
+            throw new UnsupportedVerbException("ibv_create_srq", "device " + context.name() + " reports max_srq = 0",
+                    "use a device with shared receive queues (PVRDMA needs HWv14 / ESXi 6.7 or later)");
+        }
+        if (maxWr < 1 || maxWr > device.maxSrqWr() || maxSge < 1 || maxSge > device.maxSrqSge()) {
+            throw new IllegalArgumentException("shared receive queue of " + maxWr + " requests × " + maxSge
+                    + " entries is outside what " + context.name() + " allows (max_srq_wr " + device.maxSrqWr()
+                    + ", max_srq_sge " + device.maxSrqSge() + ")");
+        }
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
+            MemorySegment attr = ibv_srq_init_attr.attr(init);
+            ibv_srq_attr.max_wr(attr, maxWr);
+            ibv_srq_attr.max_sge(attr, maxSge);
+            MemorySegment srq = (MemorySegment) Native.CREATE_SRQ.invokeExact(state.segment(), pd.handle(), init);
+            if (srq.equals(MemorySegment.NULL)) {
+                throw new VerbsException("ibv_create_srq", state.errno(), maxWr + " requests × " + maxSge
+                        + " entries on " + context.name());
+            }
+            return new SharedReceiveQueue(pd, srq.reinterpret(org.panamaverbs.ffi.ibv_srq.layout().byteSize()));
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    long address() {
+        return handle.address();
+    }
+
+    MemorySegment handleUnchecked() {
+        return handle;
+    }
+
+    /** The protection domain. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /**
+     * {@code ibv_post_srq_recv(srq, &wrs[0], &bad_wr)} for the first {@code count} requests of the chain.
+     *
+     * @return 0, or the provider's errno value; {@link WorkRequestChain#failedIndex()} names the refused request
+     * @throws IllegalStateException if the queue or the chain is closed
+     */
+    public int postRecv(RecvWorkRequests requests, int count) {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        requests.cutAfter(count);
+        int rc = DataPath.post(postFunction, handle, requests.requests, requests.badRequestSlot());
+        requests.relinkAfter(count, rc);
+        return rc;
+    }
+
+    /** {@link #postRecv} that throws {@link VerbsException} naming {@code ibv_post_srq_recv}. */
+    public void postRecvOrThrow(RecvWorkRequests requests, int count) {
+        int rc = postRecv(requests, count);
+        if (rc != 0) {
+            throw new VerbsException("ibv_post_srq_recv", rc, "work request " + requests.failedIndex() + " of " + count
+                    + " was refused on " + this);
+        }
+    }
+
+    /**
+     * {@code ibv_modify_srq(srq, {srq_limit}, IBV_SRQ_LIMIT)}: arms a one-shot
+     * {@link AsyncEventType#SRQ_LIMIT_REACHED} event for when fewer than {@code limit} receives remain.
+     */
+    public void modifyLimit(int limit) {
+        synchronized (treeLock()) {
+            ensureOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment attr = arena.allocate(ibv_srq_attr.layout());
+                ibv_srq_attr.srq_limit(attr, limit);
+                int rc = ibverbs_h.ibv_modify_srq(handle, attr, ibverbs_h.IBV_SRQ_LIMIT());
+                if (rc != 0) {
+                    throw new VerbsException("ibv_modify_srq", rc, "limit " + limit + " on " + this);
+                }
+            }
+        }
+    }
+
+    /** {@code ibv_query_srq}. */
+    public Attributes query() {
+        synchronized (treeLock()) {
+            ensureOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment attr = arena.allocate(ibv_srq_attr.layout());
+                int rc = ibverbs_h.ibv_query_srq(handle, attr);
+                if (rc != 0) {
+                    throw new VerbsException("ibv_query_srq", rc, toString());
+                }
+                return new Attributes(ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr), ibv_srq_attr.srq_limit(attr));
+            }
+        }
+    }
+
+    @Override
+    void destroy() {
+        int rc = ibverbs_h.ibv_destroy_srq(handle);
+        if (rc != 0) {
+            throw new VerbsException("ibv_destroy_srq", rc, toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SharedReceiveQueue[" + pd.context().name() + " 0x" + Long.toHexString(handle.address()) + "]";
+    }
+}
