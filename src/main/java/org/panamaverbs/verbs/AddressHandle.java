@@ -49,7 +49,7 @@ public final class AddressHandle extends VerbsResource {
     private AddressHandle(ProtectionDomain pd, MemorySegment handle, Target target) {
         super(pd.treeLock(), pd);
         this.pd = pd;
-        this.handle = handle;
+        this.handle = scoped(handle);
         this.target = target;
     }
 
@@ -101,7 +101,7 @@ public final class AddressHandle extends VerbsResource {
 
     @Override
     void destroy() {
-        int rc = ibverbs_h.ibv_destroy_ah(handle);
+        int rc = ibverbs_h.ibv_destroy_ah(raw(handle));
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_ah", rc, toString());
         }

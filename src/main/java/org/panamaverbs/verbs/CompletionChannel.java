@@ -47,7 +47,7 @@ public final class CompletionChannel extends VerbsResource {
     private CompletionChannel(Context context, MemorySegment handle) {
         super(context.treeLock(), context);
         this.context = context;
-        this.handle = handle;
+        this.handle = scoped(handle);
         this.fd = ibv_comp_channel.fd(handle);
     }
 
@@ -155,7 +155,7 @@ public final class CompletionChannel extends VerbsResource {
 
     @Override
     void destroy() {
-        int rc = ibverbs_h.ibv_destroy_comp_channel(handle);
+        int rc = ibverbs_h.ibv_destroy_comp_channel(raw(handle));
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_comp_channel", rc, toString());
         }

@@ -41,7 +41,7 @@ public final class CompletionQueue extends VerbsResource {
         super(context.treeLock(), channel == null ? new VerbsResource[] {context} : new VerbsResource[] {context, channel});
         this.context = context;
         this.channel = channel;
-        this.handle = handle;
+        this.handle = scoped(handle);
         this.pollFunction = context.pollCqFunction;
         this.notifyFunction = context.reqNotifyCqFunction;
         this.capacity = ibv_cq.cqe(handle);
@@ -207,10 +207,10 @@ public final class CompletionQueue extends VerbsResource {
     @Override
     void destroy() {
         if (unacknowledgedEvents > 0) {
-            ibverbs_h.ibv_ack_cq_events(handle, unacknowledgedEvents); // ibv_destroy_cq waits for every ack
+            ibverbs_h.ibv_ack_cq_events(raw(handle), unacknowledgedEvents); // ibv_destroy_cq waits for every ack
             unacknowledgedEvents = 0;
         }
-        int rc = ibverbs_h.ibv_destroy_cq(handle);
+        int rc = ibverbs_h.ibv_destroy_cq(raw(handle));
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_cq", rc, toString() + " (a queue pair created outside this"
                     + " library may still use it)");

@@ -71,7 +71,7 @@ public final class Context extends VerbsResource {
 
     private Context(MemorySegment handle, RdmaDevice device) {
         super(new Object());
-        this.handle = handle;
+        this.handle = scoped(handle);
         this.device = device;
         this.pollCqFunction = DataPath.opsPointer(handle, DataPath.POLL_CQ_OFFSET);
         this.postSendFunction = DataPath.opsPointer(handle, DataPath.POST_SEND_OFFSET);
@@ -486,7 +486,7 @@ public final class Context extends VerbsResource {
 
     @Override
     void destroy() {
-        int rc = ibverbs_h.ibv_close_device(handle);
+        int rc = ibverbs_h.ibv_close_device(raw(handle));
         if (rc != 0) {
             throw new VerbsException("ibv_close_device", rc, "device " + device.name());
         }

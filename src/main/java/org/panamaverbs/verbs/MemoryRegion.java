@@ -42,7 +42,7 @@ public final class MemoryRegion extends VerbsResource {
     private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access) {
         super(pd.treeLock(), pd);
         this.pd = pd;
-        this.handle = handle;
+        this.handle = scoped(handle);
         this.segment = segment;
         this.ownedMemory = ownedMemory;
         this.lkey = ibv_mr.lkey(handle);
@@ -151,7 +151,7 @@ public final class MemoryRegion extends VerbsResource {
 
     @Override
     void destroy() {
-        int rc = ibverbs_h.ibv_dereg_mr(handle);
+        int rc = ibverbs_h.ibv_dereg_mr(raw(handle));
         if (rc != 0) {
             throw new VerbsException("ibv_dereg_mr", rc, toString());
         }

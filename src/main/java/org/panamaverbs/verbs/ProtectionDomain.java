@@ -27,7 +27,7 @@ public final class ProtectionDomain extends VerbsResource {
     private ProtectionDomain(Context context, MemorySegment handle) {
         super(context.treeLock(), context);
         this.context = context;
-        this.handle = handle;
+        this.handle = scoped(handle);
     }
 
     /** Called by {@link Context#allocateProtectionDomain()} under the tree lock. */
@@ -145,7 +145,7 @@ public final class ProtectionDomain extends VerbsResource {
 
     @Override
     void destroy() {
-        int rc = ibverbs_h.ibv_dealloc_pd(handle);
+        int rc = ibverbs_h.ibv_dealloc_pd(raw(handle));
         if (rc != 0) {
             throw new VerbsException("ibv_dealloc_pd", rc, null);
         }

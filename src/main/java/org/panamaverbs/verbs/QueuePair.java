@@ -235,7 +235,7 @@ public final class QueuePair extends VerbsResource {
         super(pd.treeLock(), owners(pd, config));
         this.pd = pd;
         this.context = pd.context();
-        this.handle = handle;
+        this.handle = scoped(handle);
         this.postSendFunction = context.postSendFunction;
         this.postRecvFunction = context.postRecvFunction;
         this.config = config;
@@ -506,8 +506,12 @@ public final class QueuePair extends VerbsResource {
         connectLoopback(a, b, ConnectOptions.defaults());
     }
 
-    /** Connects two queue pairs to each other with {@code options} on both sides. */
+    /** Connects two queue pairs to each other with {@code options} on both sides (or one queue pair to itself). */
     public static void connectLoopback(QueuePair a, QueuePair b, ConnectOptions options) {
+        if (a == b) {
+            a.connect(a.localEndpoint(), options);
+            return;
+        }
         Endpoint endpointA = a.localEndpoint();
         Endpoint endpointB = b.localEndpoint();
         a.connect(endpointB, options);
@@ -751,7 +755,7 @@ public final class QueuePair extends VerbsResource {
 
     @Override
     void destroy() {
-        int rc = ibverbs_h.ibv_destroy_qp(handle);
+        int rc = ibverbs_h.ibv_destroy_qp(raw(handle));
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_qp", rc, toString());
         }

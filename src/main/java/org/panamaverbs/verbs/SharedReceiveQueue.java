@@ -40,7 +40,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle) {
         super(pd.treeLock(), pd);
         this.pd = pd;
-        this.handle = handle;
+        this.handle = scoped(handle);
         this.postFunction = pd.context().postSrqRecvFunction;
     }
 
@@ -145,7 +145,7 @@ public final class SharedReceiveQueue extends VerbsResource {
 
     @Override
     void destroy() {
-        int rc = ibverbs_h.ibv_destroy_srq(handle);
+        int rc = ibverbs_h.ibv_destroy_srq(raw(handle));
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_srq", rc, toString());
         }

@@ -1,5 +1,7 @@
 package org.panamaverbs.verbs;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,7 +17,12 @@ import java.util.List;
  *       completion queue closes the queue pairs that use it. So a parent never frees native memory a
  *       child still uses, and try-with-resources in any nesting is safe.</li>
  *   <li>Any use of a closed object throws {@link IllegalStateException} before native code is reached.</li>
- *   <li>If the native destroy fails (a {@link VerbsException}), the object stays open and close may be retried.</li>
+ *   <li>Closing while another thread is inside a native call on the object (polling a completion queue,
+ *       posting to a queue pair) waits for that call to return, and later calls throw
+ *       {@link IllegalStateException}: the native handle is a segment of a shared arena owned by the object,
+ *       which the FFM runtime keeps alive for the duration of every downcall that receives it.</li>
+ *   <li>If the native destroy fails (a {@link VerbsException}), the object is closed for Java and its native
+ *       resources are leaked; the exception says why.</li>
  * </ul>
  * Creation and close of all objects of one context are serialized on that context's lock; the data
  * path (post, poll) takes no lock.
@@ -24,6 +31,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
         permits Context, ProtectionDomain, MemoryRegion, CompletionQueue, CompletionChannel, QueuePair, AddressHandle, SharedReceiveQueue {
 
     private final Object treeLock;
+    /** Scope of the native handle: downcalls receiving it keep it alive; closing it ends all use. */
+    private final Arena liveness = Arena.ofShared();
     private final VerbsResource[] owners;
     private final List<VerbsResource> dependents = new ArrayList<>();
     /** Read on the data path: a plain volatile read, no lock. */
@@ -36,6 +45,32 @@ public abstract sealed class VerbsResource implements AutoCloseable
         for (VerbsResource owner : owners) {
             if (!owner.dependents.contains(this)) {
                 owner.dependents.add(this);
+            }
+        }
+    }
+
+    /** {@code raw} (a pointer returned by a verb) as a segment of this object's liveness scope. */
+    final MemorySegment scoped(MemorySegment raw) {
+        // Pointers from the generated bindings come unbounded; only the struct layouts we read give a size.
+        long size = raw.byteSize() > MAX_HANDLE_SIZE ? 0 : raw.byteSize();
+        return raw.reinterpret(size, liveness, null);
+    }
+
+    private static final long MAX_HANDLE_SIZE = 1 << 20;
+
+    /** The plain address of a scoped handle, for the destroy call after the scope has ended. */
+    static MemorySegment raw(MemorySegment scoped) {
+        return MemorySegment.ofAddress(scoped.address());
+    }
+
+    /** Ends the liveness scope, waiting for downcalls that still hold it (they are short: post, poll). */
+    private void endLiveness() {
+        while (true) {
+            try {
+                liveness.close();
+                return;
+            } catch (IllegalStateException inUse) {
+                Thread.onSpinWait();
             }
         }
     }
@@ -60,7 +95,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
     /**
      * Closes every dependent object (newest first), then destroys this one. Idempotent.
      *
-     * @throws VerbsException if the native destroy fails; the object then stays open
+     * @throws VerbsException if the native destroy fails; the object is closed regardless
      */
     @Override
     public final void close() {
@@ -71,10 +106,14 @@ public abstract sealed class VerbsResource implements AutoCloseable
             for (VerbsResource dependent : List.copyOf(dependents).reversed()) {
                 dependent.close();
             }
-            destroy();
             closed = true;
-            for (VerbsResource owner : owners) {
-                owner.dependents.remove(this);
+            endLiveness();
+            try {
+                destroy();
+            } finally {
+                for (VerbsResource owner : owners) {
+                    owner.dependents.remove(this);
+                }
             }
             afterClose();
         }

@@ -1,0 +1,389 @@
+package org.panamaverbs.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * Misuse of the public API, one case each: every case ends in its documented exception or error
+ * completion, and none may crash the JVM (a crash would end the whole device run).
+ */
+class MisuseTest extends DeviceTest {
+
+    /** A fresh context tree per case, so closing things never disturbs the other cases. */
+    private static final class Tree implements AutoCloseable {
+        final Context ctx = Rdma.open(context.name());
+        final ProtectionDomain pd = ctx.allocateProtectionDomain();
+        final CompletionChannel channel = ctx.createCompletionChannel();
+        final CompletionQueue cq = ctx.createCompletionQueue(64, channel);
+        final QueuePair qp = pd.createQueuePair(QueuePair.Config.builder(cq).maxSendWr(8).maxRecvWr(8).build());
+        final MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        final SendWorkRequests sends = SendWorkRequests.allocate(64, 2);
+        final RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 1);
+        final WorkCompletions wcs = WorkCompletions.allocate(4);
+
+        @Override
+        public void close() {
+            sends.close();
+            recvs.close();
+            wcs.close();
+            ctx.close();
+        }
+    }
+
+    private static DynamicTest misuse(String name, Consumer<Tree> body) {
+        return dynamicTest(name, () -> {
+            try (Tree t = new Tree()) {
+                body.accept(t);
+            }
+        });
+    }
+
+    private static <T extends Throwable> T expect(Class<T> type, Executable call) {
+        return assertThrows(type, call);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyMisuseEndsInItsDocumentedError() {
+        List<DynamicTest> cases = new ArrayList<>();
+        // use after close, for every object type
+        cases.add(misuse("context: queryPort after close", t -> {
+            t.ctx.close();
+            expect(IllegalStateException.class, () -> t.ctx.queryPort(1));
+        }));
+        cases.add(misuse("context: allocate PD after close", t -> {
+            t.ctx.close();
+            expect(IllegalStateException.class, t.ctx::allocateProtectionDomain);
+        }));
+        cases.add(misuse("context: create CQ after close", t -> {
+            t.ctx.close();
+            expect(IllegalStateException.class, () -> t.ctx.createCompletionQueue(4));
+        }));
+        cases.add(misuse("context: create channel after close", t -> {
+            t.ctx.close();
+            expect(IllegalStateException.class, t.ctx::createCompletionChannel);
+        }));
+        cases.add(misuse("context: async event after close", t -> {
+            t.ctx.close();
+            expect(IllegalStateException.class, () -> t.ctx.awaitAsyncEvent(Duration.ofMillis(1)));
+        }));
+        cases.add(misuse("PD: register after close", t -> {
+            t.pd.close();
+            expect(IllegalStateException.class, () -> t.pd.allocateAndRegister(64, Access.LOCAL_WRITE));
+        }));
+        cases.add(misuse("PD: create QP after close", t -> {
+            t.pd.close();
+            expect(IllegalStateException.class, () -> t.pd.createQueuePair(QueuePair.Config.builder(t.cq).build()));
+        }));
+        cases.add(misuse("PD: create SRQ after close", t -> {
+            t.pd.close();
+            expect(IllegalStateException.class, () -> t.pd.createSharedReceiveQueue(4, 1));
+        }));
+        cases.add(misuse("PD: create AH after close", t -> {
+            Gid gid = t.ctx.gidTable(1).getFirst().gid();
+            t.pd.close();
+            expect(IllegalStateException.class, () -> t.pd.createAddressHandle(AddressHandle.Target.of(gid, 0, 1)));
+        }));
+        cases.add(misuse("MR: keys after close", t -> {
+            t.mr.close();
+            expect(IllegalStateException.class, t.mr::lkey);
+            expect(IllegalStateException.class, t.mr::rkey);
+        }));
+        cases.add(misuse("MR: SGE from a closed region", t -> {
+            t.mr.close();
+            expect(IllegalStateException.class, () -> t.sends.get(0).sge(t.mr, 0, 8));
+        }));
+        cases.add(misuse("CQ: poll after close", t -> {
+            t.cq.close();
+            expect(IllegalStateException.class, () -> t.cq.poll(t.wcs));
+        }));
+        cases.add(misuse("CQ: arm after close", t -> {
+            t.cq.close();
+            expect(IllegalStateException.class, () -> t.cq.requestNotification(false));
+        }));
+        cases.add(misuse("channel: wait after close", t -> {
+            t.channel.close();
+            expect(IllegalStateException.class, () -> t.channel.awaitEvent(Duration.ofMillis(1)));
+        }));
+        cases.add(misuse("QP: post send after close", t -> {
+            t.sends.get(0).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            t.qp.close();
+            expect(IllegalStateException.class, () -> t.qp.postSend(t.sends, 1));
+        }));
+        cases.add(misuse("QP: post receive after close", t -> {
+            t.recvs.get(0).sge(t.mr, 0, 8);
+            t.qp.close();
+            expect(IllegalStateException.class, () -> t.qp.postRecv(t.recvs, 1));
+        }));
+        cases.add(misuse("QP: query and modify after close", t -> {
+            t.qp.close();
+            expect(IllegalStateException.class, t.qp::state);
+            expect(IllegalStateException.class, () -> t.qp.modifyToInit(0));
+        }));
+        cases.add(misuse("SRQ: post after close", t -> {
+            if (t.ctx.attributes().maxSrq() == 0) {
+                return;
+            }
+            SharedReceiveQueue srq = t.pd.createSharedReceiveQueue(4, 1);
+            t.recvs.get(0).sge(t.mr, 0, 8);
+            srq.close();
+            expect(IllegalStateException.class, () -> srq.postRecv(t.recvs, 1));
+        }));
+        cases.add(misuse("AH: naming a closed handle in a request", t -> {
+            GidEntry entry = t.ctx.gidTable(1).getFirst();
+            AddressHandle ah = t.pd.createAddressHandle(AddressHandle.Target.of(entry.gid(), entry.index(), 1));
+            ah.close();
+            expect(IllegalStateException.class, () -> t.sends.get(0).ud(ah, 1, 1));
+        }));
+        cases.add(misuse("work requests: post a closed chain", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            t.sends.close();
+            expect(IllegalStateException.class, () -> t.qp.postSend(t.sends, 1));
+        }));
+        cases.add(misuse("completions: poll into a closed array", t -> {
+            t.wcs.close();
+            expect(IllegalStateException.class, () -> t.cq.poll(t.wcs));
+        }));
+        // double close and closing parents with live children
+        cases.add(misuse("double close of every object type", t -> {
+            for (AutoCloseable c : new AutoCloseable[] {t.qp, t.mr, t.cq, t.channel, t.pd, t.ctx, t.sends, t.recvs, t.wcs}) {
+                assertDoesNotThrow(c::close);
+                assertDoesNotThrow(c::close);
+            }
+        }));
+        cases.add(misuse("closing the context with live children closes them first", t -> {
+            t.ctx.close();
+            assertTrue(t.qp.isClosed() && t.mr.isClosed() && t.cq.isClosed() && t.channel.isClosed() && t.pd.isClosed());
+        }));
+        cases.add(misuse("closing the PD with live children closes them first", t -> {
+            t.pd.close();
+            assertTrue(t.qp.isClosed() && t.mr.isClosed());
+            assertTrue(!t.cq.isClosed(), "the CQ belongs to the context, not the PD");
+        }));
+        cases.add(misuse("closing the channel closes its CQ and that CQ's QP", t -> {
+            t.channel.close();
+            assertTrue(t.cq.isClosed() && t.qp.isClosed());
+        }));
+        // posting in the wrong state
+        cases.add(misuse("post send on a QP in RESET returns an errno", t -> {
+            t.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            assertNotEquals(0, t.qp.postSend(t.sends, 1));
+            assertEquals(0, t.sends.failedIndex());
+        }));
+        cases.add(misuse("post send on a QP in INIT returns an errno", t -> {
+            t.qp.modifyToInit(Access.bits(Access.LOCAL_WRITE));
+            t.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            assertNotEquals(0, t.qp.postSend(t.sends, 1));
+        }));
+        cases.add(misuse("postSendOrThrow names the verb and the refused request", t -> {
+            t.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            VerbsException e = expect(VerbsException.class, () -> t.qp.postSendOrThrow(t.sends, 1));
+            assertEquals("ibv_post_send", e.verb());
+        }));
+        cases.add(misuse("connecting a connected QP again fails in ibv_modify_qp", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            VerbsException e = expect(VerbsException.class, () -> t.qp.connect(t.qp.localEndpoint()));
+            assertEquals("ibv_modify_qp", e.verb());
+        }));
+        // memory and scatter-gather
+        cases.add(misuse("SGE past the end of its region", t ->
+                expect(IndexOutOfBoundsException.class, () -> t.sends.get(0).sge(t.mr, 4090, 16))));
+        cases.add(misuse("SGE at a negative offset", t ->
+                expect(IndexOutOfBoundsException.class, () -> t.sends.get(0).sge(t.mr, -1, 16))));
+        cases.add(misuse("more SGEs than the chain holds", t ->
+                expect(IndexOutOfBoundsException.class, () -> t.sends.get(0).sge(2, t.mr, 0, 8))));
+        cases.add(misuse("num_sge above the chain's room", t ->
+                expect(IndexOutOfBoundsException.class, () -> t.sends.get(0).numSge(3))));
+        cases.add(misuse("more SGEs than the QP allows returns EINVAL with the failed request", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            int allowed = t.qp.capabilities().maxSendSge();
+            if (allowed >= 2) {
+                return; // the chain holds 2; the device granted at least that
+            }
+            t.sends.get(0).opcode(WrOpcode.SEND).sge(0, t.mr, 0, 8).sge(1, t.mr, 8, 8).numSge(2);
+            assertNotEquals(0, t.qp.postSend(t.sends, 1));
+        }));
+        cases.add(misuse("region on a closed arena", t -> {
+            Arena arena = Arena.ofConfined();
+            MemorySegment dead = arena.allocate(4096);
+            arena.close();
+            expect(IllegalStateException.class, () -> t.pd.register(dead, Access.LOCAL_WRITE));
+        }));
+        cases.add(misuse("region memory freed while registered", t -> {
+            Arena arena = Arena.ofShared();
+            MemoryRegion mr = t.pd.register(arena.allocate(4096), Access.LOCAL_WRITE);
+            arena.close();
+            expect(IllegalStateException.class, () -> t.sends.get(0).sge(mr, 0, 8));
+        }));
+        cases.add(misuse("zero-length registration", t -> {
+            try (Arena arena = Arena.ofConfined()) {
+                expect(IllegalArgumentException.class, () -> t.pd.register(arena.allocate(0), Access.LOCAL_WRITE));
+            }
+            expect(IllegalArgumentException.class, () -> t.pd.allocateAndRegister(0, Access.LOCAL_WRITE));
+        }));
+        cases.add(misuse("registration of a heap segment", t ->
+                expect(IllegalArgumentException.class, () -> t.pd.register(MemorySegment.ofArray(new long[512])))));
+        cases.add(misuse("oversized registration over unmapped memory fails in ibv_reg_mr", t -> {
+            MemorySegment unmapped = MemorySegment.ofAddress(1L << 46).reinterpret(1L << 30);
+            VerbsException e = expect(VerbsException.class, () -> t.pd.register(unmapped, Access.LOCAL_WRITE));
+            assertEquals("ibv_reg_mr", e.verb());
+        }));
+        // queue capacities
+        cases.add(misuse("more work requests than the send queue holds returns ENOMEM", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            int depth = t.qp.capabilities().maxSendWr();
+            int chain = t.sends.capacity(); // 64, far beyond the 8 asked (providers may round the ring up)
+            for (int i = 0; i < chain; i++) {
+                t.sends.get(i).id(i).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(t.mr, 0, 8).remote(t.mr.address() + 64, t.mr.rkey());
+            }
+            int rc = t.qp.postSend(t.sends, chain);
+            assertEquals(Errno.ENOMEM, rc, "errno " + Errno.describe(rc));
+            assertTrue(t.sends.failedIndex() >= depth, "the ring took at least the granted " + depth + " requests, refused at "
+                    + t.sends.failedIndex());
+        }));
+        cases.add(misuse("queue pair larger than the device allows", t ->
+                expect(IllegalArgumentException.class, () -> t.pd.createQueuePair(
+                        QueuePair.Config.builder(t.cq).maxSendWr(t.ctx.attributes().maxQpWr() + 1).build()))));
+        cases.add(misuse("completion queue of zero or too many entries", t -> {
+            expect(IllegalArgumentException.class, () -> t.ctx.createCompletionQueue(0));
+            expect(IllegalArgumentException.class, () -> t.ctx.createCompletionQueue(t.ctx.attributes().maxCqe() + 1));
+        }));
+        cases.add(misuse("polling more than the completion array holds", t ->
+                expect(IndexOutOfBoundsException.class, () -> t.cq.poll(t.wcs, 5))));
+        cases.add(misuse("reading a completion slot that was not polled", t ->
+                expect(IndexOutOfBoundsException.class, () -> t.wcs.get(0))));
+        cases.add(misuse("unsupported queue pair type", t ->
+                expect(UnsupportedVerbException.class, () -> t.pd.createQueuePair(
+                        QueuePair.Config.builder(t.cq).type(QpType.UC).build()))));
+        // addressing
+        cases.add(misuse("bad GID index for a queue pair", t -> {
+            QueuePair qp = t.pd.createQueuePair(QueuePair.Config.builder(t.cq).gidIndex(4000).build());
+            VerbsException e = expect(VerbsException.class, qp::localEndpoint);
+            assertEquals("ENODATA", e.errnoName());
+        }));
+        cases.add(misuse("bad port for a queue pair", t ->
+                expect(IllegalArgumentException.class, () -> t.pd.createQueuePair(QueuePair.Config.builder(t.cq).port(9).build()))));
+        cases.add(misuse("bad GID index for an address handle", t -> {
+            Gid gid = t.ctx.gidTable(1).getFirst().gid();
+            expect(VerbsException.class, () -> t.pd.createAddressHandle(AddressHandle.Target.of(gid, 4000, 1)));
+        }));
+        cases.add(misuse("address handle to an unreachable GID", t -> {
+            GidEntry entry = t.ctx.gidTable(1).getFirst();
+            try {
+                Gid nowhere = Gid.of(InetAddress.getByName("2001:db8::dead:beef"));
+                AtomicReference<AddressHandle> created = new AtomicReference<>();
+                VerbsException e = expect(VerbsException.class, () -> created.set(
+                        t.pd.createAddressHandle(AddressHandle.Target.of(nowhere, entry.index(), 1))));
+                assertEquals("ibv_create_ah", e.verb());
+            } catch (java.net.UnknownHostException impossible) {
+                throw new AssertionError(impossible);
+            }
+        }));
+        cases.add(misuse("UD send without an address handle", t -> {
+            QueuePair ud = t.pd.createQueuePair(QueuePair.Config.builder(t.cq).type(QpType.UD).build());
+            ud.readyForDatagrams(0x11111111);
+            t.sends.get(0).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            expect(IllegalArgumentException.class, () -> ud.postSend(t.sends, 1));
+        }));
+        // inline and atomics
+        cases.add(misuse("inline payload larger than max_inline_data", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            int max = t.qp.capabilities().maxInlineData();
+            if (max + 1 > 4096) {
+                return;
+            }
+            t.sends.get(0).opcode(WrOpcode.SEND).flags(SendFlags.INLINE).sge(t.mr, 0, max + 1);
+            expect(RuntimeException.class, () -> t.qp.postSend(t.sends, 1));
+        }));
+        cases.add(misuse("atomic on an unaligned remote address", t ->
+                expect(IllegalArgumentException.class, () -> t.sends.get(0).atomic(t.mr.address() + 3, t.mr.rkey(), 1, 0))));
+        cases.add(misuse("atomic with a local buffer that is not 8 bytes", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            t.sends.get(0).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(t.mr, 0, 4).atomic(t.mr.address(), t.mr.rkey(), 1, 0);
+            expect(RuntimeException.class, () -> t.qp.postSend(t.sends, 1));
+        }));
+        cases.add(misuse("notifications on a CQ without a channel", t -> {
+            try (CompletionQueue plain = t.ctx.createCompletionQueue(4)) {
+                expect(IllegalStateException.class, () -> plain.requestNotification(false));
+            }
+        }));
+        cases.add(misuse("wrong rkey ends in a remote access error completion", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            t.sends.get(0).id(9).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(t.mr, 0, 8)
+                    .remote(t.mr.address(), t.mr.rkey() + 0x100);
+            assertEquals(0, t.qp.postSend(t.sends, 1));
+            Done done = await(t.cq, 1).getFirst();
+            assertEquals(WcStatus.REM_ACCESS_ERR, done.status());
+        }));
+        // concurrency
+        cases.add(misuse("closing a CQ while another thread polls it", t -> {
+            AtomicReference<Throwable> ended = new AtomicReference<>();
+            Thread poller = Thread.ofPlatform().start(() -> {
+                try (WorkCompletions own = WorkCompletions.allocate(4)) {
+                    while (true) {
+                        t.cq.poll(own);
+                    }
+                } catch (Throwable e) {
+                    ended.set(e);
+                }
+            });
+            sleep(200);
+            t.cq.close();
+            join(poller);
+            assertTrue(ended.get() instanceof IllegalStateException, String.valueOf(ended.get()));
+        }));
+        cases.add(misuse("closing a QP while another thread posts to it", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            AtomicReference<Throwable> ended = new AtomicReference<>();
+            Thread poster = Thread.ofPlatform().start(() -> {
+                try (RecvWorkRequests own = RecvWorkRequests.allocate(1, 1)) {
+                    own.get(0).sge(t.mr, 0, 8);
+                    while (true) {
+                        t.qp.postRecv(own, 1); // fills the queue, then keeps returning ENOMEM
+                    }
+                } catch (Throwable e) {
+                    ended.set(e);
+                }
+            });
+            sleep(200);
+            t.qp.close();
+            join(poster);
+            assertTrue(ended.get() instanceof IllegalStateException, String.valueOf(ended.get()));
+        }));
+        return cases.stream();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void join(Thread thread) {
+        try {
+            thread.join(COMPLETION_TIMEOUT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        assertTrue(!thread.isAlive(), "the other thread stopped");
+    }
+}
