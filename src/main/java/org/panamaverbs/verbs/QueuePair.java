@@ -14,7 +14,6 @@ import org.panamaverbs.ffi.ibv_qp_cap;
 import org.panamaverbs.ffi.ibv_qp_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
-import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -651,10 +650,7 @@ public final class QueuePair extends VerbsResource {
         if (requests.specialCount != 0 || config.type() == QpType.UD) {
             checkSpecialRequests(requests, count);
         }
-        requests.cutAfter(count);
-        int rc = DataPath.post(postSendFunction, handle, requests.requests, requests.badRequestSlot());
-        requests.relinkAfter(count, rc);
-        return rc;
+        return requests.postThrough(postSendFunction, handle, count);
     }
 
     /**
@@ -672,10 +668,7 @@ public final class QueuePair extends VerbsResource {
             throw new IllegalStateException(this + " takes its receives from " + config.srq()
                     + ": post them there (SharedReceiveQueue.postRecv)");
         }
-        requests.cutAfter(count);
-        int rc = DataPath.post(postRecvFunction, handle, requests.requests, requests.badRequestSlot());
-        requests.relinkAfter(count, rc);
-        return rc;
+        return requests.postThrough(postRecvFunction, handle, count);
     }
 
     /**

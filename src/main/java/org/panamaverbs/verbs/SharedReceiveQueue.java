@@ -8,7 +8,6 @@ import org.panamaverbs.ffi.ibv_srq_attr;
 import org.panamaverbs.ffi.ibv_srq_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
-import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -95,10 +94,7 @@ public final class SharedReceiveQueue extends VerbsResource {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
-        requests.cutAfter(count);
-        int rc = DataPath.post(postFunction, handle, requests.requests, requests.badRequestSlot());
-        requests.relinkAfter(count, rc);
-        return rc;
+        return requests.postThrough(postFunction, handle, count);
     }
 
     /** {@link #postRecv} that throws {@link VerbsException} naming {@code ibv_post_srq_recv}. */

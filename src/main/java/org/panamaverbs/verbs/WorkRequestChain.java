@@ -92,6 +92,20 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     }
 
     /**
+     * Posts the first {@code count} requests through a provider's post function ({@code post_send},
+     * {@code post_recv} or {@code post_srq_recv}) to {@code target} (the QP or SRQ): the one place the
+     * chain is cut, posted and relinked.
+     *
+     * @return 0, or the provider's errno value
+     */
+    final int postThrough(MemorySegment function, MemorySegment target, int count) {
+        cutAfter(count);
+        int rc = org.panamaverbs.internal.DataPath.post(function, target, requests, badRequest);
+        relinkAfter(count, rc);
+        return rc;
+    }
+
+    /**
      * After a post that returned non-zero: the index of the request the provider refused (the requests
      * before it were posted, those from it on were not). -1 if the last post succeeded.
      */
