@@ -48,6 +48,7 @@ public final class Context extends VerbsResource {
     private final MemorySegment handle;
     private final RdmaDevice device;
     private final DeviceAttributes attributes;
+    private DeviceProfile profile;
     final MemorySegment pollCqFunction;
     final MemorySegment postSendFunction;
     final MemorySegment postRecvFunction;
@@ -86,8 +87,8 @@ public final class Context extends VerbsResource {
         }
     }
 
-    /** Opens {@code device} (an entry of a live {@code ibv_get_device_list} array). */
-    static Context open(MemorySegment device, RdmaDevice info) {
+    /** Opens {@code device} (an entry of a live {@code ibv_get_device_list} array) under {@code emulate}, or detected if null. */
+    static Context open(MemorySegment device, RdmaDevice info, HardwareClass emulate) {
         MemorySegment context;
         try (CallState state = CallState.open()) {
             context = (MemorySegment) Native.OPEN_DEVICE.invokeExact(state.segment(), device);
@@ -102,6 +103,7 @@ public final class Context extends VerbsResource {
         MemorySegment handle = context.reinterpret(ibv_context.layout().byteSize());
         try {
             Context opened = new Context(handle, info);
+            opened.profile = profileFor(opened, emulate);
             if (opened.pollCqFunction.equals(MemorySegment.NULL) || opened.postSendFunction.equals(MemorySegment.NULL)
                     || opened.postRecvFunction.equals(MemorySegment.NULL)) {
                 opened.close();
@@ -126,6 +128,44 @@ public final class Context extends VerbsResource {
     /** The device name, e.g. {@code "rxe0"}. */
     public String name() {
         return device.name();
+    }
+
+    private static DeviceProfile profileFor(Context context, HardwareClass emulate) {
+        List<GidEntry> gids = new ArrayList<>();
+        for (int port = 1; port <= context.attributes.physicalPortCount(); port++) {
+            gids.addAll(context.gidTable(port));
+        }
+        DeviceProfile detected = DeviceProfile.detect(context.attributes, gids);
+        if (emulate == null) {
+            String property = System.getProperty("panamaverbs.profile");
+            emulate = property == null || property.isBlank() ? null : HardwareClass.ofPropertyValue(property);
+        }
+        return emulate == null ? detected : detected.emulate(emulate);
+    }
+
+    /**
+     * What this device allows, detected when the context opened (or emulated: see {@link DeviceProfile}).
+     * Log it: {@code profile().reasons()} says why the class was chosen.
+     */
+    public DeviceProfile profile() {
+        return profile;
+    }
+
+    /** Live UD queue pairs of this context, for the HWv13 limit. */
+    int liveUdQueuePairs() {
+        return countUd(this);
+    }
+
+    private static int countUd(VerbsResource node) {
+        int n = 0;
+        for (VerbsResource child : node.dependents()) {
+            if (child instanceof QueuePair qp && qp.config().type() == QpType.UD) {
+                n++;
+            } else if (child instanceof ProtectionDomain) {
+                n += countUd(child);
+            }
+        }
+        return n;
     }
 
     /** {@code ibv_query_device}, read once when the context opened. */

@@ -257,6 +257,10 @@ public final class QueuePair extends VerbsResource {
 
     static QueuePair create(ProtectionDomain pd, Config config) {
         Context context = pd.context();
+        context.profile().requireQueuePairType(config.type(), context.liveUdQueuePairs());
+        if (config.maxInlineData() > 0) {
+            context.profile().requireInline("ibv_create_qp");
+        }
         if (config.type() != QpType.RC && config.type() != QpType.UD) {
             throw new UnsupportedVerbException("ibv_create_qp", "queue pair type " + config.type()
                     + " is not implemented by this version of Panama Verbs", "use QpType.RC or QpType.UD");
@@ -517,9 +521,9 @@ public final class QueuePair extends VerbsResource {
         b.connect(endpointA, options);
     }
 
-    /** Local write, remote write and read, and remote atomic where the device has atomics. */
+    /** Local write, remote write and read, and remote atomic where the device (and its profile) has atomics. */
     private int defaultAccess() {
-        return context.attributes().atomicCapability() == AtomicCapability.NONE
+        return !context.profile().capabilities().atomics()
                 ? ACCESS_DEFAULT : ACCESS_DEFAULT | Access.REMOTE_ATOMIC.bit();
     }
 
@@ -697,11 +701,7 @@ public final class QueuePair extends VerbsResource {
                 }
             }
             if ((special & SendWorkRequests.SPECIAL_ATOMIC) != 0) {
-                if (context.attributes().atomicCapability() == AtomicCapability.NONE) {
-                    throw new UnsupportedVerbException("ibv_post_send", "device " + context.name()
-                            + " reports atomic_cap IBV_ATOMIC_NONE (work request " + i + " is atomic)",
-                            "use a device with atomic support (rxe, mlx5); PVRDMA and iWARP devices have none");
-                }
+                context.profile().requireAtomics(context.name());
                 SendWorkRequest wr = requests.get(i);
                 if (wr.numSge() != 1 || requests.sgeLength(i, 0) != 8) {
                     throw new IllegalArgumentException("atomic work request " + i + " needs exactly one 8-byte local"
@@ -710,6 +710,7 @@ public final class QueuePair extends VerbsResource {
                 }
             }
             if ((special & SendWorkRequests.SPECIAL_INLINE) != 0) {
+                context.profile().requireInline("ibv_post_send");
                 long payload = requests.get(i).payloadLength();
                 if (capabilities.maxInlineData() == 0) {
                     throw new UnsupportedVerbException("ibv_post_send", this + " has max_inline_data 0 (work request "

@@ -89,12 +89,21 @@ public final class Rdma {
      * @throws VerbsException           if {@code ibv_open_device} fails
      */
     public static Context open(String name) {
+        return open(name, null);
+    }
+
+    /**
+     * Opens the device called {@code name} under an emulated hardware class: its gates then allow only
+     * what both the device and {@code emulate} allow (see {@link DeviceProfile}). Null means detected,
+     * or the {@code panamaverbs.profile} system property when it is set.
+     */
+    public static Context open(String name, HardwareClass emulate) {
         return withDeviceList(list -> {
             List<String> present = new ArrayList<>();
             for (MemorySegment device : list) {
                 RdmaDevice info = describe(device);
                 if (info.name().equals(name)) {
-                    return Context.open(device, info);
+                    return Context.open(device, info, emulate);
                 }
                 present.add(info.name());
             }
@@ -115,7 +124,7 @@ public final class Rdma {
                         "the kernel supports RDMA but has no RDMA device. Load a driver for your NIC, or create a"
                                 + " Soft-RoCE device: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <eth>", null);
             }
-            return Context.open(list.getFirst(), describe(list.getFirst()));
+            return Context.open(list.getFirst(), describe(list.getFirst()), null);
         });
     }
 

@@ -46,10 +46,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     static SharedReceiveQueue create(ProtectionDomain pd, int maxWr, int maxSge) {
         Context context = pd.context();
         DeviceAttributes device = context.attributes();
-        if (device.maxSrq() == 0) {
-            throw new UnsupportedVerbException("ibv_create_srq", "device " + context.name() + " reports max_srq = 0",
-                    "use a device with shared receive queues (PVRDMA needs HWv14 / ESXi 6.7 or later)");
-        }
+        context.profile().requireSharedReceiveQueues(device);
         if (maxWr < 1 || maxWr > device.maxSrqWr() || maxSge < 1 || maxSge > device.maxSrqSge()) {
             throw new IllegalArgumentException("shared receive queue of " + maxWr + " requests × " + maxSge
                     + " entries is outside what " + context.name() + " allows (max_srq_wr " + device.maxSrqWr()

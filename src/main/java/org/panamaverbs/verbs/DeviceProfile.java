@@ -1,0 +1,145 @@
+package org.panamaverbs.verbs;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a device allows, detected once when a {@link Context} opens, from what user space can observe
+ * ({@code ibv_query_device}, the GID table's types, vendor ids; never the device name, which udev may
+ * change), and consulted by every control-path verb so that what the device would refuse obscurely (or,
+ * for PVRDMA's provider, mis-encode) is refused first with an {@link UnsupportedVerbException} naming the
+ * verb, the detected class and what would support it.
+ *
+ * <p>Detection: PVRDMA is {@code vendor_part_id} 2080 (the PCI device id 0x0820) with {@code vendor_id}
+ * 0x15ad (ESXi) or 0 (QEMU's model, which never fills it in). HWv13-class is {@code max_srq} 0 with
+ * RoCE v1 GIDs only; HWv14-class has shared receive queues or RoCE v2 GIDs.
+ *
+ * <p>Emulation: run any device under a PVRDMA profile, to check an application against ESXi 6.5 / 6.7
+ * before deploying it, with {@code -Dpanamaverbs.profile=pvrdma-hwv13} (or {@code pvrdma-hwv14}) or
+ * {@link Rdma#open(String, HardwareClass)}. The emulated profile allows only what both the PVRDMA class
+ * and the real device allow.
+ *
+ * @param hardwareClass the detected (or emulated) class
+ * @param emulated      whether the class was imposed rather than detected
+ * @param reasons       why this class was chosen, for logs
+ * @param capabilities  what the gates allow
+ */
+public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<String> reasons, Capabilities capabilities) {
+    /** The PCI device id of VMware's PVRDMA function, which the driver reports as {@code vendor_part_id}. */
+    public static final int PVRDMA_VENDOR_PART_ID = 2080;
+    /** VMware's PCI vendor id, as ESXi guests report it. */
+    public static final int VMWARE_VENDOR_ID = 0x15ad;
+    /** The UD queue pair limit VMware documents for ESXi 6.5 (HWv13). */
+    public static final int HWV13_MAX_UD_QPS = 3;
+
+    /**
+     * What the gates allow.
+     *
+     * @param sharedReceiveQueues  {@code ibv_create_srq}
+     * @param unreliableConnected  UC queue pairs
+     * @param maxUdQueuePairs      live UD queue pairs per context, or -1 for the device's own limit
+     * @param atomics              compare-and-swap and fetch-and-add
+     * @param inline               {@code IBV_SEND_INLINE} and {@code max_inline_data}
+     * @param roceV1               RoCE v1 GIDs present (or allowed, when emulated)
+     * @param roceV2               RoCE v2 GIDs present
+     */
+    public record Capabilities(boolean sharedReceiveQueues, boolean unreliableConnected, int maxUdQueuePairs,
+            boolean atomics, boolean inline, boolean roceV1, boolean roceV2) {
+    }
+
+    public DeviceProfile {
+        reasons = List.copyOf(reasons);
+    }
+
+    /** Classifies a device from its attributes and GID table (the entries of every port). */
+    public static DeviceProfile detect(DeviceAttributes device, List<GidEntry> gids) {
+        List<String> reasons = new ArrayList<>();
+        boolean v1 = gids.stream().anyMatch(g -> g.type() == GidType.ROCE_V1);
+        boolean v2 = gids.stream().anyMatch(g -> g.type() == GidType.ROCE_V2);
+        boolean pvrdmaVendor = device.vendorId() == VMWARE_VENDOR_ID || device.vendorId() == 0;
+        if (device.vendorPartId() != PVRDMA_VENDOR_PART_ID || !pvrdmaVendor) {
+            reasons.add(String.format("vendor_id 0x%x, vendor_part_id %d: not PVRDMA (PVRDMA is vendor_part_id 2080"
+                    + " with vendor_id 0x15ad, or 0 on QEMU)", device.vendorId(), device.vendorPartId()));
+            return new DeviceProfile(HardwareClass.NOT_PVRDMA, false, reasons, new Capabilities(device.maxSrq() > 0, true,
+                    -1, device.atomicCapability() != AtomicCapability.NONE, true, v1, v2));
+        }
+        reasons.add(String.format("vendor_part_id 2080 and vendor_id 0x%x (%s): PVRDMA", device.vendorId(),
+                device.vendorId() == 0 ? "QEMU's PVRDMA model" : "VMware ESXi"));
+        reasons.add("GID types: " + (v1 && v2 ? "RoCE v1 and v2" : v2 ? "RoCE v2 only" : v1 ? "RoCE v1 only" : "none"));
+        HardwareClass hardwareClass;
+        if (device.maxSrq() > 0 || v2) {
+            hardwareClass = HardwareClass.PVRDMA_HWV14;
+            reasons.add(device.maxSrq() > 0 ? "max_srq = " + device.maxSrq() + ": shared receive queues, HWv14 or later"
+                    : "RoCE v2 GIDs: HWv14 or later");
+        } else {
+            hardwareClass = HardwareClass.PVRDMA_HWV13;
+            reasons.add("max_srq = 0 and RoCE v1 only: HWv13-class");
+        }
+        return new DeviceProfile(hardwareClass, false, reasons, pvrdmaCapabilities(hardwareClass, v1, v2));
+    }
+
+    private static Capabilities pvrdmaCapabilities(HardwareClass c, boolean v1, boolean v2) {
+        boolean hw14 = c == HardwareClass.PVRDMA_HWV14;
+        return new Capabilities(hw14, false, hw14 ? -1 : HWV13_MAX_UD_QPS, false, false, v1, hw14 && v2);
+    }
+
+    /** This device's profile as the given PVRDMA class would see it: only what both allow. */
+    public DeviceProfile emulate(HardwareClass target) {
+        if (target == HardwareClass.NOT_PVRDMA) {
+            return this;
+        }
+        Capabilities pv = pvrdmaCapabilities(target, true, true);
+        Capabilities real = capabilities;
+        List<String> why = new ArrayList<>(reasons);
+        why.addFirst("emulating " + target.description() + " (-Dpanamaverbs.profile=" + target.propertyValue() + ")");
+        int ud = pv.maxUdQueuePairs() < 0 ? real.maxUdQueuePairs()
+                : real.maxUdQueuePairs() < 0 ? pv.maxUdQueuePairs() : Math.min(pv.maxUdQueuePairs(), real.maxUdQueuePairs());
+        return new DeviceProfile(target, true, why, new Capabilities(pv.sharedReceiveQueues() && real.sharedReceiveQueues(),
+                false, ud, false, false, real.roceV1(), real.roceV2() && pv.roceV2()));
+    }
+
+    private String what() {
+        return (emulated ? "this device runs under an emulated " : "this device is ") + hardwareClass.description()
+                + (emulated ? " profile" : "-class");
+    }
+
+    /** Gate of {@code ibv_create_srq}. */
+    void requireSharedReceiveQueues(DeviceAttributes device) {
+        if (!capabilities.sharedReceiveQueues()) {
+            throw new UnsupportedVerbException("ibv_create_srq", what() + ": max_srq = "
+                    + (hardwareClass == HardwareClass.PVRDMA_HWV13 ? 0 : device.maxSrq()),
+                    "shared receive queues need " + (hardwareClass.isPvrdma() ? "PVRDMA HWv14 (ESXi 6.7) or later"
+                    : "a device that reports max_srq > 0"));
+        }
+    }
+
+    /** Gate of {@code ibv_create_qp} for {@code type}, with {@code liveUdQueuePairs} UD queue pairs already open. */
+    void requireQueuePairType(QpType type, int liveUdQueuePairs) {
+        if (hardwareClass.isPvrdma() && type != QpType.RC && type != QpType.UD) {
+            throw new UnsupportedVerbException("ibv_create_qp", what() + ", which supports RC and UD queue pairs only, not "
+                    + type, "use RC or UD; PVRDMA has no " + type + " on any hardware version");
+        }
+        if (type == QpType.UD && capabilities.maxUdQueuePairs() >= 0 && liveUdQueuePairs >= capabilities.maxUdQueuePairs()) {
+            throw new UnsupportedVerbException("ibv_create_qp", what() + ", which allows at most "
+                    + capabilities.maxUdQueuePairs() + " UD queue pairs and " + liveUdQueuePairs + " are open",
+                    "close one first; PVRDMA HWv14 (ESXi 6.7) has no such limit");
+        }
+    }
+
+    /** Gate of atomic work requests. */
+    void requireAtomics(String deviceName) {
+        if (!capabilities.atomics()) {
+            throw new UnsupportedVerbException("ibv_post_send", (hardwareClass.isPvrdma() ? what()
+                    + ", which has no atomic operations" : "device " + deviceName + " reports atomic_cap IBV_ATOMIC_NONE"),
+                    "use a device with atomic support (rxe, mlx5); PVRDMA has none on any hardware version");
+        }
+    }
+
+    /** Gate of inline data (creation with max_inline_data, and IBV_SEND_INLINE). */
+    void requireInline(String verb) {
+        if (!capabilities.inline()) {
+            throw new UnsupportedVerbException(verb, what() + ", whose driver forces max_inline_data to 0",
+                    "send from registered memory without SendFlags.INLINE");
+        }
+    }
+}

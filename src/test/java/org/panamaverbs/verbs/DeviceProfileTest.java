@@ -1,0 +1,152 @@
+package org.panamaverbs.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/** Classification of recorded attribute sets (../shared/reference/pvrdma.md and real devices) and every gate. */
+class DeviceProfileTest {
+
+    private static DeviceAttributes attributes(int vendorId, int vendorPartId, int hwVersion, int maxSrq, AtomicCapability atomics) {
+        return new DeviceAttributes("3.0.000", 1, 1, -1, 4096, vendorId, vendorPartId, hwVersion, 32768, 1024, 0x00201400,
+                16, 16, 4096, 262144, 262144, 4096, 16, 16, atomics, 4096, maxSrq, maxSrq == 0 ? 0 : 1024,
+                maxSrq == 0 ? 0 : 16, 1, 1);
+    }
+
+    private static List<GidEntry> gids(GidType type) throws Exception {
+        return List.of(new GidEntry(0, 1, Gid.of(InetAddress.getByName("fe80::250:56ff:feb2:668c")), type, 3),
+                new GidEntry(1, 1, Gid.of(InetAddress.getByName("10.0.0.5")), type, 3));
+    }
+
+    // recorded sets
+    private static DeviceProfile esxi65() throws Exception {
+        return DeviceProfile.detect(attributes(0x15ad, 2080, 1, 0, AtomicCapability.NONE), gids(GidType.ROCE_V1));
+    }
+
+    private static DeviceProfile esxi67() throws Exception {
+        return DeviceProfile.detect(attributes(0x15ad, 2080, 1, 4096, AtomicCapability.NONE), gids(GidType.ROCE_V2));
+    }
+
+    private static DeviceProfile qemuPvrdma(int maxSrq) throws Exception {
+        return DeviceProfile.detect(attributes(0, 2080, 0, maxSrq, AtomicCapability.NONE), gids(GidType.ROCE_V1));
+    }
+
+    private static DeviceProfile rxe() throws Exception {
+        return DeviceProfile.detect(attributes(0xffffff, 0, 0, 262144, AtomicCapability.HCA), gids(GidType.ROCE_V2));
+    }
+
+    private static DeviceProfile mlx5() throws Exception {
+        return DeviceProfile.detect(attributes(0x02c9, 4119, 0, 8388608, AtomicCapability.HCA), gids(GidType.ROCE_V2));
+    }
+
+    @Test
+    void esxi65IsHwv13() throws Exception {
+        DeviceProfile p = esxi65();
+        assertEquals(HardwareClass.PVRDMA_HWV13, p.hardwareClass());
+        assertFalse(p.emulated());
+        assertTrue(p.reasons().stream().anyMatch(r -> r.contains("VMware ESXi")), p.reasons().toString());
+        assertTrue(p.reasons().stream().anyMatch(r -> r.contains("max_srq = 0")), p.reasons().toString());
+        assertEquals(new DeviceProfile.Capabilities(false, false, 3, false, false, true, false), p.capabilities());
+    }
+
+    @Test
+    void esxi67IsHwv14() throws Exception {
+        DeviceProfile p = esxi67();
+        assertEquals(HardwareClass.PVRDMA_HWV14, p.hardwareClass());
+        assertEquals(new DeviceProfile.Capabilities(true, false, -1, false, false, false, true), p.capabilities());
+    }
+
+    @Test
+    void qemusModelIsRecognisedByVendorIdZero() throws Exception {
+        assertEquals(HardwareClass.PVRDMA_HWV14, qemuPvrdma(512).hardwareClass(), "default max_srq 512");
+        assertEquals(HardwareClass.PVRDMA_HWV13, qemuPvrdma(0).hardwareClass(), "dev-caps-max-srq=0");
+        assertTrue(qemuPvrdma(512).reasons().stream().anyMatch(r -> r.contains("QEMU")));
+    }
+
+    @Test
+    void otherDevicesAreGatedOnlyByWhatTheyReport() throws Exception {
+        for (DeviceProfile p : List.of(rxe(), mlx5())) {
+            assertEquals(HardwareClass.NOT_PVRDMA, p.hardwareClass());
+            assertEquals(new DeviceProfile.Capabilities(true, true, -1, true, true, false, true), p.capabilities());
+        }
+        DeviceProfile noAtomics = DeviceProfile.detect(attributes(0x8086, 1, 0, 0, AtomicCapability.NONE), gids(GidType.ROCE_V2));
+        assertFalse(noAtomics.capabilities().atomics());
+        assertFalse(noAtomics.capabilities().sharedReceiveQueues());
+        assertEquals(HardwareClass.NOT_PVRDMA, DeviceProfile.detect(attributes(0x15ad, 2081, 0, 0, AtomicCapability.NONE),
+                gids(GidType.ROCE_V1)).hardwareClass(), "VMware vendor but another part id");
+    }
+
+    @Test
+    void hwv13RefusesSrqWithTheMessageThatSaysWhatWouldHelp() throws Exception {
+        UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class,
+                () -> esxi65().requireSharedReceiveQueues(attributes(0x15ad, 2080, 1, 0, AtomicCapability.NONE)));
+        assertEquals("ibv_create_srq", e.verb());
+        assertEquals("ibv_create_srq failed: not supported: this device is PVRDMA HWv13 (ESXi 6.5)-class: max_srq = 0;"
+                + " shared receive queues need PVRDMA HWv14 (ESXi 6.7) or later", e.getMessage());
+        assertDoesNotThrow(() -> esxi67().requireSharedReceiveQueues(attributes(0x15ad, 2080, 1, 4096, AtomicCapability.NONE)));
+    }
+
+    @Test
+    void pvrdmaAllowsRcAndUdOnly() throws Exception {
+        for (DeviceProfile p : List.of(esxi65(), esxi67())) {
+            assertDoesNotThrow(() -> p.requireQueuePairType(QpType.RC, 0));
+            assertDoesNotThrow(() -> p.requireQueuePairType(QpType.UD, 0));
+            for (QpType other : List.of(QpType.UC, QpType.XRC_SEND, QpType.XRC_RECV, QpType.RAW_PACKET)) {
+                UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class, () -> p.requireQueuePairType(other, 0));
+                assertTrue(e.getMessage().contains("RC and UD queue pairs only"), e.getMessage());
+            }
+        }
+        assertDoesNotThrow(() -> rxe().requireQueuePairType(QpType.UC, 0));
+    }
+
+    @Test
+    void hwv13AllowsThreeUdQueuePairs() throws Exception {
+        DeviceProfile p = esxi65();
+        assertDoesNotThrow(() -> p.requireQueuePairType(QpType.UD, 2));
+        UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class, () -> p.requireQueuePairType(QpType.UD, 3));
+        assertTrue(e.getMessage().contains("at most 3 UD queue pairs"), e.getMessage());
+        assertDoesNotThrow(() -> p.requireQueuePairType(QpType.RC, 3), "the limit is for UD only");
+        assertDoesNotThrow(() -> esxi67().requireQueuePairType(QpType.UD, 100));
+    }
+
+    @Test
+    void pvrdmaRefusesAtomicsAndInline() throws Exception {
+        for (DeviceProfile p : List.of(esxi65(), esxi67(), qemuPvrdma(512))) {
+            assertThrows(UnsupportedVerbException.class, () -> p.requireAtomics("vmw_pvrdma0"));
+            UnsupportedVerbException inline = assertThrows(UnsupportedVerbException.class, () -> p.requireInline("ibv_post_send"));
+            assertTrue(inline.getMessage().contains("forces max_inline_data to 0"), inline.getMessage());
+        }
+        assertDoesNotThrow(() -> rxe().requireAtomics("rxe0"));
+        assertDoesNotThrow(() -> rxe().requireInline("ibv_post_send"));
+    }
+
+    @Test
+    void emulatedProfilesAllowOnlyWhatBothAllow() throws Exception {
+        DeviceProfile hw13 = rxe().emulate(HardwareClass.PVRDMA_HWV13);
+        assertTrue(hw13.emulated());
+        assertEquals(HardwareClass.PVRDMA_HWV13, hw13.hardwareClass());
+        assertTrue(hw13.reasons().getFirst().contains("pvrdma-hwv13"), hw13.reasons().toString());
+        assertEquals(new DeviceProfile.Capabilities(false, false, 3, false, false, false, false), hw13.capabilities());
+        DeviceProfile hw14 = rxe().emulate(HardwareClass.PVRDMA_HWV14);
+        assertEquals(new DeviceProfile.Capabilities(true, false, -1, false, false, false, true), hw14.capabilities());
+        UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class,
+                () -> hw13.requireSharedReceiveQueues(attributes(0xffffff, 0, 0, 262144, AtomicCapability.HCA)));
+        assertTrue(e.getMessage().contains("emulated PVRDMA HWv13 (ESXi 6.5) profile"), e.getMessage());
+        assertEquals(rxe(), rxe().emulate(HardwareClass.NOT_PVRDMA));
+    }
+
+    @Test
+    void profilePropertyValues() {
+        assertEquals(HardwareClass.PVRDMA_HWV13, HardwareClass.ofPropertyValue("pvrdma-hwv13"));
+        assertEquals(HardwareClass.PVRDMA_HWV14, HardwareClass.ofPropertyValue(" PVRDMA-HWV14 "));
+        assertEquals(HardwareClass.NOT_PVRDMA, HardwareClass.ofPropertyValue("native"));
+        assertThrows(IllegalArgumentException.class, () -> HardwareClass.ofPropertyValue("esxi"));
+    }
+}
