@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * Waits for verbs file descriptors (completion channels, the async event descriptor) to become readable
@@ -84,6 +85,28 @@ public final class FdPoller {
             wake();
         }
         return waiter.ready;
+    }
+
+    /**
+     * The loop every verbs wait uses: try the non-blocking call, and while it has nothing, park until
+     * {@code fd} is readable, until {@code timeoutNanos} passed.
+     *
+     * @param tryOnce one non-blocking attempt, null when nothing is pending
+     * @return what {@code tryOnce} returned, or null on timeout
+     */
+    public <T> T awaitNonBlocking(int fd, long timeoutNanos, Supplier<T> tryOnce) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            T result = tryOnce.get();
+            if (result != null) {
+                return result;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return null;
+            }
+            awaitReadable(fd, remaining);
+        }
     }
 
     private void wake() {

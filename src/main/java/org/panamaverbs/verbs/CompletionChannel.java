@@ -110,18 +110,7 @@ public final class CompletionChannel extends VerbsResource {
      * @throws IllegalStateException if the channel is closed
      */
     public CompletionQueue awaitEvent(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            CompletionQueue cq = tryGetEvent();
-            if (cq != null) {
-                return cq;
-            }
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0) {
-                return null;
-            }
-            FdPoller.instance().awaitReadable(fd, remaining);
-        }
+        return FdPoller.instance().awaitNonBlocking(fd, timeout.toNanos(), this::tryGetEvent);
     }
 
     /** One non-blocking {@code ibv_get_cq_event}; null when no event is pending. */

@@ -426,18 +426,7 @@ public final class Context extends VerbsResource {
      * @throws IllegalStateException if the context is closed
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            AsyncEvent event = tryGetAsyncEvent();
-            if (event != null) {
-                return event;
-            }
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0) {
-                return null;
-            }
-            FdPoller.instance().awaitReadable(asyncFd, remaining);
-        }
+        return FdPoller.instance().awaitNonBlocking(asyncFd, timeout.toNanos(), this::tryGetAsyncEvent);
     }
 
     private AsyncEvent tryGetAsyncEvent() {
