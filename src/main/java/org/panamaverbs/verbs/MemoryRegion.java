@@ -125,18 +125,17 @@ public final class MemoryRegion extends VerbsResource {
      * @throws IndexOutOfBoundsException if the slice leaves the region
      */
     public Sge sge(long offset, int length) {
-        checkSlice(offset, length);
-        return new Sge(segment.address() + offset, length, lkey);
+        return new Sge(sliceAddress(offset, length), length, lkey);
     }
 
     /**
-     * Checks that {@code [offset, offset + length)} lies in this region and the region is usable; cheap
-     * enough for the data path.
+     * The address of {@code [offset, offset + length)}, after checking it lies in this region and the
+     * region is usable; cheap enough for the data path (one closed check, one liveness check).
      *
      * @throws IndexOutOfBoundsException if it does not lie inside
      * @throws IllegalStateException     if the region is closed or its memory is no longer alive
      */
-    void checkSlice(long offset, int length) {
+    long sliceAddress(long offset, int length) {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
@@ -147,6 +146,12 @@ public final class MemoryRegion extends VerbsResource {
         if (!segment.scope().isAlive()) {
             throw new IllegalStateException("the memory of " + this + " was freed (its arena is closed) while registered");
         }
+        return segment.address() + offset;
+    }
+
+    /** The local key without the closed check, for callers that just passed {@link #sliceAddress}. */
+    int lkeyUnchecked() {
+        return lkey;
     }
 
     @Override

@@ -129,8 +129,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     /** Writes scatter-gather entry {@code index} of request {@code request}, after checking the slice. */
     final void writeSge(int request, int index, MemoryRegion region, long offset, int length) {
         checkSgeIndex(index);
-        region.checkSlice(offset, length);
-        writeSge(request, index, region.segment().address() + offset, length, region.lkey());
+        writeSge(request, index, region.sliceAddress(offset, length), length, region.lkeyUnchecked());
     }
 
     final void writeSge(int request, int index, long address, int length, int lkey) {
