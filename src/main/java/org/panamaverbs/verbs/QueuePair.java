@@ -538,15 +538,8 @@ public final class QueuePair extends VerbsResource {
         if (config.type() != QpType.UD) {
             throw new IllegalStateException(this + " is not a UD queue pair; connect RC queue pairs with connect()");
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            ibv_qp_attr.qp_state(attr, QpState.INIT.code());
-            ibv_qp_attr.pkey_index(attr, (short) 0);
-            ibv_qp_attr.port_num(attr, (byte) config.port());
-            ibv_qp_attr.qkey(attr, qkey);
-            modify(attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_PKEY_INDEX() | ibverbs_h.IBV_QP_PORT()
-                    | ibverbs_h.IBV_QP_QKEY(), "RESET→INIT (UD, qkey 0x" + Integer.toHexString(qkey) + ")");
-        }
+        modifyToInit(ibverbs_h.IBV_QP_QKEY(), attr -> ibv_qp_attr.qkey(attr, qkey),
+                "RESET→INIT (UD, qkey 0x" + Integer.toHexString(qkey) + ")");
         modifyToState(QpState.RTR, "INIT→RTR (UD)");
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
@@ -564,14 +557,20 @@ public final class QueuePair extends VerbsResource {
 
     /** {@code ibv_modify_qp} to INIT: pkey index 0, the configured port, {@code accessBits}. */
     public void modifyToInit(int accessBits) {
+        modifyToInit(ibverbs_h.IBV_QP_ACCESS_FLAGS(), attr -> ibv_qp_attr.qp_access_flags(attr, accessBits),
+                "RESET→INIT on port " + config.port());
+    }
+
+    /** RESET → INIT with pkey index 0 and the configured port, plus what RC (access flags) or UD (qkey) adds. */
+    private void modifyToInit(int extraMask, java.util.function.Consumer<MemorySegment> extra, String transition) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
             ibv_qp_attr.qp_state(attr, QpState.INIT.code());
             ibv_qp_attr.pkey_index(attr, (short) 0);
             ibv_qp_attr.port_num(attr, (byte) config.port());
-            ibv_qp_attr.qp_access_flags(attr, accessBits);
-            modify(attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_PKEY_INDEX() | ibverbs_h.IBV_QP_PORT()
-                    | ibverbs_h.IBV_QP_ACCESS_FLAGS(), "RESET→INIT on port " + config.port());
+            extra.accept(attr);
+            modify(attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_PKEY_INDEX() | ibverbs_h.IBV_QP_PORT() | extraMask,
+                    transition);
         }
     }
 
