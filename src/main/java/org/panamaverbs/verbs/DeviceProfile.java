@@ -12,7 +12,10 @@ import java.util.List;
  *
  * <p>Detection: PVRDMA is {@code vendor_part_id} 2080 (the PCI device id 0x0820) with {@code vendor_id}
  * 0x15ad (ESXi) or 0 (QEMU's model, which never fills it in). HWv13-class is {@code max_srq} 0 with
- * RoCE v1 GIDs only; HWv14-class has shared receive queues or RoCE v2 GIDs.
+ * RoCE v1 GIDs only; HWv14-class has shared receive queues or RoCE v2 GIDs. QEMU's model (vendor_id 0)
+ * also loses everything but SEND: its backend posts every send request as a plain SEND without immediate
+ * data and hands out rkey 0xffffffff, so RDMA WRITE/READ, immediate data and remote access are refused there
+ * (measured with the project's {@code opcode_probe}, see README "Running on PVRDMA").
  *
  * <p>Emulation: run any device under a PVRDMA profile, to check an application against ESXi 6.5 / 6.7
  * before deploying it, with {@code -Dpanamaverbs.profile=pvrdma-hwv13} (or {@code pvrdma-hwv14}) or
@@ -42,9 +45,11 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
      * @param inline               {@code IBV_SEND_INLINE} and {@code max_inline_data}
      * @param roceV1               RoCE v1 GIDs present (or allowed, when emulated)
      * @param roceV2               RoCE v2 GIDs present
+     * @param rdmaAndImmediate     RDMA WRITE and READ (with remote access on memory regions) and immediate
+     *                             data; false on QEMU's PVRDMA model, which carries every request as a plain SEND
      */
     public record Capabilities(boolean sharedReceiveQueues, boolean unreliableConnected, int maxUdQueuePairs,
-            boolean atomics, boolean inline, boolean roceV1, boolean roceV2) {
+            boolean atomics, boolean inline, boolean roceV1, boolean roceV2, boolean rdmaAndImmediate) {
     }
 
     public DeviceProfile {
@@ -61,10 +66,11 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
             reasons.add(String.format("vendor_id 0x%x, vendor_part_id %d: not PVRDMA (PVRDMA is vendor_part_id 2080"
                     + " with vendor_id 0x15ad, or 0 on QEMU)", device.vendorId(), device.vendorPartId()));
             return new DeviceProfile(HardwareClass.NOT_PVRDMA, false, reasons, new Capabilities(device.maxSrq() > 0, true,
-                    -1, device.atomicCapability() != AtomicCapability.NONE, true, v1, v2));
+                    -1, device.atomicCapability() != AtomicCapability.NONE, true, v1, v2, true));
         }
+        boolean qemu = device.vendorId() == 0;
         reasons.add(String.format("vendor_part_id 2080 and vendor_id 0x%x (%s): PVRDMA", device.vendorId(),
-                device.vendorId() == 0 ? "QEMU's PVRDMA model" : "VMware ESXi"));
+                qemu ? "QEMU's PVRDMA model" : "VMware ESXi"));
         reasons.add("GID types: " + (v1 && v2 ? "RoCE v1 and v2" : v2 ? "RoCE v2 only" : v1 ? "RoCE v1 only" : "none"));
         HardwareClass hardwareClass;
         if (device.maxSrq() > 0 || v2) {
@@ -75,12 +81,16 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
             hardwareClass = HardwareClass.PVRDMA_HWV13;
             reasons.add("max_srq = 0 and RoCE v1 only: HWv13-class");
         }
-        return new DeviceProfile(hardwareClass, false, reasons, pvrdmaCapabilities(hardwareClass, v1, v2));
+        if (qemu) {
+            reasons.add("vendor_id 0 (QEMU's model): every send request travels as a plain SEND, so RDMA WRITE/READ,"
+                    + " immediate data and remote access are refused");
+        }
+        return new DeviceProfile(hardwareClass, false, reasons, pvrdmaCapabilities(hardwareClass, v1, v2, !qemu));
     }
 
-    private static Capabilities pvrdmaCapabilities(HardwareClass c, boolean v1, boolean v2) {
+    private static Capabilities pvrdmaCapabilities(HardwareClass c, boolean v1, boolean v2, boolean rdmaAndImmediate) {
         boolean hw14 = c == HardwareClass.PVRDMA_HWV14;
-        return new Capabilities(hw14, false, hw14 ? -1 : HWV13_MAX_UD_QPS, false, false, v1, hw14 && v2);
+        return new Capabilities(hw14, false, hw14 ? -1 : HWV13_MAX_UD_QPS, false, false, v1, hw14 && v2, rdmaAndImmediate);
     }
 
     /** This device's profile as the given PVRDMA class would see it: only what both allow. */
@@ -88,14 +98,39 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
         if (target == HardwareClass.NOT_PVRDMA) {
             return this;
         }
-        Capabilities pv = pvrdmaCapabilities(target, true, true);
+        Capabilities pv = pvrdmaCapabilities(target, true, true, true);
         Capabilities real = capabilities;
         List<String> why = new ArrayList<>(reasons);
         why.addFirst("emulating " + target.description() + " (-Dpanamaverbs.profile=" + target.propertyValue() + ")");
         int ud = pv.maxUdQueuePairs() < 0 ? real.maxUdQueuePairs()
                 : real.maxUdQueuePairs() < 0 ? pv.maxUdQueuePairs() : Math.min(pv.maxUdQueuePairs(), real.maxUdQueuePairs());
         return new DeviceProfile(target, true, why, new Capabilities(pv.sharedReceiveQueues() && real.sharedReceiveQueues(),
-                false, ud, false, false, real.roceV1(), real.roceV2() && pv.roceV2()));
+                false, ud, false, false, real.roceV1(), real.roceV2() && pv.roceV2(), real.rdmaAndImmediate()));
+    }
+
+    /**
+     * The profile as lines for a log: class (detected or emulated), the reasons, and what the gates allow.
+     * For example {@code PVRDMA HWv13 (ESXi 6.5)-class, detected} followed by indented reasons and capabilities.
+     */
+    public String describe() {
+        StringBuilder text = new StringBuilder(hardwareClass.description()).append(emulated ? " profile, emulated\n"
+                : hardwareClass.isPvrdma() ? "-class, detected\n" : ", detected\n");
+        for (String reason : reasons) {
+            text.append("  because ").append(reason).append('\n');
+        }
+        Capabilities c = capabilities;
+        text.append("  allows: shared receive queues ").append(yesNo(c.sharedReceiveQueues()))
+                .append(", UC queue pairs ").append(yesNo(c.unreliableConnected()))
+                .append(", UD queue pairs ").append(c.maxUdQueuePairs() < 0 ? "device limit" : "at most " + c.maxUdQueuePairs())
+                .append(", atomics ").append(yesNo(c.atomics()))
+                .append(", inline ").append(yesNo(c.inline()))
+                .append(", RDMA WRITE/READ and immediate data ").append(yesNo(c.rdmaAndImmediate()))
+                .append(", RoCE ").append(c.roceV1() && c.roceV2() ? "v1 and v2" : c.roceV2() ? "v2" : c.roceV1() ? "v1" : "none");
+        return text.toString();
+    }
+
+    private static String yesNo(boolean allowed) {
+        return allowed ? "yes" : "no";
     }
 
     private String what() {
@@ -133,6 +168,37 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
                     + ", which has no atomic operations" : "device " + deviceName + " reports atomic_cap IBV_ATOMIC_NONE"),
                     "use a device with atomic support (rxe, mlx5); PVRDMA has none on any hardware version");
         }
+    }
+
+    /** Gate of {@code ibv_reg_mr} with remote access flags ({@link Access#REMOTE_WRITE} and the like). */
+    void requireRemoteAccess(int accessBits) {
+        int remote = Access.REMOTE_WRITE.bit() | Access.REMOTE_READ.bit() | Access.REMOTE_ATOMIC.bit();
+        if (!capabilities.rdmaAndImmediate() && (accessBits & remote) != 0) {
+            throw new UnsupportedVerbException("ibv_reg_mr", qemuModel() + " and gives every memory region rkey"
+                    + " 0xffffffff, so remote access cannot work", ONLY_SEND_REMEDY);
+        }
+    }
+
+    /** Gate of a send request with {@code opcode} (checked at post only on devices that lack one-sided operations). */
+    void requireOpcode(WrOpcode opcode, int index) {
+        if (!capabilities.rdmaAndImmediate() && opcode != WrOpcode.SEND) {
+            throw new UnsupportedVerbException("ibv_post_send", qemuModel() + "; work request " + index + " is "
+                    + opcode + ", which would arrive as a plain SEND" + (opcode == WrOpcode.SEND_WITH_IMM
+                    || opcode == WrOpcode.RDMA_WRITE_WITH_IMM ? " without its immediate data" : ""), ONLY_SEND_REMEDY);
+        }
+    }
+
+    /** Whether send requests need their opcode checked at post ({@link #requireOpcode}): only on QEMU's model. */
+    boolean checksOpcodes() {
+        return !capabilities.rdmaAndImmediate();
+    }
+
+    private static final String ONLY_SEND_REMEDY = "use SEND/RECV there; VMware's PVRDMA (ESXi, every hardware version)"
+            + " and other devices carry RDMA WRITE/READ and immediate data";
+
+    private String qemuModel() {
+        return "this device is QEMU's PVRDMA model (vendor_id 0), which posts every send request to its backend as a"
+                + " plain SEND";
     }
 
     /** Gate of inline data (creation with max_inline_data, and IBV_SEND_INLINE). */

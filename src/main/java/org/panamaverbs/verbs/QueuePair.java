@@ -47,6 +47,10 @@ public final class QueuePair extends VerbsResource {
     private final int qpNumber;
     private final int psn;
     private final int gidIndex;
+    /** Whether the device mis-carries opcodes other than SEND (QEMU's PVRDMA model): then every post is checked. */
+    private final boolean checkOpcodes;
+    /** Whether every post needs {@link #checkSpecialRequests} (UD, or opcodes checked); else only special chains. */
+    private final boolean checkEveryPost;
     /** The largest UD message: the port's active MTU, read when the queue pair became ready; 0 before. */
     private volatile int datagramLimit;
 
@@ -242,6 +246,8 @@ public final class QueuePair extends VerbsResource {
         this.qpNumber = ibv_qp.qp_num(handle);
         this.psn = PSN_SOURCE.nextInt() & 0xffffff;
         this.gidIndex = gidIndex;
+        this.checkOpcodes = context.profile().checksOpcodes();
+        this.checkEveryPost = config.type() == QpType.UD || checkOpcodes;
     }
 
     private static VerbsResource[] owners(ProtectionDomain pd, Config config) {
@@ -650,7 +656,7 @@ public final class QueuePair extends VerbsResource {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
-        if (requests.specialCount != 0 || config.type() == QpType.UD) {
+        if (requests.specialCount != 0 || checkEveryPost) {
             checkSpecialRequests(requests, count);
         }
         return requests.postThrough(postSendFunction, handle, count);
@@ -682,6 +688,9 @@ public final class QueuePair extends VerbsResource {
     private void checkSpecialRequests(SendWorkRequests requests, int count) {
         for (int i = 0; i < Math.min(count, requests.capacity()); i++) {
             int special = requests.special(i);
+            if (checkOpcodes) {
+                context.profile().requireOpcode(requests.get(i).opcode(), i);
+            }
             if (config.type() == QpType.UD) {
                 AddressHandle ah = requests.addressHandle(i);
                 if (ah == null) {

@@ -53,14 +53,14 @@ class DeviceProfileTest {
         assertFalse(p.emulated());
         assertTrue(p.reasons().stream().anyMatch(r -> r.contains("VMware ESXi")), p.reasons().toString());
         assertTrue(p.reasons().stream().anyMatch(r -> r.contains("max_srq = 0")), p.reasons().toString());
-        assertEquals(new DeviceProfile.Capabilities(false, false, 3, false, false, true, false), p.capabilities());
+        assertEquals(new DeviceProfile.Capabilities(false, false, 3, false, false, true, false, true), p.capabilities());
     }
 
     @Test
     void esxi67IsHwv14() throws Exception {
         DeviceProfile p = esxi67();
         assertEquals(HardwareClass.PVRDMA_HWV14, p.hardwareClass());
-        assertEquals(new DeviceProfile.Capabilities(true, false, -1, false, false, false, true), p.capabilities());
+        assertEquals(new DeviceProfile.Capabilities(true, false, -1, false, false, false, true, true), p.capabilities());
     }
 
     @Test
@@ -71,10 +71,46 @@ class DeviceProfileTest {
     }
 
     @Test
+    void qemusModelRefusesWhatItCarriesAsPlainSend() throws Exception {
+        for (DeviceProfile p : List.of(qemuPvrdma(512), qemuPvrdma(0))) {
+            assertFalse(p.capabilities().rdmaAndImmediate());
+            assertTrue(p.checksOpcodes());
+            assertDoesNotThrow(() -> p.requireRemoteAccess(Access.LOCAL_WRITE.bit()));
+            UnsupportedVerbException reg = assertThrows(UnsupportedVerbException.class,
+                    () -> p.requireRemoteAccess(Access.bits(Access.LOCAL_WRITE, Access.REMOTE_WRITE)));
+            assertEquals("ibv_reg_mr", reg.verb());
+            assertTrue(reg.getMessage().contains("rkey 0xffffffff"), reg.getMessage());
+            assertDoesNotThrow(() -> p.requireOpcode(WrOpcode.SEND, 0));
+            for (WrOpcode op : List.of(WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.SEND_WITH_IMM)) {
+                UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class, () -> p.requireOpcode(op, 2));
+                assertTrue(e.getMessage().contains("work request 2 is " + op + ", which would arrive as a plain SEND"), e.getMessage());
+            }
+            assertTrue(p.describe().contains("RDMA WRITE/READ and immediate data no"), p.describe());
+        }
+        for (DeviceProfile p : List.of(esxi65(), esxi67(), rxe(), mlx5(), rxe().emulate(HardwareClass.PVRDMA_HWV13))) {
+            assertFalse(p.checksOpcodes(), "the data path checks no opcodes on " + p.hardwareClass());
+            assertDoesNotThrow(() -> p.requireRemoteAccess(Access.bits(Access.REMOTE_WRITE, Access.REMOTE_READ)));
+            assertDoesNotThrow(() -> p.requireOpcode(WrOpcode.RDMA_WRITE_WITH_IMM, 0));
+        }
+        assertFalse(qemuPvrdma(0).emulate(HardwareClass.PVRDMA_HWV14).capabilities().rdmaAndImmediate(),
+                "emulating ESXi on QEMU's model keeps what the real device lacks");
+    }
+
+    @Test
+    void describeListsClassReasonsAndCapabilities() throws Exception {
+        String text = esxi65().describe();
+        assertTrue(text.startsWith("PVRDMA HWv13 (ESXi 6.5)-class, detected\n"), text);
+        assertTrue(text.contains("  because max_srq = 0 and RoCE v1 only: HWv13-class\n"), text);
+        assertTrue(text.contains("UD queue pairs at most 3"), text);
+        assertTrue(rxe().emulate(HardwareClass.PVRDMA_HWV14).describe().startsWith("PVRDMA HWv14 (ESXi 6.7) profile, emulated"));
+        assertTrue(rxe().describe().startsWith("not PVRDMA, detected"), rxe().describe());
+    }
+
+    @Test
     void otherDevicesAreGatedOnlyByWhatTheyReport() throws Exception {
         for (DeviceProfile p : List.of(rxe(), mlx5())) {
             assertEquals(HardwareClass.NOT_PVRDMA, p.hardwareClass());
-            assertEquals(new DeviceProfile.Capabilities(true, true, -1, true, true, false, true), p.capabilities());
+            assertEquals(new DeviceProfile.Capabilities(true, true, -1, true, true, false, true, true), p.capabilities());
         }
         DeviceProfile noAtomics = DeviceProfile.detect(attributes(0x8086, 1, 0, 0, AtomicCapability.NONE), gids(GidType.ROCE_V2));
         assertFalse(noAtomics.capabilities().atomics());
@@ -133,9 +169,9 @@ class DeviceProfileTest {
         assertTrue(hw13.emulated());
         assertEquals(HardwareClass.PVRDMA_HWV13, hw13.hardwareClass());
         assertTrue(hw13.reasons().getFirst().contains("pvrdma-hwv13"), hw13.reasons().toString());
-        assertEquals(new DeviceProfile.Capabilities(false, false, 3, false, false, false, false), hw13.capabilities());
+        assertEquals(new DeviceProfile.Capabilities(false, false, 3, false, false, false, false, true), hw13.capabilities());
         DeviceProfile hw14 = rxe().emulate(HardwareClass.PVRDMA_HWV14);
-        assertEquals(new DeviceProfile.Capabilities(true, false, -1, false, false, false, true), hw14.capabilities());
+        assertEquals(new DeviceProfile.Capabilities(true, false, -1, false, false, false, true, true), hw14.capabilities());
         UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class,
                 () -> hw13.requireSharedReceiveQueues(attributes(0xffffff, 0, 0, 262144, AtomicCapability.HCA)));
         assertTrue(e.getMessage().contains("emulated PVRDMA HWv13 (ESXi 6.5) profile"), e.getMessage());
