@@ -105,13 +105,40 @@ static void describe(const char *side, struct ibv_cq *cq)
     printf(";");
 }
 
-static void probe(const char *name, enum ibv_wr_opcode opcode, int seed)
+/* Splits LENGTH bytes at base into n entries (n = 1 or 3) with gaps of 16 bytes between them. */
+static int scatter(struct ibv_sge *sge, int n, unsigned char *base, uint32_t lkey)
+{
+    static const uint32_t parts[3] = { 20, 24, 20 };
+    uintptr_t at = (uintptr_t)base;
+    for (int i = 0; i < n; i++) {
+        sge[i] = (struct ibv_sge){ .addr = at, .length = n == 1 ? LENGTH : parts[i], .lkey = lkey };
+        at += sge[i].length + (n == 1 ? 0 : 16);
+    }
+    return n;
+}
+
+/* Whether the n entries made by scatter() hold the LENGTH bytes of fill(seed), in order. */
+static int gathered(const struct ibv_sge *sge, int n, int seed)
+{
+    unsigned char joined[LENGTH];
+    size_t at = 0;
+    for (int i = 0; i < n && at < LENGTH; i++) {
+        size_t part = sge[i].length < LENGTH - at ? sge[i].length : LENGTH - at;
+        memcpy(joined + at, (const void *)(uintptr_t)sge[i].addr, part);
+        at += part;
+    }
+    return holds(joined, seed);
+}
+
+/* Probes one request: opcode with send_sges gather entries into recv_sges scatter entries. */
+static void probe(const char *name, enum ibv_wr_opcode opcode, int seed, int send_sges, int recv_sges)
 {
     struct ibv_cq *cq_a = ibv_create_cq(ctx, 4, NULL, NULL, 0), *cq_b = ibv_create_cq(ctx, 4, NULL, NULL, 0);
     if (!cq_a || !cq_b)
         die("ibv_create_cq");
     struct ibv_qp_init_attr init = { .qp_type = IBV_QPT_RC, .cap = { .max_send_wr = 4, .max_recv_wr = 4,
         .max_send_sge = 1, .max_recv_sge = 1 } };
+    init.cap.max_send_sge = init.cap.max_recv_sge = 3;
     init.send_cq = init.recv_cq = cq_a;
     struct ibv_qp *qp_a = ibv_create_qp(pd, &init);
     init.send_cq = init.recv_cq = cq_b;
@@ -123,15 +150,26 @@ static void probe(const char *name, enum ibv_wr_opcode opcode, int seed)
 
     memset(buf_a, 0, BUFFER);
     memset(buf_b, 0, BUFFER);
-    fill(buf_a, seed);
+    int read = opcode == IBV_WR_RDMA_READ;
+    struct ibv_sge rsge[3], sge[3];
+    scatter(sge, send_sges, buf_a + (read ? READ_INTO : 0), mr_a->lkey);
+    scatter(rsge, recv_sges, buf_b + RECV_AT, mr_b->lkey);
+    if (recv_sges == 1)
+        rsge[0].length = 1024;
+    unsigned char *source = read ? buf_a + READ_INTO : buf_a;
+    fill(source, read ? seed + 2 : seed); /* contiguous; scatter() with gaps reads it as is */
+    if (send_sges == 3) {               /* place the pattern where the gather entries read it */
+        unsigned char pattern[LENGTH];
+        fill(pattern, read ? seed + 2 : seed);
+        memset(source, 0, 128);
+        for (int i = 0, at = 0; i < 3; at += sge[i].length, i++)
+            memcpy((void *)(uintptr_t)sge[i].addr, pattern + at, sge[i].length);
+    }
     fill(buf_b + READ_SOURCE, seed + 1);
-    struct ibv_sge rsge = { .addr = (uintptr_t)(buf_b + RECV_AT), .length = 1024, .lkey = mr_b->lkey };
-    struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = &rsge, .num_sge = 1 }, *bad_rwr;
+    struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = rsge, .num_sge = recv_sges }, *bad_rwr;
     if (ibv_post_recv(qp_b, &rwr, &bad_rwr))
         die("ibv_post_recv");
-    int read = opcode == IBV_WR_RDMA_READ;
-    struct ibv_sge sge = { .addr = (uintptr_t)(buf_a + (read ? READ_INTO : 0)), .length = LENGTH, .lkey = mr_a->lkey };
-    struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = opcode,
+    struct ibv_send_wr wr = { .wr_id = 1, .sg_list = sge, .num_sge = send_sges, .opcode = opcode,
         .send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(0x11223344) }, *bad_wr;
     wr.wr.rdma.remote_addr = (uintptr_t)(buf_b + (read ? READ_SOURCE : TARGET));
     wr.wr.rdma.rkey = mr_b->rkey;
@@ -142,11 +180,13 @@ static void probe(const char *name, enum ibv_wr_opcode opcode, int seed)
     describe("requester", cq_a);
     describe("responder", cq_b);
     if (read)
-        printf(" local buffer %s;", holds(buf_a + READ_INTO, seed + 1) ? "holds the remote bytes (read)" : "unchanged (not read)");
+        printf(" local buffer %s;", holds(buf_a + READ_INTO, seed + 1) ? "holds the remote bytes (read)"
+               : holds(buf_a + READ_INTO, seed + 2) ? "unchanged (not read)" : "damaged");
     else if (opcode != IBV_WR_SEND && opcode != IBV_WR_SEND_WITH_IMM)
         printf(" remote address %s;", holds(buf_b + TARGET, seed) ? "holds the bytes (written)" : "unchanged (not written)");
-    printf(" receive buffer %s\n", holds(buf_b + RECV_AT, seed) ? "holds the requester's bytes"
-           : read && holds(buf_b + RECV_AT, 0) ? "holds the requester's (empty) read buffer" : "untouched");
+    printf(" receive buffer %s\n", gathered(rsge, recv_sges, read ? seed + 2 : seed)
+           ? (read ? "holds the requester's local buffer (sent, not read)" : "holds the requester's bytes")
+           : "does not hold the requester's bytes");
     fflush(stdout);
     ibv_destroy_qp(qp_a);
     ibv_destroy_qp(qp_b);
@@ -165,6 +205,7 @@ int main(int argc, char **argv)
     for (int i = 0; list && list[i]; i++)
         if (strcmp(ibv_get_device_name(list[i]), argv[1]) == 0)
             ctx = ibv_open_device(list[i]);
+    ibv_free_device_list(list);
     if (!ctx) {
         fprintf(stderr, "opcode_probe: cannot open %s\n", argv[1]);
         return 1;
@@ -181,10 +222,13 @@ int main(int argc, char **argv)
         die("ibv_reg_mr");
     printf("%s: memory regions: lkey 0x%x / 0x%x, rkey 0x%x / 0x%x\n", argv[1], mr_a->lkey, mr_b->lkey,
            mr_a->rkey, mr_b->rkey);
-    probe("SEND", IBV_WR_SEND, 1);
-    probe("SEND_WITH_IMM", IBV_WR_SEND_WITH_IMM, 2);
-    probe("RDMA_WRITE", IBV_WR_RDMA_WRITE, 3);
-    probe("RDMA_WRITE_WITH_IMM", IBV_WR_RDMA_WRITE_WITH_IMM, 4);
-    probe("RDMA_READ", IBV_WR_RDMA_READ, 5);
+    probe("SEND", IBV_WR_SEND, 1, 1, 1);
+    probe("SEND_WITH_IMM", IBV_WR_SEND_WITH_IMM, 2, 1, 1);
+    probe("RDMA_WRITE", IBV_WR_RDMA_WRITE, 3, 1, 1);
+    probe("RDMA_WRITE_WITH_IMM", IBV_WR_RDMA_WRITE_WITH_IMM, 4, 1, 1);
+    probe("RDMA_READ", IBV_WR_RDMA_READ, 5, 1, 1);
+    probe("SEND 3 gather entries -> 1 scatter entry", IBV_WR_SEND, 6, 3, 1);
+    probe("SEND 1 gather entry -> 3 scatter entries", IBV_WR_SEND, 7, 1, 3);
+    probe("SEND 3 gather entries -> 3 scatter entries", IBV_WR_SEND, 8, 3, 3);
     return 0;
 }

@@ -688,9 +688,6 @@ public final class QueuePair extends VerbsResource {
     private void checkSpecialRequests(SendWorkRequests requests, int count) {
         for (int i = 0; i < Math.min(count, requests.capacity()); i++) {
             int special = requests.special(i);
-            if (checkOpcodes) {
-                context.profile().requireOpcode(requests.get(i).opcode(), i);
-            }
             if (config.type() == QpType.UD) {
                 AddressHandle ah = requests.addressHandle(i);
                 if (ah == null) {
@@ -729,6 +726,9 @@ public final class QueuePair extends VerbsResource {
                     throw new IllegalArgumentException("inline work request " + i + " carries " + payload
                             + " bytes, more than the queue pair's max_inline_data " + capabilities.maxInlineData());
                 }
+            }
+            if (checkOpcodes) { // after the atomic check, whose refusal says more
+                context.profile().requireOpcode(requests.get(i).opcode(), i);
             }
         }
     }
