@@ -64,6 +64,7 @@ public final class ProtectionDomain extends VerbsResource {
      * @param access  what the region allows; {@link Access#REMOTE_WRITE} and {@link Access#REMOTE_ATOMIC}
      *                need {@link Access#LOCAL_WRITE} (the verbs specification), so it is added for them
      * @throws IllegalArgumentException for a heap or zero-length segment
+     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno
      */
     public MemoryRegion register(MemorySegment segment, Access... access) {
@@ -78,6 +79,7 @@ public final class ProtectionDomain extends VerbsResource {
      * owns the memory and frees it when closed, so it can never outlive its registration.
      *
      * @throws IllegalArgumentException if {@code size} is not positive
+     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno
      */
     public MemoryRegion allocateAndRegister(long size, Access... access) {

@@ -651,6 +651,9 @@ public final class QueuePair extends VerbsResource {
      *         the first request not posted
      * @throws IllegalStateException     if this queue pair or the chain is closed
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
+     * @throws UnsupportedVerbException  for atomics or inline data the device lacks, and on QEMU's PVRDMA
+     *                                   model for any opcode but SEND (it would carry it as a plain SEND);
+     *                                   nothing of the chain is posted then
      */
     public int postSend(SendWorkRequests requests, int count) {
         if (closed) {
