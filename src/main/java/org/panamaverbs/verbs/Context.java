@@ -49,6 +49,7 @@ public final class Context extends VerbsResource {
     private final RdmaDevice device;
     private final DeviceAttributes attributes;
     private DeviceProfile profile;
+    private DevicePolicy policy;
     final MemorySegment pollCqFunction;
     final MemorySegment postSendFunction;
     final MemorySegment postRecvFunction;
@@ -57,6 +58,10 @@ public final class Context extends VerbsResource {
     private final int asyncFd;
     private final List<Consumer<AsyncEvent>> asyncListeners = new CopyOnWriteArrayList<>();
     private Thread asyncDispatcher;
+
+    static {
+        org.panamaverbs.internal.VerbsBridge.register(new VerbsBridgeImpl());
+    }
 
     private static final class Native {
         static final MethodHandle OPEN_DEVICE = CallState.capturingErrno(
@@ -104,6 +109,7 @@ public final class Context extends VerbsResource {
         try {
             Context opened = new Context(handle, info);
             opened.profile = profileFor(opened, emulate);
+            opened.policy = opened.profile.policy(opened.attributes, info.name());
             if (opened.pollCqFunction.equals(MemorySegment.NULL) || opened.postSendFunction.equals(MemorySegment.NULL)
                     || opened.postRecvFunction.equals(MemorySegment.NULL)) {
                 opened.close();
@@ -118,6 +124,21 @@ public final class Context extends VerbsResource {
             }
             throw e;
         }
+    }
+
+    /**
+     * Wraps an {@code ibv_context} another owner opened and will close (rdma_cm's {@code cm_id->verbs}, which
+     * librdmacm keeps open for the life of the process): closing this object closes what was created on it,
+     * never the device.
+     */
+    static Context borrow(MemorySegment verbs, String owner) {
+        MemorySegment handle = verbs.reinterpret(ibv_context.layout().byteSize());
+        RdmaDevice info = Rdma.describe(ibv_context.device(handle));
+        Context borrowed = new Context(handle, info);
+        borrowed.heldBy(owner, () -> { });
+        borrowed.profile = profileFor(borrowed, null);
+        borrowed.policy = borrowed.profile.policy(borrowed.attributes, info.name());
+        return borrowed;
     }
 
     /** The device this context was opened on. */
@@ -149,6 +170,11 @@ public final class Context extends VerbsResource {
      */
     public DeviceProfile profile() {
         return profile;
+    }
+
+    /** The gates of this context's profile, consulted by every verb. */
+    DevicePolicy policy() {
+        return policy;
     }
 
     /** Live UD queue pairs of this context, for the HWv13 limit. */

@@ -6,9 +6,8 @@ import java.util.List;
 /**
  * What a device allows, detected once when a {@link Context} opens, from what user space can observe
  * ({@code ibv_query_device}, the GID table's types, vendor ids; never the device name, which udev may
- * change), and consulted by every control-path verb so that what the device would refuse obscurely (or,
- * for PVRDMA's provider, mis-encode) is refused first with an {@link UnsupportedVerbException} naming the
- * verb, the detected class and what would support it.
+ * change). {@link #describe()} gives the lines to log; the gates it implies (what is refused, with which
+ * message) all live in {@link DevicePolicy}, which every verb consults.
  *
  * <p>Detection: PVRDMA is {@code vendor_part_id} 2080 (the PCI device id 0x0820) with {@code vendor_id}
  * 0x15ad (ESXi) or 0 (QEMU's model, which never fills it in). HWv13-class is {@code max_srq} 0 with
@@ -133,79 +132,8 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
         return allowed ? "yes" : "no";
     }
 
-    private String what() {
-        return (emulated ? "this device runs under an emulated " : "this device is ") + hardwareClass.description()
-                + (emulated ? " profile" : "-class");
-    }
-
-    /** Gate of {@code ibv_create_srq}. */
-    void requireSharedReceiveQueues(DeviceAttributes device) {
-        if (!capabilities.sharedReceiveQueues()) {
-            throw new UnsupportedVerbException("ibv_create_srq", what() + ": max_srq = "
-                    + (hardwareClass == HardwareClass.PVRDMA_HWV13 ? 0 : device.maxSrq()),
-                    "shared receive queues need " + (hardwareClass.isPvrdma() ? "PVRDMA HWv14 (ESXi 6.7) or later"
-                    : "a device that reports max_srq > 0"));
-        }
-    }
-
-    /** Gate of {@code ibv_create_qp} for {@code type}, with {@code liveUdQueuePairs} UD queue pairs already open. */
-    void requireQueuePairType(QpType type, int liveUdQueuePairs) {
-        if (hardwareClass.isPvrdma() && type != QpType.RC && type != QpType.UD) {
-            throw new UnsupportedVerbException("ibv_create_qp", what() + ", which supports RC and UD queue pairs only, not "
-                    + type, "use RC or UD; PVRDMA has no " + type + " on any hardware version");
-        }
-        if (type == QpType.UD && capabilities.maxUdQueuePairs() >= 0 && liveUdQueuePairs >= capabilities.maxUdQueuePairs()) {
-            throw new UnsupportedVerbException("ibv_create_qp", what() + ", which allows at most "
-                    + capabilities.maxUdQueuePairs() + " UD queue pairs and " + liveUdQueuePairs + " are open",
-                    "close one first; PVRDMA HWv14 (ESXi 6.7) has no such limit");
-        }
-    }
-
-    /** Gate of atomic work requests. */
-    void requireAtomics(String deviceName) {
-        if (!capabilities.atomics()) {
-            throw new UnsupportedVerbException("ibv_post_send", (hardwareClass.isPvrdma() ? what()
-                    + ", which has no atomic operations" : "device " + deviceName + " reports atomic_cap IBV_ATOMIC_NONE"),
-                    "use a device with atomic support (rxe, mlx5); PVRDMA has none on any hardware version");
-        }
-    }
-
-    /** Gate of {@code ibv_reg_mr} with remote access flags ({@link Access#REMOTE_WRITE} and the like). */
-    void requireRemoteAccess(int accessBits) {
-        int remote = Access.REMOTE_WRITE.bit() | Access.REMOTE_READ.bit() | Access.REMOTE_ATOMIC.bit();
-        if (!capabilities.rdmaAndImmediate() && (accessBits & remote) != 0) {
-            throw new UnsupportedVerbException("ibv_reg_mr", qemuModel() + " and gives every memory region rkey"
-                    + " 0xffffffff, so remote access cannot work", ONLY_SEND_REMEDY);
-        }
-    }
-
-    /** Gate of a send request with {@code opcode} (checked at post only on devices that lack one-sided operations). */
-    void requireOpcode(WrOpcode opcode, int index) {
-        if (!capabilities.rdmaAndImmediate() && opcode != WrOpcode.SEND) {
-            throw new UnsupportedVerbException("ibv_post_send", qemuModel() + "; work request " + index + " is "
-                    + opcode + ", which would arrive as a plain SEND" + (opcode == WrOpcode.SEND_WITH_IMM
-                    || opcode == WrOpcode.RDMA_WRITE_WITH_IMM ? " without its immediate data" : ""), ONLY_SEND_REMEDY);
-        }
-    }
-
-    /** Whether send requests need their opcode checked at post ({@link #requireOpcode}): only on QEMU's model. */
-    boolean checksOpcodes() {
-        return !capabilities.rdmaAndImmediate();
-    }
-
-    private static final String ONLY_SEND_REMEDY = "use SEND/RECV there; VMware's PVRDMA (ESXi, every hardware version)"
-            + " and other devices carry RDMA WRITE/READ and immediate data";
-
-    private String qemuModel() {
-        return "this device is QEMU's PVRDMA model (vendor_id 0), which posts every send request to its backend as a"
-                + " plain SEND";
-    }
-
-    /** Gate of inline data (creation with max_inline_data, and IBV_SEND_INLINE). */
-    void requireInline(String verb) {
-        if (!capabilities.inline()) {
-            throw new UnsupportedVerbException(verb, what() + ", whose driver forces max_inline_data to 0",
-                    "send from registered memory without SendFlags.INLINE");
-        }
+    /** The gates this profile implies, for a device named {@code deviceName} with {@code device}'s limits. */
+    DevicePolicy policy(DeviceAttributes device, String deviceName) {
+        return DevicePolicy.of(this, device, deviceName);
     }
 }

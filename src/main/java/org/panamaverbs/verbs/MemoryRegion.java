@@ -61,7 +61,7 @@ public final class MemoryRegion extends VerbsResource {
         if (!segment.scope().isAlive()) {
             throw new IllegalStateException("the segment's arena is already closed");
         }
-        pd.context().profile().requireRemoteAccess(access);
+        pd.context().policy().requireRemoteAccess(access);
         if ((access & (Access.REMOTE_WRITE.bit() | Access.REMOTE_ATOMIC.bit())) != 0) {
             access |= Access.LOCAL_WRITE.bit();
         }

@@ -101,20 +101,34 @@ public final class ProtectionDomain extends VerbsResource {
 
     /**
      * {@code ibv_create_qp}: a queue pair in this domain, in state RESET. Connect it with
-     * {@link QueuePair#connect(QueuePair.Endpoint)} or {@link QueuePair#connectLoopback(QueuePair, QueuePair)}.
+     * {@link QueuePair#connect(QpEndpoint)} or {@link QueuePair#connectLoopback(QueuePair, QueuePair)}.
      *
      * @throws IllegalArgumentException if the capacities exceed the device's limits
      * @throws VerbsException           naming {@code ibv_create_qp} and the errno
      */
-    public QueuePair createQueuePair(QueuePair.Config config) {
+    public QueuePair createQueuePair(QpConfig config) {
         synchronized (treeLock()) {
-            ensureOpen();
-            config.sendCq().ensureOpen();
-            config.recvCq().ensureOpen();
-            if (config.srq() != null) {
-                config.srq().ensureOpen();
-            }
+            ensureOwnersOpen(config);
             return QueuePair.create(this, config);
+        }
+    }
+
+    /** A queue pair made by {@code creator} and held by {@code owner}, which frees it through {@code giveBack}. */
+    QueuePair createQueuePair(QpConfig config, org.panamaverbs.internal.QpCreator creator, String owner, Runnable giveBack) {
+        synchronized (treeLock()) {
+            ensureOwnersOpen(config);
+            QueuePair qp = QueuePair.create(this, config, creator);
+            qp.heldBy(owner, giveBack);
+            return qp;
+        }
+    }
+
+    private void ensureOwnersOpen(QpConfig config) {
+        ensureOpen();
+        config.sendCq().ensureOpen();
+        config.recvCq().ensureOpen();
+        if (config.srq() != null) {
+            config.srq().ensureOpen();
         }
     }
 

@@ -128,7 +128,7 @@ public final class Rdma {
         });
     }
 
-    private static RdmaDevice describe(MemorySegment device) {
+    static RdmaDevice describe(MemorySegment device) {
         String name = ibverbs_h.ibv_get_device_name(device).reinterpret(Long.MAX_VALUE).getString(0);
         long guid = Long.reverseBytes(ibverbs_h.ibv_get_device_guid(device));
         int transport = ibv_device.transport_type(device.reinterpret(ibv_device.layout().byteSize()));

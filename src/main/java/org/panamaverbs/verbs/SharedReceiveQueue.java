@@ -12,7 +12,7 @@ import org.panamaverbs.internal.Unchecked;
 
 /**
  * {@code struct ibv_srq} from {@code ibv_create_srq}, destroyed with {@code ibv_destroy_srq}: one pool of
- * receive requests that several queue pairs (created with {@link QueuePair.Builder#srq}) draw from. Those
+ * receive requests that several queue pairs (created with {@link QpConfig.Builder#srq}) draw from. Those
  * queue pairs depend on it and are closed first.
  *
  * <p>{@link #postRecv} is {@code ibv_post_srq_recv}, inline in verbs.h ({@code ops.post_srq_recv}): no
@@ -46,7 +46,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     static SharedReceiveQueue create(ProtectionDomain pd, int maxWr, int maxSge) {
         Context context = pd.context();
         DeviceAttributes device = context.attributes();
-        context.profile().requireSharedReceiveQueues(device);
+        context.policy().requireSharedReceiveQueues();
         if (maxWr < 1 || maxWr > device.maxSrqWr() || maxSge < 1 || maxSge > device.maxSrqSge()) {
             throw new IllegalArgumentException("shared receive queue of " + maxWr + " requests × " + maxSge
                     + " entries is outside what " + context.name() + " allows (max_srq_wr " + device.maxSrqWr()

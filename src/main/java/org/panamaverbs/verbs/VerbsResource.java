@@ -23,6 +23,11 @@ import java.util.List;
  *       which the FFM runtime keeps alive for the duration of every downcall that receives it.</li>
  *   <li>If the native destroy fails (a {@link VerbsException}), the object is closed for Java and its native
  *       resources are leaked; the exception says why.</li>
+ *   <li>A node is either <em>owned</em> (this library created it and destroys it) or <em>held by another
+ *       owner</em> that created it and frees it: rdma_cm's {@code cm_id->verbs} context (librdmacm keeps it
+ *       open) and the queue pair {@code rdma_create_qp} made ({@code rdma_destroy_qp} frees it). Closing a held
+ *       node still closes its dependents first and ends all use from Java, then hands the native object back
+ *       to its owner instead of destroying it, so nothing is freed twice.</li>
  * </ul>
  * Creation and close of all objects of one context are serialized on that context's lock; the data
  * path (post, poll) takes no lock.
@@ -37,6 +42,9 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private final List<VerbsResource> dependents = new ArrayList<>();
     /** Read on the data path: a plain volatile read, no lock. */
     volatile boolean closed;
+    /** Null when this library destroys the native object; else who does, and how it is given back. */
+    private String heldBy;
+    private Runnable giveBack;
 
     /** Registers this object with its owners; callers hold {@code treeLock} and have checked the owners are open. */
     VerbsResource(Object treeLock, VerbsResource... owners) {
@@ -75,6 +83,21 @@ public abstract sealed class VerbsResource implements AutoCloseable
         }
     }
 
+    /**
+     * Marks this node as held by {@code owner}, which frees the native object: {@link #close()} runs
+     * {@code giveBack} (under the tree lock, after the dependents closed) instead of {@link #destroy()}.
+     * Called once, right after construction.
+     */
+    final void heldBy(String owner, Runnable giveBack) {
+        this.heldBy = owner;
+        this.giveBack = giveBack;
+    }
+
+    /** Who frees the native object: null when this library does, else a description of the other owner. */
+    public final String heldBy() {
+        return heldBy;
+    }
+
     /** The lock serializing creation and destruction in this object's tree. */
     final Object treeLock() {
         return treeLock;
@@ -109,7 +132,11 @@ public abstract sealed class VerbsResource implements AutoCloseable
             closed = true;
             endLiveness();
             try {
-                destroy();
+                if (giveBack == null) {
+                    destroy();
+                } else {
+                    giveBack.run();
+                }
             } finally {
                 for (VerbsResource owner : owners) {
                     owner.dependents.remove(this);

@@ -45,8 +45,8 @@ class AsyncEventTest extends DeviceTest {
         try (Context ctx = Rdma.open(context.name());
              ProtectionDomain domain = ctx.allocateProtectionDomain();
              CompletionQueue cq = ctx.createCompletionQueue(16)) {
-            QueuePair a = domain.createQueuePair(QueuePair.Config.builder(cq).build());
-            QueuePair b = domain.createQueuePair(QueuePair.Config.builder(cq).build());
+            QueuePair a = domain.createQueuePair(QpConfig.builder(cq).build());
+            QueuePair b = domain.createQueuePair(QpConfig.builder(cq).build());
             QueuePair.connectLoopback(a, b);
             BlockingQueue<AsyncEvent> seen = new LinkedBlockingQueue<>();
             BlockingQueue<String> threads = new LinkedBlockingQueue<>();
@@ -71,8 +71,8 @@ class AsyncEventTest extends DeviceTest {
     void overrunningACompletionQueueRaisesCqErrorForThatQueue() {
         try (CompletionQueue tiny = context.createCompletionQueue(1);
              CompletionQueue other = context.createCompletionQueue(16);
-             QueuePair a = pd.createQueuePair(QueuePair.Config.builder(tiny).maxSendWr(64).build());
-             QueuePair b = pd.createQueuePair(QueuePair.Config.builder(other).build());
+             QueuePair a = pd.createQueuePair(QpConfig.builder(tiny).maxSendWr(64).build());
+             QueuePair b = pd.createQueuePair(QpConfig.builder(other).build());
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
              SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
             QueuePair.connectLoopback(a, b);

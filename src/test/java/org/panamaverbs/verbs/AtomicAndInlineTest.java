@@ -78,8 +78,8 @@ class AtomicAndInlineTest extends DeviceTest {
     void inlineSendCarriesThePayloadUpToMaxInlineData() {
         try (CompletionQueue cqA = context.createCompletionQueue(16);
              CompletionQueue cqB = context.createCompletionQueue(16);
-             QueuePair a = pd.createQueuePair(QueuePair.Config.builder(cqA).maxInlineData(64).build());
-             QueuePair b = pd.createQueuePair(QueuePair.Config.builder(cqB).build());
+             QueuePair a = pd.createQueuePair(QpConfig.builder(cqA).maxInlineData(64).build());
+             QueuePair b = pd.createQueuePair(QpConfig.builder(cqB).build());
              MemoryRegion src = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              MemoryRegion dst = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1);

@@ -24,8 +24,8 @@ class CompletionEventTest extends DeviceTest {
         final CompletionChannel channel = context.createCompletionChannel();
         final CompletionQueue sendCq = context.createCompletionQueue(32);
         final CompletionQueue recvCq = context.createCompletionQueue(32, channel);
-        final QueuePair sender = pd.createQueuePair(QueuePair.Config.builder(sendCq).build());
-        final QueuePair receiver = pd.createQueuePair(QueuePair.Config.builder(recvCq).build());
+        final QueuePair sender = pd.createQueuePair(QpConfig.builder(sendCq).build());
+        final QueuePair receiver = pd.createQueuePair(QpConfig.builder(recvCq).build());
         final MemoryRegion mr = pd.allocateAndRegister(8192, Access.LOCAL_WRITE);
         final SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
         final RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 1);

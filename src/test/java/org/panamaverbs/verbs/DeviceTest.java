@@ -93,9 +93,9 @@ abstract class DeviceTest {
         Loopback(int bufferSize, int maxSge) {
             cqA = context.createCompletionQueue(64);
             cqB = context.createCompletionQueue(64);
-            a = pd.createQueuePair(QueuePair.Config.builder(cqA).maxSendWr(32).maxRecvWr(32)
+            a = pd.createQueuePair(QpConfig.builder(cqA).maxSendWr(32).maxRecvWr(32)
                     .maxSendSge(maxSge).maxRecvSge(maxSge).build());
-            b = pd.createQueuePair(QueuePair.Config.builder(cqB).maxSendWr(32).maxRecvWr(32)
+            b = pd.createQueuePair(QpConfig.builder(cqB).maxSendWr(32).maxRecvWr(32)
                     .maxSendSge(maxSge).maxRecvSge(maxSge).build());
             QueuePair.connectLoopback(a, b);
             Access[] access = context.attributes().atomicCapability() == AtomicCapability.NONE

@@ -33,7 +33,7 @@ class MisuseTest extends DeviceTest {
         final ProtectionDomain pd = ctx.allocateProtectionDomain();
         final CompletionChannel channel = ctx.createCompletionChannel();
         final CompletionQueue cq = ctx.createCompletionQueue(64, channel);
-        final QueuePair qp = pd.createQueuePair(QueuePair.Config.builder(cq).maxSendWr(8).maxRecvWr(8).build());
+        final QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(8).maxRecvWr(8).build());
         final MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         final SendWorkRequests sends = SendWorkRequests.allocate(64, 2);
         final RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 1);
@@ -90,7 +90,7 @@ class MisuseTest extends DeviceTest {
         }));
         cases.add(misuse("PD: create QP after close", t -> {
             t.pd.close();
-            expect(IllegalStateException.class, () -> t.pd.createQueuePair(QueuePair.Config.builder(t.cq).build()));
+            expect(IllegalStateException.class, () -> t.pd.createQueuePair(QpConfig.builder(t.cq).build()));
         }));
         cases.add(misuse("PD: create SRQ after close", t -> {
             t.pd.close();
@@ -260,7 +260,7 @@ class MisuseTest extends DeviceTest {
         }));
         cases.add(misuse("queue pair larger than the device allows", t ->
                 expect(IllegalArgumentException.class, () -> t.pd.createQueuePair(
-                        QueuePair.Config.builder(t.cq).maxSendWr(t.ctx.attributes().maxQpWr() + 1).build()))));
+                        QpConfig.builder(t.cq).maxSendWr(t.ctx.attributes().maxQpWr() + 1).build()))));
         cases.add(misuse("completion queue of zero or too many entries", t -> {
             expect(IllegalArgumentException.class, () -> t.ctx.createCompletionQueue(0));
             expect(IllegalArgumentException.class, () -> t.ctx.createCompletionQueue(t.ctx.attributes().maxCqe() + 1));
@@ -271,15 +271,15 @@ class MisuseTest extends DeviceTest {
                 expect(IndexOutOfBoundsException.class, () -> t.wcs.get(0))));
         cases.add(misuse("unsupported queue pair type", t ->
                 expect(UnsupportedVerbException.class, () -> t.pd.createQueuePair(
-                        QueuePair.Config.builder(t.cq).type(QpType.UC).build()))));
+                        QpConfig.builder(t.cq).type(QpType.UC).build()))));
         // addressing
         cases.add(misuse("bad GID index for a queue pair", t -> {
-            QueuePair qp = t.pd.createQueuePair(QueuePair.Config.builder(t.cq).gidIndex(4000).build());
+            QueuePair qp = t.pd.createQueuePair(QpConfig.builder(t.cq).gidIndex(4000).build());
             VerbsException e = expect(VerbsException.class, qp::localEndpoint);
             assertEquals("ENODATA", e.errnoName());
         }));
         cases.add(misuse("bad port for a queue pair", t ->
-                expect(IllegalArgumentException.class, () -> t.pd.createQueuePair(QueuePair.Config.builder(t.cq).port(9).build()))));
+                expect(IllegalArgumentException.class, () -> t.pd.createQueuePair(QpConfig.builder(t.cq).port(9).build()))));
         cases.add(misuse("bad GID index for an address handle", t -> {
             Gid gid = t.ctx.gidTable(1).getFirst().gid();
             expect(VerbsException.class, () -> t.pd.createAddressHandle(AddressHandle.Target.of(gid, 4000, 1)));
@@ -297,7 +297,7 @@ class MisuseTest extends DeviceTest {
             }
         }));
         cases.add(misuse("UD send without an address handle", t -> {
-            QueuePair ud = t.pd.createQueuePair(QueuePair.Config.builder(t.cq).type(QpType.UD).build());
+            QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD).build());
             ud.readyForDatagrams(0x11111111);
             t.sends.get(0).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
             expect(IllegalArgumentException.class, () -> ud.postSend(t.sends, 1));

@@ -37,21 +37,21 @@ class ProfileGatingTest extends DeviceTest {
             UnsupportedVerbException srq = assertThrows(UnsupportedVerbException.class, () -> domain.createSharedReceiveQueue(16, 1));
             assertTrue(srq.getMessage().contains("PVRDMA HWv14 (ESXi 6.7) or later"), srq.getMessage());
             assertThrows(UnsupportedVerbException.class,
-                    () -> domain.createQueuePair(QueuePair.Config.builder(cq).type(QpType.UC).build()));
+                    () -> domain.createQueuePair(QpConfig.builder(cq).type(QpType.UC).build()));
             assertThrows(UnsupportedVerbException.class,
-                    () -> domain.createQueuePair(QueuePair.Config.builder(cq).maxInlineData(64).build()));
+                    () -> domain.createQueuePair(QpConfig.builder(cq).maxInlineData(64).build()));
             List<QueuePair> ud = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                ud.add(domain.createQueuePair(QueuePair.Config.builder(cq).type(QpType.UD).build()));
+                ud.add(domain.createQueuePair(QpConfig.builder(cq).type(QpType.UD).build()));
             }
             UnsupportedVerbException fourth = assertThrows(UnsupportedVerbException.class,
-                    () -> domain.createQueuePair(QueuePair.Config.builder(cq).type(QpType.UD).build()));
+                    () -> domain.createQueuePair(QpConfig.builder(cq).type(QpType.UD).build()));
             assertTrue(fourth.getMessage().contains("at most 3 UD queue pairs"), fourth.getMessage());
             ud.getFirst().close();
-            ud.add(domain.createQueuePair(QueuePair.Config.builder(cq).type(QpType.UD).build())); // room again
+            ud.add(domain.createQueuePair(QpConfig.builder(cq).type(QpType.UD).build())); // room again
 
-            QueuePair a = domain.createQueuePair(QueuePair.Config.builder(cq).build());
-            QueuePair b = domain.createQueuePair(QueuePair.Config.builder(cq).build());
+            QueuePair a = domain.createQueuePair(QpConfig.builder(cq).build());
+            QueuePair b = domain.createQueuePair(QpConfig.builder(cq).build());
             QueuePair.connectLoopback(a, b);
             assertEquals(0, a.query().access() & Access.REMOTE_ATOMIC.bit(), "no remote atomic access under PVRDMA");
             try (MemoryRegion mr = domain.allocateAndRegister(8192, Access.LOCAL_WRITE);
@@ -85,10 +85,10 @@ class ProfileGatingTest extends DeviceTest {
                 domain.createSharedReceiveQueue(16, 1).close();
             }
             for (int i = 0; i < 4; i++) {
-                domain.createQueuePair(QueuePair.Config.builder(cq).type(QpType.UD).build());
+                domain.createQueuePair(QpConfig.builder(cq).type(QpType.UD).build());
             }
             assertThrows(UnsupportedVerbException.class,
-                    () -> domain.createQueuePair(QueuePair.Config.builder(cq).type(QpType.UC).build()));
+                    () -> domain.createQueuePair(QpConfig.builder(cq).type(QpType.UC).build()));
             assertFalse(ctx.profile().capabilities().atomics());
         }
     }

@@ -349,8 +349,8 @@ public final class PvrdmaDeviceCheck {
     // ---------------------------------------------------------------------------------------------
     // helpers
 
-    private QueuePair.Builder config(CompletionQueue sendCq, CompletionQueue recvCq) {
-        return QueuePair.Config.builder(sendCq, recvCq).maxSendWr(8).maxRecvWr(8).gidIndex(gidIndex);
+    private QpConfig.Builder config(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return QpConfig.builder(sendCq, recvCq).maxSendWr(8).maxRecvWr(8).gidIndex(gidIndex);
     }
 
     /**

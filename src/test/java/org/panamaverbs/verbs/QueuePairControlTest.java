@@ -14,7 +14,7 @@ class QueuePairControlTest extends DeviceTest {
     @Test
     void queryReportsWhatConnectSet() {
         try (Loopback l = new Loopback(4096, 1)) {
-            QueuePair.Attributes a = l.a.query();
+            QpAttributes a = l.a.query();
             assertEquals(QpState.RTS, a.state());
             assertEquals(l.b.qpNumber(), a.destQpNumber());
             assertEquals(l.a.psn(), a.sendPsn());
@@ -33,12 +33,12 @@ class QueuePairControlTest extends DeviceTest {
     @Test
     void customRetrySettingsAndMtuAreApplied() {
         try (CompletionQueue cq = context.createCompletionQueue(16);
-             QueuePair a = pd.createQueuePair(QueuePair.Config.builder(cq).build());
-             QueuePair b = pd.createQueuePair(QueuePair.Config.builder(cq).build())) {
-            QueuePair.ConnectOptions options = QueuePair.ConnectOptions.defaults().withRetries(18, 3, 5)
-                    .withPathMtu(Mtu.MTU_512);
+             QueuePair a = pd.createQueuePair(QpConfig.builder(cq).build());
+             QueuePair b = pd.createQueuePair(QpConfig.builder(cq).build())) {
+            ConnectOptions options = ConnectOptions.builder().timeout(18).retryCount(3).rnrRetry(5)
+                    .pathMtu(Mtu.MTU_512).build();
             QueuePair.connectLoopback(a, b, options);
-            QueuePair.Attributes attributes = a.query();
+            QpAttributes attributes = a.query();
             assertEquals(18, attributes.timeout());
             assertEquals(3, attributes.retryCount());
             assertEquals(5, attributes.rnrRetry());
@@ -84,12 +84,12 @@ class QueuePairControlTest extends DeviceTest {
     void sendWithoutAPostedReceiveExhaustsRnrRetries() {
         try (CompletionQueue cqA = context.createCompletionQueue(16);
              CompletionQueue cqB = context.createCompletionQueue(16);
-             QueuePair a = pd.createQueuePair(QueuePair.Config.builder(cqA).build());
-             QueuePair b = pd.createQueuePair(QueuePair.Config.builder(cqB).build());
+             QueuePair a = pd.createQueuePair(QpConfig.builder(cqA).build());
+             QueuePair b = pd.createQueuePair(QpConfig.builder(cqB).build());
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             // rnr_retry 0: the first RNR NAK fails the send instead of retrying forever (rnr_retry 7).
-            QueuePair.connectLoopback(a, b, QueuePair.ConnectOptions.defaults().withRetries(14, 7, 0));
+            QueuePair.connectLoopback(a, b, ConnectOptions.builder().rnrRetry(0).build());
             sends.get(0).id(9).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 32);
             a.postSendOrThrow(sends, 1);
             Done done = await(cqA, 1).getFirst();

@@ -79,7 +79,7 @@ class ResourceLifecycleTest extends DeviceTest {
     @Test
     void queuePairStartsInResetWithGrantedCapacities() {
         try (CompletionQueue cq = context.createCompletionQueue(16);
-             QueuePair qp = pd.createQueuePair(QueuePair.Config.builder(cq).maxSendWr(16).maxRecvWr(8)
+             QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(16).maxRecvWr(8)
                      .maxSendSge(2).maxRecvSge(1).build())) {
             assertTrue(cq.capacity() >= 16);
             assertEquals(QpState.RESET, qp.state());
@@ -96,26 +96,26 @@ class ResourceLifecycleTest extends DeviceTest {
         try (CompletionQueue cq = context.createCompletionQueue(16)) {
             int tooMany = context.attributes().maxQpWr() + 1;
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> pd.createQueuePair(QueuePair.Config.builder(cq).maxSendWr(tooMany).build()));
+                    () -> pd.createQueuePair(QpConfig.builder(cq).maxSendWr(tooMany).build()));
             assertTrue(e.getMessage().contains("max_qp_wr"), e.getMessage());
             assertThrows(IllegalArgumentException.class,
-                    () -> pd.createQueuePair(QueuePair.Config.builder(cq).maxSendSge(context.attributes().maxSge() + 1).build()));
+                    () -> pd.createQueuePair(QpConfig.builder(cq).maxSendSge(context.attributes().maxSge() + 1).build()));
             assertThrows(IllegalArgumentException.class, () -> context.createCompletionQueue(0));
             assertThrows(UnsupportedVerbException.class,
-                    () -> pd.createQueuePair(QueuePair.Config.builder(cq).type(QpType.XRC_SEND).build()));
+                    () -> pd.createQueuePair(QpConfig.builder(cq).type(QpType.XRC_SEND).build()));
         }
     }
 
     @Test
     void connectWalksTheStateMachineToRts() {
         try (CompletionQueue cq = context.createCompletionQueue(16);
-             QueuePair a = pd.createQueuePair(QueuePair.Config.builder(cq).build());
-             QueuePair b = pd.createQueuePair(QueuePair.Config.builder(cq).build())) {
+             QueuePair a = pd.createQueuePair(QpConfig.builder(cq).build());
+             QueuePair b = pd.createQueuePair(QpConfig.builder(cq).build())) {
             a.modifyToInit(Access.bits(Access.LOCAL_WRITE));
             assertEquals(QpState.INIT, a.state());
-            a.modifyToRtr(b.localEndpoint(), QueuePair.ConnectOptions.defaults());
+            a.modifyToRtr(b.localEndpoint(), ConnectOptions.defaults());
             assertEquals(QpState.RTR, a.state());
-            a.modifyToRts(QueuePair.ConnectOptions.defaults());
+            a.modifyToRts(ConnectOptions.defaults());
             assertEquals(QpState.RTS, a.state());
             b.connect(a.localEndpoint());
             assertEquals(QpState.RTS, b.state());
@@ -128,7 +128,7 @@ class ResourceLifecycleTest extends DeviceTest {
     @Test
     void postingOnAQueuePairInResetReturnsAnErrorCodeAndTheFailedRequest() {
         try (CompletionQueue cq = context.createCompletionQueue(16);
-             QueuePair qp = pd.createQueuePair(QueuePair.Config.builder(cq).build());
+             QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).build());
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              SendWorkRequests wrs = SendWorkRequests.allocate(2, 1)) {
             wrs.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 64);
@@ -149,7 +149,7 @@ class ResourceLifecycleTest extends DeviceTest {
         Context ctx = Rdma.open(context.name());
         ProtectionDomain domain = ctx.allocateProtectionDomain();
         CompletionQueue cq = ctx.createCompletionQueue(8);
-        QueuePair qp = domain.createQueuePair(QueuePair.Config.builder(cq).build());
+        QueuePair qp = domain.createQueuePair(QpConfig.builder(cq).build());
         MemoryRegion mr = domain.allocateAndRegister(4096, Access.LOCAL_WRITE);
         WorkCompletions wcs = WorkCompletions.allocate(4);
         for (AutoCloseable c : new AutoCloseable[] {qp, mr, cq, domain, ctx, wcs}) {
@@ -172,7 +172,7 @@ class ResourceLifecycleTest extends DeviceTest {
         Context ctx = Rdma.open(context.name());
         ProtectionDomain domain = ctx.allocateProtectionDomain();
         CompletionQueue cq = ctx.createCompletionQueue(8);
-        QueuePair qp = domain.createQueuePair(QueuePair.Config.builder(cq).build());
+        QueuePair qp = domain.createQueuePair(QpConfig.builder(cq).build());
         MemoryRegion mr = domain.allocateAndRegister(4096, Access.LOCAL_WRITE);
         MemorySegment memory = mr.segment();
         ctx.close();
@@ -189,7 +189,7 @@ class ResourceLifecycleTest extends DeviceTest {
             assertThrows(IllegalStateException.class, qp::state);
             assertThrows(IllegalStateException.class, () -> cq.poll(wcs));
             assertThrows(IllegalStateException.class, () -> domain.allocateAndRegister(64, Access.LOCAL_WRITE));
-            assertThrows(IllegalStateException.class, () -> domain.createQueuePair(QueuePair.Config.builder(cq).build()));
+            assertThrows(IllegalStateException.class, () -> domain.createQueuePair(QpConfig.builder(cq).build()));
             assertThrows(IllegalStateException.class, () -> ctx.queryPort(1));
             assertThrows(IllegalStateException.class, ctx::allocateProtectionDomain);
             assertThrows(IllegalStateException.class, () -> ctx.createCompletionQueue(4));
@@ -201,7 +201,7 @@ class ResourceLifecycleTest extends DeviceTest {
     void closingACompletionQueueFirstClosesTheQueuePairsUsingIt() {
         CompletionQueue sendCq = context.createCompletionQueue(8);
         try (CompletionQueue recvCq = context.createCompletionQueue(8)) {
-            QueuePair qp = pd.createQueuePair(QueuePair.Config.builder(sendCq, recvCq).build());
+            QueuePair qp = pd.createQueuePair(QpConfig.builder(sendCq, recvCq).build());
             sendCq.close();
             assertTrue(qp.isClosed());
             assertFalse(recvCq.isClosed());

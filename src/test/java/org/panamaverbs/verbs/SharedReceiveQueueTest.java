@@ -36,8 +36,8 @@ class SharedReceiveQueueTest extends DeviceTest {
             List<QueuePair> receivers = new ArrayList<>();
             List<QueuePair> senders = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                QueuePair receiver = pd.createQueuePair(QueuePair.Config.builder(sendCq, recvCq).srq(srq).build());
-                QueuePair sender = pd.createQueuePair(QueuePair.Config.builder(sendCq).build());
+                QueuePair receiver = pd.createQueuePair(QpConfig.builder(sendCq, recvCq).srq(srq).build());
+                QueuePair sender = pd.createQueuePair(QpConfig.builder(sendCq).build());
                 QueuePair.connectLoopback(sender, receiver);
                 receivers.add(receiver);
                 senders.add(sender);
@@ -88,8 +88,8 @@ class SharedReceiveQueueTest extends DeviceTest {
              MemoryRegion mr = pd.allocateAndRegister(16 * 1024, Access.LOCAL_WRITE);
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
              RecvWorkRequests recvs = RecvWorkRequests.allocate(8, 1);
-             QueuePair receiver = pd.createQueuePair(QueuePair.Config.builder(cq).srq(srq).build());
-             QueuePair sender = pd.createQueuePair(QueuePair.Config.builder(cq).build())) {
+             QueuePair receiver = pd.createQueuePair(QpConfig.builder(cq).srq(srq).build());
+             QueuePair sender = pd.createQueuePair(QpConfig.builder(cq).build())) {
             QueuePair.connectLoopback(sender, receiver);
             assertTrue(srq.query().maxWr() >= 32);
             for (int i = 0; i < 8; i++) {

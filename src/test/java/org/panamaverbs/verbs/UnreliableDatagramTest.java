@@ -17,8 +17,8 @@ class UnreliableDatagramTest extends DeviceTest {
     private static final class UdPair implements AutoCloseable {
         final CompletionQueue cqA = context.createCompletionQueue(32);
         final CompletionQueue cqB = context.createCompletionQueue(32);
-        final QueuePair a = pd.createQueuePair(QueuePair.Config.builder(cqA).type(QpType.UD).build());
-        final QueuePair b = pd.createQueuePair(QueuePair.Config.builder(cqB).type(QpType.UD).build());
+        final QueuePair a = pd.createQueuePair(QpConfig.builder(cqA).type(QpType.UD).build());
+        final QueuePair b = pd.createQueuePair(QpConfig.builder(cqB).type(QpType.UD).build());
         final AddressHandle toB;
         final MemoryRegion mr = pd.allocateAndRegister(64 * 1024, Access.LOCAL_WRITE);
         final SendWorkRequests sends = SendWorkRequests.allocate(4, 1);

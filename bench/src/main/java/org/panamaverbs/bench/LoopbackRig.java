@@ -2,10 +2,12 @@ package org.panamaverbs.bench;
 
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.ConnectOptions;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.Mtu;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
 
@@ -40,11 +42,11 @@ public final class LoopbackRig implements AutoCloseable {
             pd = context.allocateProtectionDomain();
             cqA = context.createCompletionQueue(cqDepth);
             cqB = context.createCompletionQueue(cqDepth);
-            a = pd.createQueuePair(QueuePair.Config.builder(cqA).maxSendWr(sendDepth).maxRecvWr(recvDepth)
+            a = pd.createQueuePair(QpConfig.builder(cqA).maxSendWr(sendDepth).maxRecvWr(recvDepth)
                     .port(port).gidIndex(gidIndex).build());
-            b = pd.createQueuePair(QueuePair.Config.builder(cqB).maxSendWr(sendDepth).maxRecvWr(recvDepth)
+            b = pd.createQueuePair(QpConfig.builder(cqB).maxSendWr(sendDepth).maxRecvWr(recvDepth)
                     .port(port).gidIndex(gidIndex).build());
-            QueuePair.connectLoopback(a, b, QueuePair.ConnectOptions.defaults().withPathMtu(pathMtu));
+            QueuePair.connectLoopback(a, b, ConnectOptions.builder().pathMtu(pathMtu).build());
             mrA = pd.allocateAndRegister(bufferSize, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
             mrB = pd.allocateAndRegister(bufferSize, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
         } catch (RuntimeException e) {

@@ -118,7 +118,7 @@ public final class WriteBw implements Callable<Integer> {
         printEndpoint("remote", rig.b.localEndpoint(), rig.mrB);
     }
 
-    private static void printEndpoint(String side, org.panamaverbs.verbs.QueuePair.Endpoint e,
+    private static void printEndpoint(String side, org.panamaverbs.verbs.QpEndpoint e,
             org.panamaverbs.verbs.MemoryRegion mr) {
         System.out.printf(Locale.ROOT, " %s address: LID %#06x QPN %#08x PSN %#08x RKey %#010x VAddr %#018x%n",
                 side, e.lid(), e.qpNumber(), e.psn(), mr.rkey(), mr.address());

@@ -1,0 +1,163 @@
+package org.panamaverbs.verbs;
+
+import java.util.Objects;
+
+/**
+ * What to create a queue pair with ({@code struct ibv_qp_init_attr}): type, completion queues and
+ * capacities, for {@link ProtectionDomain#createQueuePair(QpConfig)} ({@code ibv_create_qp}) and for
+ * rdma_cm's {@code rdma_create_qp}. Build with {@link #builder}; the defaults are perftest's.
+ *
+ * @param type          {@link QpType#RC} (the default) or {@link QpType#UD}
+ * @param sendCq        completion queue for send-side completions
+ * @param recvCq        completion queue for receive completions (may be the same)
+ * @param maxSendWr     outstanding send requests (default 128, perftest's tx depth)
+ * @param maxRecvWr     outstanding receive requests (default 512, perftest's rx depth)
+ * @param maxSendSge    scatter-gather entries per send request (default 1)
+ * @param maxRecvSge    scatter-gather entries per receive request (default 1)
+ * @param maxInlineData inline payload bytes (default 0)
+ * @param signalAll     {@code sq_sig_all}: every send request completes with a completion
+ * @param port          the port (default 1; a queue pair made by rdma_cm uses its id's port)
+ * @param gidIndex      the source GID index, or -1 for {@link Context#defaultGidIndex(int)}
+ * @param srq           the shared receive queue to draw receives from, or null for the queue pair's own
+ */
+public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
+        int maxSendSge, int maxRecvSge, int maxInlineData, boolean signalAll, int port, int gidIndex,
+        SharedReceiveQueue srq) {
+    public QpConfig {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(sendCq, "sendCq");
+        Objects.requireNonNull(recvCq, "recvCq");
+    }
+
+    /** A builder with perftest's defaults, for a queue pair using {@code cq} for both directions. */
+    public static Builder builder(CompletionQueue cq) {
+        return new Builder(cq, cq);
+    }
+
+    /** A builder with perftest's defaults and separate completion queues. */
+    public static Builder builder(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return new Builder(sendCq, recvCq);
+    }
+
+    /** This configuration on another port (rdma_cm decides the port from the address it resolved). */
+    QpConfig onPort(int newPort) {
+        return new QpConfig(type, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
+                signalAll, newPort, gidIndex, srq);
+    }
+
+    /**
+     * Checks the capacities against the device's limits before the provider sees them.
+     *
+     * @throws IllegalArgumentException naming every capacity outside what {@code context} allows
+     */
+    void checkCapacities(Context context) {
+        DeviceAttributes device = context.attributes();
+        StringBuilder problems = new StringBuilder();
+        limit(problems, "maxSendWr", maxSendWr, 1, device.maxQpWr(), "max_qp_wr");
+        if (srq == null) {
+            limit(problems, "maxRecvWr", maxRecvWr, 1, device.maxQpWr(), "max_qp_wr");
+        }
+        limit(problems, "maxSendSge", maxSendSge, 0, device.maxSge(), "max_sge");
+        limit(problems, "maxRecvSge", maxRecvSge, 0, device.maxSge(), "max_sge");
+        if (maxInlineData < 0) {
+            problems.append("; maxInlineData ").append(maxInlineData).append(" is negative");
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("queue pair capacities exceed what " + context.name() + " allows: "
+                    + problems.substring(2));
+        }
+    }
+
+    private static void limit(StringBuilder problems, String name, int value, int min, int max, String deviceName) {
+        if (value < min || value > max) {
+            problems.append("; ").append(name).append(' ').append(value).append(" is outside ").append(min)
+                    .append("..").append(max).append(" (").append(deviceName).append(')');
+        }
+    }
+
+    /** The request in words, for the error of a refused {@code ibv_create_qp}. */
+    String describe(Context context) {
+        DeviceAttributes d = context.attributes();
+        return type + " queue pair with max_send_wr " + maxSendWr + ", max_recv_wr " + maxRecvWr + ", max_send_sge "
+                + maxSendSge + ", max_recv_sge " + maxRecvSge + ", max_inline_data " + maxInlineData + " on "
+                + context.name() + " (device max_qp " + d.maxQp() + ", max_qp_wr " + d.maxQpWr() + ", max_sge "
+                + d.maxSge() + ")";
+    }
+
+    /** Builds a {@link QpConfig}; every setter has the default named on {@link QpConfig}. */
+    public static final class Builder {
+        private QpType type = QpType.RC;
+        private final CompletionQueue sendCq;
+        private final CompletionQueue recvCq;
+        private int maxSendWr = 128;
+        private int maxRecvWr = 512;
+        private int maxSendSge = 1;
+        private int maxRecvSge = 1;
+        private int maxInlineData;
+        private boolean signalAll;
+        private int port = 1;
+        private int gidIndex = -1;
+        private SharedReceiveQueue srq;
+
+        private Builder(CompletionQueue sendCq, CompletionQueue recvCq) {
+            this.sendCq = sendCq;
+            this.recvCq = recvCq;
+        }
+
+        public Builder type(QpType value) {
+            type = value;
+            return this;
+        }
+
+        public Builder maxSendWr(int value) {
+            maxSendWr = value;
+            return this;
+        }
+
+        public Builder maxRecvWr(int value) {
+            maxRecvWr = value;
+            return this;
+        }
+
+        public Builder maxSendSge(int value) {
+            maxSendSge = value;
+            return this;
+        }
+
+        public Builder maxRecvSge(int value) {
+            maxRecvSge = value;
+            return this;
+        }
+
+        public Builder maxInlineData(int value) {
+            maxInlineData = value;
+            return this;
+        }
+
+        public Builder signalAll(boolean value) {
+            signalAll = value;
+            return this;
+        }
+
+        public Builder port(int value) {
+            port = value;
+            return this;
+        }
+
+        public Builder gidIndex(int value) {
+            gidIndex = value;
+            return this;
+        }
+
+        /** Receives come from {@code value}, shared with other queue pairs; {@link QueuePair#postRecv} is refused. */
+        public Builder srq(SharedReceiveQueue value) {
+            srq = value;
+            return this;
+        }
+
+        public QpConfig build() {
+            return new QpConfig(type, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
+                    signalAll, port, gidIndex, srq);
+        }
+    }
+}
