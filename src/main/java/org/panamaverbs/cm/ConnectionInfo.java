@@ -57,7 +57,11 @@ public record ConnectionInfo(QueuePair.Endpoint endpoint, RemoteRegion region) {
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    /** @throws IllegalArgumentException if the QPN or PSN exceeds 24 bits or the LID 16 bits */
+    /**
+     * Checks that the endpoint fits the wire form.
+     *
+     * @throws IllegalArgumentException if the QPN or PSN exceeds 24 bits or the LID 16 bits
+     */
     public ConnectionInfo {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(endpoint.gid(), "endpoint.gid");

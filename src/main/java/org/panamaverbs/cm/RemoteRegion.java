@@ -35,7 +35,11 @@ public record RemoteRegion(long address, long length, int rkey) {
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    /** @throws IllegalArgumentException if the length is negative or the region wraps past 2^64 */
+    /**
+     * Checks the length and that the region does not wrap.
+     *
+     * @throws IllegalArgumentException if the length is negative or the region wraps past 2^64
+     */
     public RemoteRegion {
         if (length < 0) {
             throw new IllegalArgumentException("region length " + Long.toUnsignedString(length)
