@@ -258,7 +258,7 @@ public final class EndpointExchange {
     /** What is left of the deadline for SO_TIMEOUT, at least 1 ms: 0 would mean "wait forever". */
     private static int remainingMillis(long deadline) {
         long left = Math.ceilDiv(deadline - System.nanoTime(), 1_000_000L);
-        return (int) Math.clamp(left, 1, Integer.MAX_VALUE);
+        return Math.clamp(left, 1, Integer.MAX_VALUE);
     }
 
     private static String millis(Duration timeout) {
