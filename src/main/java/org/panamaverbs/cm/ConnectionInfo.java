@@ -6,11 +6,12 @@ import java.nio.ByteOrder;
 import java.util.Objects;
 
 import org.panamaverbs.verbs.Gid;
+import org.panamaverbs.verbs.QpEndpoint;
 import org.panamaverbs.verbs.QueuePair;
 
 /**
  * The message each side of an out-of-band exchange sends: the endpoint of its queue pair (what
- * {@link QueuePair#connect(QueuePair.Endpoint)} needs) and, optionally, a region the peer may RDMA READ
+ * {@link QueuePair#connect(QpEndpoint)} needs) and, optionally, a region the peer may RDMA READ
  * or WRITE. {@link EndpointExchange} carries it over TCP; any other channel can carry {@link #encode()}.
  *
  * <p>Wire form, version 1: exactly {@value #BYTES} bytes, big-endian (network order), no padding.
@@ -40,7 +41,7 @@ import org.panamaverbs.verbs.QueuePair;
  * @param endpoint the queue pair's QPN, PSN, LID and GID
  * @param region   the region offered to the peer, or null if none
  */
-public record ConnectionInfo(QueuePair.Endpoint endpoint, RemoteRegion region) {
+public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
     /** The size of a version 1 message. */
     public static final int BYTES = 56;
     /** The version this side writes and reads. */
@@ -71,7 +72,7 @@ public record ConnectionInfo(QueuePair.Endpoint endpoint, RemoteRegion region) {
     }
 
     /** An endpoint with no region offered. */
-    public ConnectionInfo(QueuePair.Endpoint endpoint) {
+    public ConnectionInfo(QpEndpoint endpoint) {
         this(endpoint, null);
     }
 
@@ -139,7 +140,7 @@ public record ConnectionInfo(QueuePair.Endpoint endpoint, RemoteRegion region) {
                 }
             }
         }
-        return new ConnectionInfo(new QueuePair.Endpoint(qpn, psn, lid, gid), region);
+        return new ConnectionInfo(new QpEndpoint(qpn, psn, lid, gid), region);
     }
 
     private static void checkWireBits(String field, int value, int offset) {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.panamaverbs.verbs.Gid;
-import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.QpEndpoint;
 
 /** The wire forms of {@link ConnectionInfo} and {@link RemoteRegion}: byte for byte, and every refusal. */
 class ConnectionInfoTest {
@@ -27,7 +27,7 @@ class ConnectionInfoTest {
     }
 
     static ConnectionInfo sample() throws Exception {
-        return new ConnectionInfo(new QueuePair.Endpoint(0x123456, 0xabcdef, 0x0102, gid("fe80::250:56ff:feb2:668c")),
+        return new ConnectionInfo(new QpEndpoint(0x123456, 0xabcdef, 0x0102, gid("fe80::250:56ff:feb2:668c")),
                 new RemoteRegion(0x7f0012345000L, 4096, 0xdeadbeef));
     }
 
@@ -46,7 +46,7 @@ class ConnectionInfoTest {
     @Test
     void maximumValuesRoundTrip() throws Exception {
         ConnectionInfo info = new ConnectionInfo(
-                new QueuePair.Endpoint(0xffffff, 0xffffff, 0xffff, Gid.of(filled(16, 0xff))),
+                new QpEndpoint(0xffffff, 0xffffff, 0xffff, Gid.of(filled(16, 0xff))),
                 new RemoteRegion(0x8000000000000000L, Long.MAX_VALUE, 0xffffffff));
         ConnectionInfo decoded = ConnectionInfo.decode(info.encode());
         assertEquals(info, decoded);
@@ -61,7 +61,7 @@ class ConnectionInfoTest {
 
     @Test
     void withoutRegionTheRegionBytesAreZeroAndDecodeToNull() throws Exception {
-        ConnectionInfo info = new ConnectionInfo(new QueuePair.Endpoint(0, 0, 0, gid("10.250.0.1")));
+        ConnectionInfo info = new ConnectionInfo(new QpEndpoint(0, 0, 0, gid("10.250.0.1")));
         byte[] encoded = info.encode();
         assertEquals(0, encoded[9], "flags");
         assertArrayEquals(new byte[RemoteRegion.BYTES], Arrays.copyOfRange(encoded, 36, 56));
@@ -165,14 +165,14 @@ class ConnectionInfoTest {
     void constructorRefusesWhatTheWireCannotCarry() throws Exception {
         Gid gid = gid("::1");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new ConnectionInfo(new QueuePair.Endpoint(0x1000000, 0, 0, gid)));
+                () -> new ConnectionInfo(new QpEndpoint(0x1000000, 0, 0, gid)));
         assertEquals("QPN 0x1000000 exceeds 24 bits", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new ConnectionInfo(new QueuePair.Endpoint(1, -1, 0, gid)));
+        e = assertThrows(IllegalArgumentException.class, () -> new ConnectionInfo(new QpEndpoint(1, -1, 0, gid)));
         assertEquals("PSN 0xffffffff exceeds 24 bits", e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> new ConnectionInfo(new QueuePair.Endpoint(1, 1, 0x10000, gid)));
+                () -> new ConnectionInfo(new QpEndpoint(1, 1, 0x10000, gid)));
         assertEquals("LID 0x10000 exceeds 16 bits", e.getMessage());
-        assertThrows(NullPointerException.class, () -> new ConnectionInfo(new QueuePair.Endpoint(1, 1, 1, null)));
+        assertThrows(NullPointerException.class, () -> new ConnectionInfo(new QpEndpoint(1, 1, 1, null)));
     }
 
     @Test

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.QpEndpoint;
 
 /**
  * {@link EndpointExchange} over loopback with ephemeral ports: the exchange, the barrier, and every way a peer
@@ -61,7 +61,7 @@ class EndpointExchangeTest {
     }
 
     private static ConnectionInfo clientInfo() throws Exception {
-        return new ConnectionInfo(new QueuePair.Endpoint(0xffffff, 7, 0xffff, ConnectionInfoTest.gid("10.0.0.2")));
+        return new ConnectionInfo(new QpEndpoint(0xffffff, 7, 0xffff, ConnectionInfoTest.gid("10.0.0.2")));
     }
 
     /** The exception a future failed with, which must be an {@link ExchangeException}. */

@@ -1,0 +1,250 @@
+package org.panamaverbs.cm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.panamaverbs.ffi.ibv_ah_attr;
+import org.panamaverbs.ffi.ibv_global_route;
+import org.panamaverbs.ffi.rdmacm.rdma_cm_event;
+import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
+import org.panamaverbs.ffi.rdmacm.rdma_conn_param;
+import org.panamaverbs.ffi.rdmacm.rdma_event_channel;
+import org.panamaverbs.ffi.rdmacm.rdma_ud_param;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.FdPoller;
+import org.panamaverbs.internal.Libc;
+import org.panamaverbs.internal.Unchecked;
+import org.panamaverbs.verbs.AddressHandle;
+import org.panamaverbs.verbs.Gid;
+import org.panamaverbs.verbs.VerbsException;
+
+/**
+ * {@code struct rdma_event_channel} from {@code rdma_create_event_channel}, destroyed with
+ * {@code rdma_destroy_event_channel}: the descriptor on which rdma_cm reports events of the ids created
+ * on it ({@link CmId#create}).
+ *
+ * <p>The descriptor is non-blocking. One virtual thread per channel waits for it through the shared
+ * descriptor poller (parking, never blocking a carrier in native code), reads every event with
+ * {@code rdma_get_cm_event}, copies it out (private data included), acknowledges it exactly once with
+ * {@code rdma_ack_cm_event} and hands it to its id, whose {@link CmId#awaitEvent} returns it. A connection
+ * request's event creates the new id and goes to the listening id. Because events are acknowledged at
+ * once, {@code rdma_destroy_id} never waits for an acknowledgement.
+ *
+ * <p>Closing the channel closes its ids first (newest first), then stops the reader (within half a
+ * second) and destroys the channel. Idempotent.
+ */
+public final class CmEventChannel implements AutoCloseable {
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    private static final long READ_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private final MemorySegment channel;
+    private final int fd;
+    private final Map<Long, CmId> ids = new ConcurrentHashMap<>();
+    private final List<CmId> creationOrder = new ArrayList<>();
+    private final Thread reader;
+    private volatile boolean closed;
+
+    private static final class Native {
+        static final MethodHandle CREATE_CHANNEL = CallState.capturingErrno(
+                rdma_cma_h.rdma_create_event_channel$address(), rdma_cma_h.rdma_create_event_channel$descriptor());
+        static final MethodHandle GET_EVENT = CallState.capturingErrno(
+                rdma_cma_h.rdma_get_cm_event$address(), rdma_cma_h.rdma_get_cm_event$descriptor());
+    }
+
+    private CmEventChannel(MemorySegment channel) {
+        this.channel = channel;
+        this.fd = rdma_event_channel.fd(channel);
+        int rc = Libc.setNonBlocking(fd);
+        if (rc != 0) {
+            rdma_cma_h.rdma_destroy_event_channel(channel);
+            throw new VerbsException("fcntl", rc, "making the rdma_cm event channel non-blocking");
+        }
+        reader = Thread.ofVirtual().name("panama-verbs-cm-events-" + SEQUENCE.incrementAndGet()).unstarted(this::readEvents);
+        reader.start();
+    }
+
+    /**
+     * {@code rdma_create_event_channel}.
+     *
+     * @throws VerbsException naming the call and errno (ENODEV: no RDMA device; ENOENT: the rdma_ucm module
+     *                        is not loaded, {@code /dev/infiniband/rdma_cm} is missing)
+     */
+    public static CmEventChannel create() {
+        try (CallState state = CallState.open()) {
+            MemorySegment channel = (MemorySegment) Native.CREATE_CHANNEL.invokeExact(state.segment());
+            if (channel.equals(MemorySegment.NULL)) {
+                throw new VerbsException("rdma_create_event_channel", state.errno(), "check that /dev/infiniband/rdma_cm"
+                        + " exists (modprobe rdma_ucm) and is accessible, and that an RDMA device is present");
+            }
+            return new CmEventChannel(channel.reinterpret(rdma_event_channel.layout().byteSize()));
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    MemorySegment handle() {
+        ensureOpen();
+        return channel;
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    /** Whether {@link #close()} has run. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    void register(CmId id) {
+        ids.put(id.address(), id);
+        synchronized (creationOrder) {
+            creationOrder.add(id);
+        }
+    }
+
+    void unregister(CmId id) {
+        ids.remove(id.address());
+        synchronized (creationOrder) {
+            creationOrder.remove(id);
+        }
+    }
+
+    /** The ids of this channel that are open (a snapshot). */
+    public List<CmId> ids() {
+        synchronized (creationOrder) {
+            return List.copyOf(creationOrder);
+        }
+    }
+
+    private void readEvents() {
+        while (!closed) {
+            FdPoller.instance().awaitNonBlocking(fd, READ_WAIT_NANOS, this::readAvailable);
+        }
+    }
+
+    /** Reads and delivers every event available now; null when there was none (so the poller waits). */
+    private Boolean readAvailable() {
+        boolean any = false;
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment slot = arena.allocate(ADDRESS);
+            while (!closed) {
+                int rc = (int) Native.GET_EVENT.invokeExact(state.segment(), channel, slot);
+                if (rc != 0) {
+                    break; // EAGAIN: nothing more now
+                }
+                MemorySegment event = slot.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());
+                CmEvent copied;
+                try {
+                    copied = copyOut(event);
+                } finally {
+                    rdma_cma_h.rdma_ack_cm_event(event);
+                }
+                if (copied != null && copied.id() != null) {
+                    (copied.type() == CmEventType.CONNECT_REQUEST && copied.listenId() != null ? copied.listenId() : copied.id())
+                            .deliver(copied);
+                }
+                any = true;
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+        return any ? Boolean.TRUE : null;
+    }
+
+    private CmEvent copyOut(MemorySegment event) {
+        CmEventType type = CmEventType.of(rdma_cm_event.event(event));
+        int status = rdma_cm_event.status(event);
+        long idAddress = rdma_cm_event.id(event).address();
+        CmId listenId = ids.get(rdma_cm_event.listen_id(event).address());
+        CmId id = ids.get(idAddress);
+        if (type == CmEventType.CONNECT_REQUEST && id == null && listenId != null) {
+            id = CmId.ofRequest(this, rdma_cm_event.id(event), listenId.portSpace());
+        }
+        if (id == null) {
+            return null; // an id closed from Java while its event was in flight
+        }
+        MemorySegment param = rdma_cm_event.param(event);
+        boolean ud = id.portSpace() == PortSpace.UDP;
+        byte[] privateData;
+        ConnectionParameters parameters = null;
+        UdPeer udPeer = null;
+        if (ud) {
+            MemorySegment p = rdma_cm_event.param.ud(param);
+            privateData = bytes(rdma_ud_param.private_data(p), Byte.toUnsignedInt(rdma_ud_param.private_data_len(p)));
+            if (type == CmEventType.ESTABLISHED) {
+                udPeer = udPeer(p);
+            }
+        } else {
+            MemorySegment p = rdma_cm_event.param.conn(param);
+            privateData = bytes(rdma_conn_param.private_data(p), Byte.toUnsignedInt(rdma_conn_param.private_data_len(p)));
+            if (type == CmEventType.CONNECT_REQUEST || type == CmEventType.CONNECT_RESPONSE
+                    || type == CmEventType.ESTABLISHED) {
+                parameters = new ConnectionParameters(privateData,
+                        Byte.toUnsignedInt(rdma_conn_param.responder_resources(p)),
+                        Byte.toUnsignedInt(rdma_conn_param.initiator_depth(p)),
+                        Math.min(7, Byte.toUnsignedInt(rdma_conn_param.retry_count(p))),
+                        Math.min(7, Byte.toUnsignedInt(rdma_conn_param.rnr_retry_count(p))));
+            }
+        }
+        return new CmEvent(type, status, id, type == CmEventType.CONNECT_REQUEST ? listenId : null, privateData,
+                parameters, udPeer);
+    }
+
+    private static UdPeer udPeer(MemorySegment ud) {
+        MemorySegment ah = rdma_ud_param.ah_attr(ud);
+        MemorySegment grh = ibv_ah_attr.grh(ah);
+        Gid gid = Gid.read(grh, ibv_global_route.dgid$offset());
+        AddressHandle.Target target = new AddressHandle.Target(gid, Byte.toUnsignedInt(ibv_global_route.sgid_index(grh)),
+                Byte.toUnsignedInt(ibv_ah_attr.port_num(ah)), Short.toUnsignedInt(ibv_ah_attr.dlid(ah)),
+                Byte.toUnsignedInt(ibv_global_route.hop_limit(grh)), Byte.toUnsignedInt(ibv_ah_attr.sl(ah)));
+        return new UdPeer(target, rdma_ud_param.qp_num(ud), rdma_ud_param.qkey(ud));
+    }
+
+    private static byte[] bytes(MemorySegment data, int length) {
+        if (length == 0 || data.equals(MemorySegment.NULL)) {
+            return new byte[0];
+        }
+        return data.reinterpret(length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+    }
+
+    /** Closes every id of this channel (newest first), stops the event reader and destroys the channel. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            for (CmId id : ids().reversed()) {
+                id.close();
+            }
+            closed = true;
+        }
+        try {
+            // the reader leaves rdma_get_cm_event before the channel is freed under it
+            if (!reader.join(java.time.Duration.ofSeconds(5))) {
+                throw new IllegalStateException("the rdma_cm event reader of " + this + " did not stop within 5 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while closing " + this, e);
+        }
+        rdma_cma_h.rdma_destroy_event_channel(channel);
+    }
+
+    @Override
+    public String toString() {
+        return "CmEventChannel[fd " + fd + "]";
+    }
+}

@@ -1,0 +1,569 @@
+package org.panamaverbs.cm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.panamaverbs.ffi.rdmacm.rdma_addr;
+import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
+import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
+import org.panamaverbs.ffi.rdmacm.rdma_conn_param;
+import org.panamaverbs.ffi.rdmacm.rdma_route;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.SocketAddresses;
+import org.panamaverbs.internal.Unchecked;
+import org.panamaverbs.internal.VerbsBridge;
+import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.DeviceAttributes;
+import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QpType;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.Transport;
+import org.panamaverbs.verbs.VerbsException;
+
+/**
+ * {@code struct rdma_cm_id} from {@code rdma_create_id} (or from a connection request), destroyed with
+ * {@code rdma_destroy_id}: one end of an rdma_cm connection, the RDMA counterpart of a socket.
+ *
+ * <p>Active side: {@link #resolveAddress}, {@link #resolveRoute}, {@link #createQueuePair},
+ * {@link #connect}. Passive side: {@link #bind}, {@link #listen}, {@link #awaitConnectionRequest} (which
+ * gives the request's new id), then on that id {@link #createQueuePair} and {@link #accept} or
+ * {@link #reject}. Either side: {@link #disconnect}, {@link #awaitDisconnected}. Every wait has a bound and
+ * a failure event becomes a {@link CmException} naming it ({@code RDMA_CM_EVENT_REJECTED} with "nothing is
+ * listening" or the peer's private data, {@code ADDR_ERROR}, {@code ROUTE_ERROR}, {@code UNREACHABLE},
+ * {@code CONNECT_ERROR}, timeouts).
+ *
+ * <p>Ownership: the device context ({@code cm_id->verbs}) is librdmacm's; {@link #context()} wraps it
+ * without ever closing the device, one wrapper per device. The queue pair made by
+ * {@link #createQueuePair} is an ordinary {@link QueuePair} with the same allocation-free data path, but
+ * this id owns it: closing either frees it once with {@code rdma_destroy_qp}, and closing the id
+ * (idempotent) closes it first. Private data is copied in and out; no buffer needs to outlive a call.
+ */
+public final class CmId implements AutoCloseable {
+    private static final java.util.Map<Long, Context> CONTEXTS = new java.util.HashMap<>();
+
+    private final CmEventChannel channel;
+    private final MemorySegment id;
+    private final PortSpace portSpace;
+    private final LinkedBlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
+    private volatile boolean closed;
+    private volatile boolean disconnected;
+    private volatile QueuePair queuePair;
+
+    private static final class Native {
+        static final MethodHandle CREATE_ID = capturing(rdma_cma_h.rdma_create_id$address(), rdma_cma_h.rdma_create_id$descriptor());
+        static final MethodHandle BIND = capturing(rdma_cma_h.rdma_bind_addr$address(), rdma_cma_h.rdma_bind_addr$descriptor());
+        static final MethodHandle RESOLVE_ADDR = capturing(rdma_cma_h.rdma_resolve_addr$address(), rdma_cma_h.rdma_resolve_addr$descriptor());
+        static final MethodHandle RESOLVE_ROUTE = capturing(rdma_cma_h.rdma_resolve_route$address(), rdma_cma_h.rdma_resolve_route$descriptor());
+        static final MethodHandle LISTEN = capturing(rdma_cma_h.rdma_listen$address(), rdma_cma_h.rdma_listen$descriptor());
+        static final MethodHandle CREATE_QP = capturing(rdma_cma_h.rdma_create_qp$address(), rdma_cma_h.rdma_create_qp$descriptor());
+        static final MethodHandle CONNECT = capturing(rdma_cma_h.rdma_connect$address(), rdma_cma_h.rdma_connect$descriptor());
+        static final MethodHandle ACCEPT = capturing(rdma_cma_h.rdma_accept$address(), rdma_cma_h.rdma_accept$descriptor());
+        static final MethodHandle REJECT = capturing(rdma_cma_h.rdma_reject$address(), rdma_cma_h.rdma_reject$descriptor());
+        static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
+        static final MethodHandle DESTROY_ID = capturing(rdma_cma_h.rdma_destroy_id$address(), rdma_cma_h.rdma_destroy_id$descriptor());
+
+        private static MethodHandle capturing(MemorySegment address, java.lang.foreign.FunctionDescriptor descriptor) {
+            return CallState.capturingErrno(address, descriptor);
+        }
+    }
+
+    private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace) {
+        this.channel = channel;
+        this.id = id.reinterpret(rdma_cm_id.layout().byteSize());
+        this.portSpace = portSpace;
+        channel.register(this);
+    }
+
+    /**
+     * {@code rdma_create_id(channel, &id, NULL, ps)}.
+     *
+     * @throws VerbsException naming {@code rdma_create_id} and the errno
+     */
+    public static CmId create(CmEventChannel channel, PortSpace portSpace) {
+        synchronized (channel) {
+            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+                MemorySegment slot = arena.allocate(ADDRESS);
+                int rc = (int) Native.CREATE_ID.invokeExact(state.segment(), channel.handle(), slot, MemorySegment.NULL,
+                        portSpace.code());
+                if (rc != 0) {
+                    throw new VerbsException("rdma_create_id", state.errno(), "port space " + portSpace);
+                }
+                return new CmId(channel, slot.get(ADDRESS, 0), portSpace);
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
+            }
+        }
+    }
+
+    /** The id of a connection request, made by the channel's reader. */
+    static CmId ofRequest(CmEventChannel channel, MemorySegment id, PortSpace portSpace) {
+        return new CmId(channel, id, portSpace);
+    }
+
+    long address() {
+        return id.address();
+    }
+
+    /** The port space this id was created in. */
+    public PortSpace portSpace() {
+        return portSpace;
+    }
+
+    /** The channel this id reports to. */
+    public CmEventChannel channel() {
+        return channel;
+    }
+
+    /**
+     * The device this id is bound to ({@code cm_id->verbs}), known after {@link #bind} to a device's address,
+     * {@link #resolveAddress}, or on a connection request's id. Closing the returned context closes what was
+     * created on it, never the device (librdmacm keeps it open).
+     *
+     * @throws IllegalStateException if the id is not bound to a device yet
+     */
+    public Context context() {
+        ensureOpen();
+        MemorySegment verbs = rdma_cm_id.verbs(id);
+        if (verbs.equals(MemorySegment.NULL)) {
+            throw new IllegalStateException(this + " is not bound to a device yet: bind it to a device's address or"
+                    + " resolve an address first");
+        }
+        synchronized (CONTEXTS) {
+            Context context = CONTEXTS.get(verbs.address());
+            if (context == null || context.isClosed()) {
+                context = VerbsBridge.get().borrowContext(verbs, "librdmacm (rdma_cm's device context)");
+                CONTEXTS.put(verbs.address(), context);
+            }
+            return context;
+        }
+    }
+
+    /** The port of {@link #context()} this id uses ({@code cm_id->port_num}). */
+    public int port() {
+        return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
+    }
+
+    /** The local address ({@code rdma_get_local_addr}), or null before bind/resolve. */
+    public InetSocketAddress localAddress() {
+        return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
+    }
+
+    /** The peer's address ({@code rdma_get_peer_addr}), or null before resolve / a request. */
+    public InetSocketAddress peerAddress() {
+        return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
+    }
+
+    /**
+     * {@code rdma_bind_addr}: binds to a local address (and port; 0 picks one). Binding to a specific address
+     * also binds the id to that address's RDMA device; the wildcard ({@code 0.0.0.0} or {@code ::}) listens
+     * on every device.
+     *
+     * @throws VerbsException EADDRINUSE when the port is taken, EADDRNOTAVAIL / ENODEV when no RDMA device has the address
+     */
+    public void bind(InetSocketAddress local) {
+        call("rdma_bind_addr", "binding to " + local + " (EADDRNOTAVAIL/ENODEV: no RDMA device has this address;"
+                + " EADDRINUSE: the port is taken)", Native.BIND, local, null);
+    }
+
+    /**
+     * {@code rdma_resolve_addr}, then waits for {@code RDMA_CM_EVENT_ADDR_RESOLVED}: finds the local device
+     * and port that reach {@code destination}.
+     *
+     * @throws CmException on {@code ADDR_ERROR} (no route from an RDMA device) or when nothing arrives in time
+     */
+    public void resolveAddress(InetSocketAddress destination, Duration timeout) {
+        call("rdma_resolve_addr", "resolving " + destination, Native.RESOLVE_ADDR, destination, timeout);
+        expect(CmEventType.ADDR_RESOLVED, "rdma_resolve_addr", timeout, "resolving " + destination);
+    }
+
+    /**
+     * {@code rdma_resolve_route}, then waits for {@code RDMA_CM_EVENT_ROUTE_RESOLVED}.
+     *
+     * @throws CmException on {@code ROUTE_ERROR} or when nothing arrives in time
+     */
+    public void resolveRoute(Duration timeout) {
+        ensureOpen();
+        try (CallState state = CallState.open()) {
+            int rc = (int) Native.RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
+            if (rc != 0) {
+                throw new VerbsException("rdma_resolve_route", state.errno(), "to " + peerAddress());
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+        expect(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", timeout, "to " + peerAddress());
+    }
+
+    /** {@code rdma_listen}: connection requests arrive as {@link #awaitConnectionRequest} results. */
+    public void listen(int backlog) {
+        ensureOpen();
+        try (CallState state = CallState.open()) {
+            int rc = (int) Native.LISTEN.invokeExact(state.segment(), id, backlog);
+            if (rc != 0) {
+                throw new VerbsException("rdma_listen", state.errno(), "on " + localAddress() + " (bind first)");
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * Waits for a connection request on this listening id. The event's {@link CmEvent#id()} is the request's
+     * new id: create its queue pair and {@link #accept} or {@link #reject} it, and close it when done.
+     *
+     * @return the CONNECT_REQUEST event, or null if none arrived within {@code timeout}
+     */
+    public CmEvent awaitConnectionRequest(Duration timeout) {
+        CmEvent event = awaitEvent(timeout);
+        if (event != null && event.type() != CmEventType.CONNECT_REQUEST) {
+            throw new CmException("rdma_listen", CmException.EPROTO, event.type(), event.status(), event.privateData(),
+                    "a listening id received " + event.type().cName() + " instead of a connection request");
+        }
+        return event;
+    }
+
+    /**
+     * {@code rdma_create_qp(id, pd, &init_attr)}: a queue pair on this id's device and port, which rdma_cm
+     * moves through its states as the connection progresses (RC: INIT now, RTR/RTS on connect or accept;
+     * UD: straight to RTS with Q_Key {@code RDMA_UDP_QKEY}). The type must match the port space (RC for
+     * {@link PortSpace#TCP}, UD for {@link PortSpace#UDP}); the completion queues and {@code pd} must belong
+     * to {@link #context()}. The id owns the queue pair (see the class comment).
+     *
+     * @throws IllegalStateException    if the id already has a queue pair or no device yet
+     * @throws IllegalArgumentException for a type that does not match the port space, or foreign objects
+     * @throws VerbsException           naming {@code rdma_create_qp} and the errno
+     */
+    public QueuePair createQueuePair(ProtectionDomain pd, QpConfig config) {
+        ensureOpen();
+        QpType expected = portSpace == PortSpace.TCP ? QpType.RC : QpType.UD;
+        if (config.type() != expected) {
+            throw new IllegalArgumentException("an id in port space " + portSpace + " connects " + expected
+                    + " queue pairs, not " + config.type());
+        }
+        if (pd.context() != context()) {
+            throw new IllegalArgumentException("the protection domain must belong to this id's device context ("
+                    + context() + "): create it with id.context().allocateProtectionDomain()");
+        }
+        synchronized (this) {
+            if (queuePair != null && !queuePair.isClosed()) {
+                throw new IllegalStateException(this + " already has " + queuePair);
+            }
+            QpConfig onPort = new QpConfig(config.type(), config.sendCq(), config.recvCq(), config.maxSendWr(),
+                    config.maxRecvWr(), config.maxSendSge(), config.maxRecvSge(), config.maxInlineData(),
+                    config.signalAll(), port(), config.gidIndex(), config.srq());
+            QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) -> {
+                try (CallState state = CallState.open()) {
+                    int rc = (int) Native.CREATE_QP.invokeExact(state.segment(), id, pdHandle, init);
+                    if (rc != 0) {
+                        throw new VerbsException("rdma_create_qp", state.errno(), expected + " queue pair on " + this
+                                + " (max_send_wr " + config.maxSendWr() + ", max_recv_wr " + config.maxRecvWr() + ")");
+                    }
+                    return rdma_cm_id.qp(id);
+                } catch (Throwable t) {
+                    throw Unchecked.rethrow(t);
+                }
+            }, "rdma_cm id " + this, this::destroyQueuePair);
+            if (expected == QpType.UD) {
+                VerbsBridge.get().datagramsReady(qp);
+            }
+            queuePair = qp;
+            return qp;
+        }
+    }
+
+    /** Gives the queue pair back: {@code rdma_destroy_qp}, run by the queue pair's close. */
+    private void destroyQueuePair() {
+        rdma_cma_h.rdma_destroy_qp(id);
+    }
+
+    /** The queue pair made by {@link #createQueuePair}, or null. */
+    public QueuePair queuePair() {
+        return queuePair;
+    }
+
+    /**
+     * {@code rdma_connect}, then waits for the connection: {@code RDMA_CM_EVENT_ESTABLISHED}. On UD ids this
+     * resolves the peer's queue pair ({@link CmEvent#udPeer()}).
+     *
+     * @return the ESTABLISHED event (the peer's private data and parameters)
+     * @throws CmException {@code REJECTED} (nothing listening, or the server refused: {@link CmException#privateData()}),
+     *                     {@code UNREACHABLE}, {@code CONNECT_ERROR}, or nothing in time
+     */
+    public CmEvent connect(ConnectionParameters parameters, Duration timeout) {
+        ensureOpen();
+        requireQueuePair("rdma_connect");
+        int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA
+                : ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
+        connectOrAccept("rdma_connect", Native.CONNECT, parameters, limit, "to " + peerAddress());
+        return expect(CmEventType.ESTABLISHED, "rdma_connect", timeout, "connecting to " + peerAddress());
+    }
+
+    /**
+     * {@code rdma_accept} on a connection request's id. RC connections are established when the
+     * ESTABLISHED event arrives ({@link #awaitEstablished}); a UD request is answered at once.
+     */
+    public void accept(ConnectionParameters parameters) {
+        ensureOpen();
+        requireQueuePair("rdma_accept");
+        int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA
+                : ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
+        connectOrAccept("rdma_accept", Native.ACCEPT, parameters, limit, "from " + peerAddress());
+    }
+
+    /** Waits for {@code RDMA_CM_EVENT_ESTABLISHED} after {@link #accept}. @throws CmException on failure or timeout */
+    public CmEvent awaitEstablished(Duration timeout) {
+        return expect(CmEventType.ESTABLISHED, "rdma_accept", timeout, "accepting " + peerAddress());
+    }
+
+    /** {@code rdma_reject} on a connection request's id, with private data for the peer (at most 148 bytes on RC). */
+    public void reject(byte[] privateData) {
+        ensureOpen();
+        byte[] data = privateData == null ? new byte[0] : privateData;
+        checkPrivateData("rdma_reject", data, privateDataLimit(ConnectionParameters.MAX_REJECT_PRIVATE_DATA));
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, data);
+            int rc = (int) Native.REJECT.invokeExact(state.segment(), id, copy, (byte) data.length);
+            if (rc != 0) {
+                throw new VerbsException("rdma_reject", state.errno(), "request from " + peerAddress());
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code rdma_disconnect}: moves the queue pair to ERR (outstanding requests flush) and tells the peer,
+     * which gets {@code RDMA_CM_EVENT_DISCONNECTED}; so does this side ({@link #awaitDisconnected}).
+     *
+     * @throws VerbsException naming {@code rdma_disconnect} (EINVAL: not connected)
+     */
+    public void disconnect() {
+        ensureOpen();
+        try (CallState state = CallState.open()) {
+            int rc = (int) Native.DISCONNECT.invokeExact(state.segment(), id);
+            if (rc != 0) {
+                throw new VerbsException("rdma_disconnect", state.errno(), toString() + " (EINVAL: not connected)");
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * Waits until {@code RDMA_CM_EVENT_DISCONNECTED} arrived for this id (after either side's
+     * {@link #disconnect}, or when the peer's process died).
+     *
+     * @return whether it arrived within {@code timeout}
+     */
+    public boolean awaitDisconnected(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!disconnected) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return false;
+            }
+            CmEvent event = awaitEvent(Duration.ofNanos(remaining));
+            if (event != null && event.type() == CmEventType.DEVICE_REMOVAL) {
+                return true;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code RDMA_CM_EVENT_DISCONNECTED} has arrived for this id. */
+    public boolean isDisconnected() {
+        return disconnected;
+    }
+
+    /**
+     * The next event for this id, oldest first.
+     *
+     * @return the event, or null if none arrived within {@code timeout}
+     */
+    public CmEvent awaitEvent(Duration timeout) {
+        ensureOpen();
+        try {
+            return events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for an rdma_cm event on " + this, e);
+        }
+    }
+
+    /** Called by the channel's reader for every event of this id. */
+    void deliver(CmEvent event) {
+        if (event.type() == CmEventType.DISCONNECTED || event.type() == CmEventType.DEVICE_REMOVAL) {
+            disconnected = true;
+        }
+        events.add(event);
+    }
+
+    private CmEvent expect(CmEventType wanted, String call, Duration timeout, String what) {
+        CmEvent event = awaitEvent(timeout);
+        if (event == null) {
+            throw new CmException(call, CmException.ETIMEDOUT, null, 0, null, "no " + wanted.cName() + " within "
+                    + timeout.toMillis() + " ms " + what + " (is the peer alive and reachable?)");
+        }
+        if (event.type() == wanted) {
+            return event;
+        }
+        throw failure(call, event, what);
+    }
+
+    /** A failure event as an exception whose message says what to check. */
+    private CmException failure(String call, CmEvent event, String what) {
+        int status = event.status();
+        String cause = switch (event.type()) {
+            case ADDR_ERROR -> "address resolution failed " + what + ": no RDMA device has a route to it (status "
+                    + status + "; check the address and that the interface holding the route is an RDMA device's:"
+                    + " rdma link show)";
+            case ROUTE_ERROR -> "route resolution failed " + what + " (status " + status + ")";
+            case UNREACHABLE -> "the peer is unreachable " + what + " (status " + status + "; it did not answer the"
+                    + " connection manager: is the host up and its RDMA port active?)";
+            case REJECTED -> status == REJECT_INVALID_SERVICE_ID
+                    ? "nothing is listening on that address and port " + what + " (reject reason 8, invalid service id)"
+                    : status == REJECT_CONSUMER ? "the peer rejected the connection " + what + " (with "
+                    + trimmed(event.privateData()).length + " bytes of private data)"
+                    : "the connection was rejected " + what + " (CM reject reason " + status + ")";
+            case CONNECT_ERROR -> "the connection could not be set up " + what + " (status " + status + ")";
+            case DISCONNECTED -> "the peer disconnected " + what;
+            case DEVICE_REMOVAL -> "the RDMA device was removed " + what;
+            default -> "unexpected " + event.type().cName() + " " + what + " (status " + status + ")";
+        };
+        int errno = switch (event.type()) {
+            case REJECTED -> CmException.ECONNREFUSED;
+            case ADDR_ERROR, ROUTE_ERROR, UNREACHABLE -> CmException.EHOSTUNREACH;
+            case DISCONNECTED, DEVICE_REMOVAL -> CmException.ECONNRESET;
+            default -> status < 0 ? -status : CmException.EPROTO;
+        };
+        return new CmException(call, errno, event.type(), status, event.privateData(), event.type().cName() + ": " + cause);
+    }
+
+    /** CM reject reason 8: no listener for the service id (port). */
+    static final int REJECT_INVALID_SERVICE_ID = 8;
+    /** CM reject reason 28: the consumer (the peer's application) rejected. */
+    static final int REJECT_CONSUMER = 28;
+
+    private static byte[] trimmed(byte[] data) {
+        int end = data.length;
+        while (end > 0 && data[end - 1] == 0) {
+            end--;
+        }
+        return java.util.Arrays.copyOf(data, end);
+    }
+
+    private void connectOrAccept(String call, MethodHandle handle, ConnectionParameters parameters, int limit, String what) {
+        byte[] data = parameters.privateData();
+        checkPrivateData(call, data, limit);
+        DeviceAttributes device = context().attributes();
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment param = arena.allocate(rdma_conn_param.layout());
+            if (data.length > 0) {
+                rdma_conn_param.private_data(param, arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, data));
+                rdma_conn_param.private_data_len(param, (byte) data.length);
+            }
+            // more than the device allows fails the RTR/RTS transition inside rdma_cm with a bare EINVAL
+            rdma_conn_param.responder_resources(param, (byte) Math.min(parameters.responderResources(), device.maxQpRdAtom()));
+            rdma_conn_param.initiator_depth(param, (byte) Math.min(parameters.initiatorDepth(), device.maxQpInitRdAtom()));
+            rdma_conn_param.retry_count(param, (byte) parameters.retryCount());
+            rdma_conn_param.rnr_retry_count(param, (byte) parameters.rnrRetryCount());
+            int rc = (int) handle.invokeExact(state.segment(), id, param);
+            if (rc != 0) {
+                throw new VerbsException(call, state.errno(), what + " on " + this);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    private int privateDataLimit(int infinibandLimit) {
+        return context().device().transport() == Transport.IWARP ? ConnectionParameters.MAX_IWARP_PRIVATE_DATA : infinibandLimit;
+    }
+
+    private static void checkPrivateData(String call, byte[] data, int limit) {
+        if (data.length > limit) {
+            throw new IllegalArgumentException(call + " carries at most " + limit + " bytes of private data here, not "
+                    + data.length);
+        }
+    }
+
+    private void requireQueuePair(String call) {
+        QueuePair qp = queuePair;
+        if (qp == null || qp.isClosed()) {
+            throw new IllegalStateException(call + " on " + this + " needs its queue pair: call createQueuePair first");
+        }
+    }
+
+    /** An address call ({@code rdma_bind_addr} or {@code rdma_resolve_addr}) with a socket address argument. */
+    private void call(String name, String what, MethodHandle handle, InetSocketAddress address, Duration timeout) {
+        ensureOpen();
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment sockaddr = arena.allocate(SocketAddresses.STORAGE_SIZE, 8);
+            SocketAddresses.write(address, sockaddr);
+            int rc = timeout == null ? (int) handle.invokeExact(state.segment(), id, sockaddr)
+                    : (int) handle.invokeExact(state.segment(), id, MemorySegment.NULL, sockaddr, millis(timeout));
+            if (rc != 0) {
+                throw new VerbsException(name, state.errno(), what);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    private static int millis(Duration timeout) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    /** Whether {@link #close()} has run. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Closes the queue pair ({@code rdma_destroy_qp}) if it is open, then {@code rdma_destroy_id}. Does not
+     * disconnect first: the peer then sees DISCONNECTED when the kernel tears the connection down. Idempotent.
+     *
+     * @throws VerbsException naming {@code rdma_destroy_id} if it fails; the id is closed for Java regardless
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            QueuePair qp = queuePair;
+            if (qp != null) {
+                qp.close();
+            }
+            closed = true;
+        }
+        channel.unregister(this);
+        try (CallState state = CallState.open()) {
+            int rc = (int) Native.DESTROY_ID.invokeExact(state.segment(), id);
+            if (rc != 0) {
+                throw new VerbsException("rdma_destroy_id", state.errno(), toString());
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CmId[" + portSpace + " 0x" + Long.toHexString(id.address()) + "]";
+    }
+}

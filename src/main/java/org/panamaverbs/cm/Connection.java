@@ -1,0 +1,308 @@
+package org.panamaverbs.cm;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+
+import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QpType;
+import org.panamaverbs.verbs.QueuePair;
+
+/**
+ * A connected queue pair with everything it needs, made by rdma_cm: {@link #connect} on the client,
+ * {@link RdmaServer#accept} on the server. Each connection has its own protection domain, one completion
+ * queue for both directions and the queue pair rdma_cm created on its id; the data path is the library's
+ * usual allocation-free one ({@link QueuePair#postSend}, {@link CompletionQueue#poll}).
+ *
+ * <p>Regions: each side may {@link #offer} one memory region in its {@link ConnectionOptions#prepare
+ * prepare} hook; its address, length and rkey travel in rdma_cm's private data, and the peer finds them in
+ * {@link #remoteRegion()}, ready for RDMA READ/WRITE without a handshake of its own. Private data layout:
+ * {@code 'P' 'V'}, version 1, flags (bit 0: a region follows), the application's byte count, the
+ * {@link RemoteRegion} ({@value RemoteRegion#BYTES} bytes) if flagged, the application's bytes. Private
+ * data from a peer that is not Panama Verbs is kept whole in {@link #peerPrivateData()}.
+ *
+ * <p>Usable from virtual threads: every wait parks. {@link #close()} disconnects (RC), waits at most two
+ * seconds for the disconnect to complete, and frees the queue pair, completion queue, protection domain
+ * (with every region registered in it) and the id; a peer that died shows as {@link #isPeerDisconnected()}
+ * and as error completions (retries exhausted) on posted requests.
+ */
+public final class Connection implements AutoCloseable {
+    private static final byte MAGIC_P = 'P';
+    private static final byte MAGIC_V = 'V';
+    private static final byte VERSION = 1;
+    private static final int HEADER = 5;
+    private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(2);
+
+    private final CmId id;
+    private final CmEventChannel ownChannel;
+    private final ProtectionDomain pd;
+    private final CompletionQueue cq;
+    private final QueuePair qp;
+    private MemoryRegion offered;
+    private boolean preparing;
+    private RemoteRegion remoteRegion;
+    private byte[] peerPrivateData = new byte[0];
+    private UdPeer udPeer;
+    private volatile boolean closed;
+
+    private Connection(CmId id, CmEventChannel ownChannel, ConnectionOptions options) {
+        this.id = id;
+        this.ownChannel = ownChannel;
+        Context context = id.context();
+        ProtectionDomain domain = context.allocateProtectionDomain();
+        try {
+            cq = context.createCompletionQueue(options.maxSendWr() + options.maxRecvWr());
+            QpConfig config = QpConfig.builder(cq)
+                    .type(options.portSpace() == PortSpace.TCP ? QpType.RC : QpType.UD)
+                    .maxSendWr(options.maxSendWr()).maxRecvWr(options.maxRecvWr())
+                    .maxSendSge(options.maxSendSge()).maxRecvSge(options.maxRecvSge()).build();
+            qp = id.createQueuePair(domain, config);
+        } catch (RuntimeException e) {
+            domain.close();
+            throw e;
+        }
+        pd = domain;
+    }
+
+    /**
+     * Connects to an {@link RdmaServer} (or any rdma_cm listener) at {@code server}: resolves the address and
+     * route, creates the protection domain, completion queue and queue pair on the device that reaches it,
+     * runs the options' prepare hook, and connects.
+     *
+     * @param timeout bound for the whole call
+     * @throws CmException REJECTED when nothing listens there or the server refused (its private data is in
+     *                     the exception), ADDR_ERROR / ROUTE_ERROR when no RDMA device reaches the address,
+     *                     UNREACHABLE, CONNECT_ERROR, or a timeout; nothing is left open then
+     */
+    public static Connection connect(InetSocketAddress server, ConnectionOptions options, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        CmEventChannel channel = CmEventChannel.create();
+        Connection connection = null;
+        try {
+            CmId id = CmId.create(channel, options.portSpace());
+            id.resolveAddress(server, remaining(deadline));
+            id.resolveRoute(remaining(deadline));
+            connection = new Connection(id, channel, options);
+            connection.prepare(options);
+            CmEvent established = id.connect(options.parameters().withPrivateData(connection.envelope(options,
+                    options.portSpace() == PortSpace.UDP ? ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA
+                            : ConnectionParameters.MAX_CONNECT_PRIVATE_DATA)), remaining(deadline));
+            connection.readPeer(established.privateData());
+            connection.udPeer = established.udPeer();
+            return connection;
+        } catch (RuntimeException e) {
+            if (connection != null) {
+                connection.closeQuietly(e);
+            } else {
+                channel.close();
+            }
+            throw e;
+        }
+    }
+
+    /** The server side: builds the connection on a request's id and accepts it. */
+    static Connection accept(CmEvent request, ConnectionOptions options, long deadline) {
+        CmId id = request.id();
+        Connection connection = null;
+        try {
+            connection = new Connection(id, null, options);
+            connection.readPeer(request.privateData());
+            connection.prepare(options);
+            id.accept(options.parameters().withPrivateData(connection.envelope(options,
+                    options.portSpace() == PortSpace.UDP ? ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA
+                            : ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA)));
+            if (options.portSpace() == PortSpace.TCP) {
+                id.awaitEstablished(remaining(deadline));
+            }
+            return connection;
+        } catch (RuntimeException e) {
+            if (connection != null) {
+                connection.closeQuietly(e);
+            } else {
+                id.close();
+            }
+            throw e;
+        }
+    }
+
+    private static Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+    }
+
+    private void prepare(ConnectionOptions options) {
+        preparing = true;
+        try {
+            options.prepare().accept(this);
+        } finally {
+            preparing = false;
+        }
+    }
+
+    /**
+     * Offers {@code region} to the peer: its address, length and rkey travel with the connection, and the peer
+     * reads them from {@link #remoteRegion()}. Only in the options' prepare hook; the region must belong to
+     * {@link #protectionDomain()} and have the remote access the peer needs.
+     *
+     * @throws IllegalStateException    outside the prepare hook, or when a region was already offered
+     * @throws IllegalArgumentException for a region of another protection domain
+     */
+    public void offer(MemoryRegion region) {
+        if (!preparing) {
+            throw new IllegalStateException("offer a region in ConnectionOptions.prepare, before the connection is made");
+        }
+        if (offered != null) {
+            throw new IllegalStateException("one region per connection can be offered; " + offered + " already is");
+        }
+        if (region.protectionDomain() != pd) {
+            throw new IllegalArgumentException(region + " belongs to another protection domain; register it with"
+                    + " connection.protectionDomain()");
+        }
+        offered = region;
+    }
+
+    private byte[] envelope(ConnectionOptions options, int limit) {
+        byte[] user = options.privateData();
+        int regionBytes = offered == null ? 0 : RemoteRegion.BYTES;
+        if (HEADER + regionBytes + user.length > limit || user.length > 255) {
+            throw new IllegalArgumentException("private data of " + user.length + " bytes does not fit: this call carries "
+                    + limit + " bytes, of which " + (HEADER + regionBytes) + " describe the connection"
+                    + (offered == null ? "" : " and the offered region"));
+        }
+        byte[] data = new byte[HEADER + regionBytes + user.length];
+        data[0] = MAGIC_P;
+        data[1] = MAGIC_V;
+        data[2] = VERSION;
+        data[3] = (byte) (offered == null ? 0 : 1);
+        data[4] = (byte) user.length;
+        if (offered != null) {
+            RemoteRegion.of(offered).writeTo(MemorySegment.ofArray(data), HEADER);
+        }
+        System.arraycopy(user, 0, data, HEADER + regionBytes, user.length);
+        return data;
+    }
+
+    private void readPeer(byte[] data) {
+        if (data.length < HEADER || data[0] != MAGIC_P || data[1] != MAGIC_V || data[2] != VERSION) {
+            peerPrivateData = data; // not a Panama Verbs peer: everything is the application's
+            return;
+        }
+        boolean region = (data[3] & 1) != 0;
+        int userLength = Byte.toUnsignedInt(data[4]);
+        int regionBytes = region ? RemoteRegion.BYTES : 0;
+        if (HEADER + regionBytes + userLength > data.length) {
+            throw new CmException("rdma_cm private data", CmException.EPROTO, null, 0, data, "the peer's private data"
+                    + " says " + userLength + " application bytes" + (region ? " and a region" : "") + " but carries "
+                    + data.length + " bytes");
+        }
+        remoteRegion = region ? RemoteRegion.readFrom(MemorySegment.ofArray(data), HEADER) : null;
+        peerPrivateData = Arrays.copyOfRange(data, HEADER + regionBytes, HEADER + regionBytes + userLength);
+    }
+
+    /** The rdma_cm id of this connection. */
+    public CmId id() {
+        return id;
+    }
+
+    /** The device context (rdma_cm's; closing the connection never closes the device). */
+    public Context context() {
+        return pd.context();
+    }
+
+    /** This connection's protection domain: register memory for the queue pair here. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** The completion queue of both directions. */
+    public CompletionQueue completionQueue() {
+        return cq;
+    }
+
+    /** The connected queue pair (RC), or the UD queue pair in RTS. */
+    public QueuePair queuePair() {
+        return qp;
+    }
+
+    /** The region the peer offered (address, length, rkey), or null. */
+    public RemoteRegion remoteRegion() {
+        return remoteRegion;
+    }
+
+    /** The application bytes the peer sent with the connection (exactly as sent, for a Panama Verbs peer). */
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    /** For a UD client: where the server's datagrams go (address vector, QPN, Q_Key); else null. */
+    public UdPeer udPeer() {
+        return udPeer;
+    }
+
+    /** The peer's address. */
+    public InetSocketAddress peerAddress() {
+        return id.peerAddress();
+    }
+
+    /** Whether rdma_cm reported the connection gone (the peer disconnected, or its process died). */
+    public boolean isPeerDisconnected() {
+        return id.isDisconnected();
+    }
+
+    /** Waits until the connection is reported gone. @return whether it was within {@code timeout} */
+    public boolean awaitDisconnected(Duration timeout) {
+        return id.awaitDisconnected(timeout);
+    }
+
+    /**
+     * Disconnects (RC; waits at most two seconds for rdma_cm to confirm), then frees the queue pair, the
+     * completion queue, the protection domain with its regions, the id and, on a client, its event channel.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            if (id.portSpace() == PortSpace.TCP && !id.isClosed() && !id.isDisconnected()) {
+                try {
+                    id.disconnect();
+                    id.awaitDisconnected(DISCONNECT_WAIT);
+                } catch (RuntimeException notConnected) {
+                    // never connected, or already torn down: nothing to say to the peer
+                }
+            }
+        } finally {
+            try {
+                id.close();
+                cq.close();
+                pd.close();
+            } finally {
+                if (ownChannel != null) {
+                    ownChannel.close();
+                }
+            }
+        }
+    }
+
+    private void closeQuietly(RuntimeException failure) {
+        try {
+            close();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Connection[" + id.portSpace() + " to " + peerAddress() + ", " + qp + "]";
+    }
+}

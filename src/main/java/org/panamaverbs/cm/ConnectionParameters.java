@@ -1,0 +1,89 @@
+package org.panamaverbs.cm;
+
+import java.util.Arrays;
+
+/**
+ * {@code struct rdma_conn_param}: what {@code rdma_connect} and {@code rdma_accept} negotiate, and what a
+ * connection request carries. Immutable.
+ *
+ * <p>Private data limits (rdma_cm on InfiniBand and RoCE; checked before the call): 56 bytes with
+ * {@code rdma_connect}, 196 with {@code rdma_accept}, 148 with {@code rdma_reject}; with UD ids 180 for
+ * the request and 136 for the reply; 512 on iWARP. A receiver gets the transport's whole field, so
+ * what it reads is the sender's bytes followed by zeros.
+ *
+ * @param privateData        bytes for the peer (copied)
+ * @param responderResources RDMA READs / atomics this side answers at once (0..255; capped at the
+ *                           device's {@code max_qp_rd_atom} when connecting)
+ * @param initiatorDepth     RDMA READs / atomics this side issues at once (0..255; capped at
+ *                           {@code max_qp_init_rd_atom})
+ * @param retryCount         transport retries (0..7)
+ * @param rnrRetryCount      receiver-not-ready retries (0..7; 7 = forever)
+ */
+public record ConnectionParameters(byte[] privateData, int responderResources, int initiatorDepth, int retryCount,
+        int rnrRetryCount) {
+    /** rdma_cm's limit for {@code rdma_connect} private data on InfiniBand/RoCE (a CM REQ's 92 bytes less rdma_cm's header). */
+    public static final int MAX_CONNECT_PRIVATE_DATA = 56;
+    /** The limit for {@code rdma_accept} on InfiniBand/RoCE (CM REP). */
+    public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
+    /** The limit for {@code rdma_reject} on InfiniBand/RoCE (CM REJ). */
+    public static final int MAX_REJECT_PRIVATE_DATA = 148;
+    /** The limit for a UD id's request (SIDR REQ less rdma_cm's header). */
+    public static final int MAX_UD_CONNECT_PRIVATE_DATA = 180;
+    /** The limit for a UD id's reply (SIDR REP). */
+    public static final int MAX_UD_ACCEPT_PRIVATE_DATA = 136;
+    /** The limit for every call on iWARP (MPA). */
+    public static final int MAX_IWARP_PRIVATE_DATA = 512;
+
+    public ConnectionParameters {
+        privateData = privateData == null ? new byte[0] : privateData.clone();
+        check("responderResources", responderResources, 255);
+        check("initiatorDepth", initiatorDepth, 255);
+        check("retryCount", retryCount, 7);
+        check("rnrRetryCount", rnrRetryCount, 7);
+    }
+
+    /** No private data; 16 outstanding READs each way (capped by the device); retry 7; RNR retry 7 (forever). */
+    public static ConnectionParameters defaults() {
+        return new ConnectionParameters(new byte[0], 16, 16, 7, 7);
+    }
+
+    /** These parameters with {@code data} as private data. */
+    public ConnectionParameters withPrivateData(byte[] data) {
+        return new ConnectionParameters(data, responderResources, initiatorDepth, retryCount, rnrRetryCount);
+    }
+
+    /** These parameters with other retry counts. */
+    public ConnectionParameters withRetries(int retries, int rnrRetries) {
+        return new ConnectionParameters(privateData, responderResources, initiatorDepth, retries, rnrRetries);
+    }
+
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ConnectionParameters p && Arrays.equals(privateData, p.privateData)
+                && responderResources == p.responderResources && initiatorDepth == p.initiatorDepth
+                && retryCount == p.retryCount && rnrRetryCount == p.rnrRetryCount;
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(privateData) * 31 + responderResources * 7 + initiatorDepth * 5 + retryCount * 3 + rnrRetryCount;
+    }
+
+    @Override
+    public String toString() {
+        return "ConnectionParameters[" + privateData.length + " bytes of private data, responderResources="
+                + responderResources + ", initiatorDepth=" + initiatorDepth + ", retryCount=" + retryCount
+                + ", rnrRetryCount=" + rnrRetryCount + "]";
+    }
+
+    private static void check(String name, int value, int max) {
+        if (value < 0 || value > max) {
+            throw new IllegalArgumentException(name + " must be in 0.." + max + ", not " + value);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package org.panamaverbs.cm;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An rdma_cm listener: binds an address and port ({@code rdma_bind_addr}; {@code 0.0.0.0} or {@code ::}
+ * for every RDMA device), listens ({@code rdma_listen}) and turns each connection request into a
+ * {@link Connection} with {@link #accept(Duration)}. Usable from virtual threads (waits park); one thread
+ * may accept while others use the connections already made.
+ *
+ * <p>Closing the server stops listening and closes the connections it accepted that are still open
+ * (their ids report to the server's event channel). Idempotent.
+ */
+public final class RdmaServer implements AutoCloseable {
+    private final CmEventChannel channel;
+    private final CmId listener;
+    private final ConnectionOptions options;
+    private final List<Connection> accepted = new ArrayList<>();
+
+    private RdmaServer(CmEventChannel channel, CmId listener, ConnectionOptions options) {
+        this.channel = channel;
+        this.listener = listener;
+        this.options = options;
+    }
+
+    /**
+     * Listens on {@code local} (port 0: any free port, see {@link #localAddress()}).
+     *
+     * @param backlog connection requests the kernel queues before they are accepted
+     * @throws org.panamaverbs.verbs.VerbsException {@code rdma_bind_addr} EADDRINUSE (port taken),
+     *                                              EADDRNOTAVAIL/ENODEV (no RDMA device has the address)
+     */
+    public static RdmaServer listen(InetSocketAddress local, ConnectionOptions options, int backlog) {
+        CmEventChannel channel = CmEventChannel.create();
+        try {
+            CmId listener = CmId.create(channel, options.portSpace());
+            listener.bind(local);
+            listener.listen(backlog);
+            return new RdmaServer(channel, listener, options);
+        } catch (RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** The bound address and port. */
+    public InetSocketAddress localAddress() {
+        return listener.localAddress();
+    }
+
+    /**
+     * Waits for a connection request and accepts it: creates the connection's protection domain, completion
+     * queue and queue pair on the device the request came in on, runs the options' prepare hook, accepts
+     * with the options' private data (and offered region), and for RC waits until the connection is
+     * established.
+     *
+     * @return the connection, or null if no request arrived within {@code timeout}
+     * @throws CmException if the request could not be accepted or established in time (nothing is left open)
+     */
+    public Connection accept(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        CmEvent request = listener.awaitConnectionRequest(timeout);
+        if (request == null) {
+            return null;
+        }
+        Connection connection = Connection.accept(request, options, deadline);
+        synchronized (accepted) {
+            accepted.removeIf(c -> c.id().isClosed());
+            accepted.add(connection);
+        }
+        return connection;
+    }
+
+    /** The listening id (for its address, or to accept requests by hand with {@link CmId#awaitConnectionRequest}). */
+    public CmId listeningId() {
+        return listener;
+    }
+
+    /** Closes the accepted connections that are still open, the listening id and the event channel. */
+    @Override
+    public void close() {
+        List<Connection> open;
+        synchronized (accepted) {
+            open = List.copyOf(accepted);
+            accepted.clear();
+        }
+        RuntimeException failure = null;
+        for (Connection connection : open.reversed()) {
+            try {
+                connection.close();
+            } catch (RuntimeException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        channel.close();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaServer[" + listener.portSpace() + " on " + localAddress() + "]";
+    }
+}
