@@ -193,7 +193,7 @@ public final class QueuePair extends VerbsResource {
     /**
      * How to connect: RTR and RTS attributes. {@link #defaults()} are perftest's.
      *
-     * @param pathMtu          path MTU, or null for the port's active MTU
+     * @param pathMtu          path MTU, or null for the port's active MTU; not {@link Mtu#UNKNOWN}
      * @param access           {@code qp_access_flags} (C bits) for INIT, or -1 (the default) for local write,
      *                         remote write and read, plus remote atomic when the device supports atomics
      * @param minRnrTimer      RTR {@code min_rnr_timer} (12)
@@ -210,6 +210,14 @@ public final class QueuePair extends VerbsResource {
      */
     public record ConnectOptions(Mtu pathMtu, int access, int minRnrTimer, int timeout, int retryCount, int rnrRetry,
             int maxReadAtomic, int maxDestReadAtomic, int hopLimit, int trafficClass, int serviceLevel) {
+        /** @throws IllegalArgumentException if {@code pathMtu} is {@link Mtu#UNKNOWN}, which has no C value to send */
+        public ConnectOptions {
+            if (pathMtu == Mtu.UNKNOWN) {
+                throw new IllegalArgumentException("Mtu.UNKNOWN is not a path MTU: pass MTU_256 to MTU_4096,"
+                        + " or null for the port's active MTU");
+            }
+        }
+
         /** perftest's defaults. */
         public static ConnectOptions defaults() {
             return new ConnectOptions(null, -1, 12, 14, 7, 7, -1, -1, 255, 0, 0);
@@ -553,7 +561,13 @@ public final class QueuePair extends VerbsResource {
             ibv_qp_attr.sq_psn(attr, psn);
             modify(attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_SQ_PSN(), "RTR→RTS (UD)");
         }
-        datagramLimit = context.queryPort(config.port()).activeMtu().bytes();
+        Mtu active = context.queryPort(config.port()).activeMtu();
+        if (active == Mtu.UNKNOWN) {
+            // 0 would read as "not ready" and refuse every send with the wrong advice.
+            throw new IllegalStateException("port " + config.port() + " reports an active MTU this library does not"
+                    + " know, so the datagram size limit is unknown");
+        }
+        datagramLimit = active.bytes();
     }
 
     /** The largest message a UD send may carry (the port's active MTU), or 0 before {@link #readyForDatagrams}. */
@@ -584,6 +598,11 @@ public final class QueuePair extends VerbsResource {
     public void modifyToRtr(Endpoint remote, ConnectOptions options) {
         PortAttributes port = context.queryPort(config.port());
         Mtu mtu = options.pathMtu() == null ? port.activeMtu() : Mtu.min(options.pathMtu(), port.activeMtu());
+        if (mtu == Mtu.UNKNOWN) {
+            // Its code (-1) would reach the kernel as a path MTU; name the way out instead.
+            throw new IllegalStateException("port " + config.port() + " reports an active MTU this library does not"
+                    + " know: choose one with ConnectOptions.withPathMtu");
+        }
         int destReadAtomic = options.maxDestReadAtomic() >= 0 ? options.maxDestReadAtomic()
                 : Math.min(16, context.attributes().maxQpRdAtom());
         try (Arena arena = Arena.ofConfined()) {

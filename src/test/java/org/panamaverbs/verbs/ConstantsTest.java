@@ -1,10 +1,14 @@
 package org.panamaverbs.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Method;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.ToIntFunction;
 
 import org.junit.jupiter.api.Test;
@@ -45,6 +49,66 @@ class ConstantsTest {
         check(GidType.class, e -> "IBV_GID_TYPE_" + e.name(), GidType::code);
         check(LinkLayer.class, e -> "IBV_LINK_LAYER_" + e.name(), LinkLayer::code);
         check(Transport.class, e -> "IBV_TRANSPORT_" + e.name(), Transport::code);
+        check(AsyncEventType.class, e -> "IBV_EVENT_" + e.name(), AsyncEventType::code);
+    }
+
+    /** Every constant (but the UNKNOWN marker) is found by its own code. */
+    private static <E extends Enum<E>> void roundTrips(E[] constants, ToIntFunction<E> code, IntFunction<E> of) {
+        for (E constant : constants) {
+            if (!constant.name().equals("UNKNOWN")) {
+                assertSame(constant, of.apply(code.applyAsInt(constant)));
+            }
+        }
+    }
+
+    /**
+     * One policy: values C returns at run time map to UNKNOWN when this library does not know them (a newer
+     * kernel or provider may add some); values only Java writes have no UNKNOWN, so an unknown one throws.
+     */
+    @Test
+    void unknownValuesFollowOnePolicy() {
+        roundTrips(AsyncEventType.values(), AsyncEventType::code, AsyncEventType::of);
+        roundTrips(AtomicCapability.values(), AtomicCapability::code, AtomicCapability::of);
+        roundTrips(GidType.values(), GidType::code, GidType::of);
+        roundTrips(LinkLayer.values(), LinkLayer::code, LinkLayer::of);
+        roundTrips(Mtu.values(), Mtu::code, Mtu::of);
+        roundTrips(PortState.values(), PortState::code, PortState::of);
+        roundTrips(QpState.values(), QpState::code, QpState::of);
+        roundTrips(QpType.values(), QpType::code, QpType::of);
+        roundTrips(Transport.values(), Transport::code, Transport::of);
+        roundTrips(WcOpcode.values(), WcOpcode::code, WcOpcode::of);
+        roundTrips(WcStatus.values(), WcStatus::code, WcStatus::of);
+        roundTrips(WrOpcode.values(), WrOpcode::code, WrOpcode::of);
+        for (int code : new int[] {-2, 999, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
+            assertSame(AsyncEventType.UNKNOWN, AsyncEventType.of(code));
+            assertSame(AtomicCapability.UNKNOWN, AtomicCapability.of(code));
+            assertSame(GidType.UNKNOWN, GidType.of(code));
+            assertSame(LinkLayer.UNKNOWN, LinkLayer.of(code));
+            assertSame(Mtu.UNKNOWN, Mtu.of(code));
+            assertSame(PortState.UNKNOWN, PortState.of(code));
+            assertSame(QpState.UNKNOWN, QpState.of(code));
+            assertSame(Transport.UNKNOWN, Transport.of(code));
+            assertSame(WcOpcode.UNKNOWN, WcOpcode.of(code));
+            assertSame(WcStatus.UNKNOWN, WcStatus.of(code));
+            assertThrows(IllegalArgumentException.class, () -> QpType.of(code));
+            assertThrows(IllegalArgumentException.class, () -> WrOpcode.of(code));
+        }
+        assertSame(Mtu.UNKNOWN, Mtu.of(0), "ibv_mtu starts at 1");
+        assertSame(WcOpcode.UNKNOWN, WcOpcode.of(64), "between the send and the receive opcodes");
+        assertSame(QpState.UNKNOWN, QpState.of(7), "C's own IBV_QPS_UNKNOWN");
+        assertSame(Transport.UNKNOWN, Transport.of(-1), "C's own IBV_TRANSPORT_UNKNOWN");
+        assertThrows(IllegalArgumentException.class, () -> QpType.of(0), "ibv_qp_type starts at 2");
+    }
+
+    @Test
+    void unknownMtuLimitsNothingAndIsNoPathMtu() {
+        assertSame(Mtu.MTU_1024, Mtu.min(Mtu.MTU_1024, Mtu.UNKNOWN));
+        assertSame(Mtu.MTU_1024, Mtu.min(Mtu.UNKNOWN, Mtu.MTU_1024));
+        assertSame(Mtu.UNKNOWN, Mtu.min(Mtu.UNKNOWN, Mtu.UNKNOWN));
+        assertThrows(IllegalArgumentException.class,
+                () -> QueuePair.ConnectOptions.defaults().withPathMtu(Mtu.UNKNOWN));
+        assertFalse(AtomicCapability.UNKNOWN.isSupported());
+        assertTrue(AtomicCapability.HCA.isSupported());
     }
 
     @Test
