@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.ToIntFunction;
@@ -52,11 +53,20 @@ class ConstantsTest {
         check(AsyncEventType.class, e -> "IBV_EVENT_" + e.name(), AsyncEventType::code);
     }
 
-    /** Every constant (but the UNKNOWN marker) is found by its own code. */
-    private static <E extends Enum<E>> void roundTrips(E[] constants, ToIntFunction<E> code, IntFunction<E> of) {
-        for (E constant : constants) {
-            if (!constant.name().equals("UNKNOWN")) {
-                assertSame(constant, of.apply(code.applyAsInt(constant)));
+    /** One enum's lookup: its constants, code accessor, {@code of}, and UNKNOWN (null where of throws instead). */
+    private record Lookup<E extends Enum<E>>(E[] constants, ToIntFunction<E> code, IntFunction<E> of, E unknown) {
+        void check() {
+            for (E constant : constants) {
+                if (constant != unknown) {
+                    assertSame(constant, of.apply(code.applyAsInt(constant)));
+                }
+            }
+            for (int value : new int[] {-2, 999, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
+                if (unknown != null) {
+                    assertSame(unknown, of.apply(value), unknown.getDeclaringClass().getSimpleName() + " " + value);
+                } else {
+                    assertThrows(IllegalArgumentException.class, () -> of.apply(value));
+                }
             }
         }
     }
@@ -67,32 +77,19 @@ class ConstantsTest {
      */
     @Test
     void unknownValuesFollowOnePolicy() {
-        roundTrips(AsyncEventType.values(), AsyncEventType::code, AsyncEventType::of);
-        roundTrips(AtomicCapability.values(), AtomicCapability::code, AtomicCapability::of);
-        roundTrips(GidType.values(), GidType::code, GidType::of);
-        roundTrips(LinkLayer.values(), LinkLayer::code, LinkLayer::of);
-        roundTrips(Mtu.values(), Mtu::code, Mtu::of);
-        roundTrips(PortState.values(), PortState::code, PortState::of);
-        roundTrips(QpState.values(), QpState::code, QpState::of);
-        roundTrips(QpType.values(), QpType::code, QpType::of);
-        roundTrips(Transport.values(), Transport::code, Transport::of);
-        roundTrips(WcOpcode.values(), WcOpcode::code, WcOpcode::of);
-        roundTrips(WcStatus.values(), WcStatus::code, WcStatus::of);
-        roundTrips(WrOpcode.values(), WrOpcode::code, WrOpcode::of);
-        for (int code : new int[] {-2, 999, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
-            assertSame(AsyncEventType.UNKNOWN, AsyncEventType.of(code));
-            assertSame(AtomicCapability.UNKNOWN, AtomicCapability.of(code));
-            assertSame(GidType.UNKNOWN, GidType.of(code));
-            assertSame(LinkLayer.UNKNOWN, LinkLayer.of(code));
-            assertSame(Mtu.UNKNOWN, Mtu.of(code));
-            assertSame(PortState.UNKNOWN, PortState.of(code));
-            assertSame(QpState.UNKNOWN, QpState.of(code));
-            assertSame(Transport.UNKNOWN, Transport.of(code));
-            assertSame(WcOpcode.UNKNOWN, WcOpcode.of(code));
-            assertSame(WcStatus.UNKNOWN, WcStatus.of(code));
-            assertThrows(IllegalArgumentException.class, () -> QpType.of(code));
-            assertThrows(IllegalArgumentException.class, () -> WrOpcode.of(code));
-        }
+        List.of(new Lookup<>(AsyncEventType.values(), AsyncEventType::code, AsyncEventType::of, AsyncEventType.UNKNOWN),
+                new Lookup<>(AtomicCapability.values(), AtomicCapability::code, AtomicCapability::of, AtomicCapability.UNKNOWN),
+                new Lookup<>(GidType.values(), GidType::code, GidType::of, GidType.UNKNOWN),
+                new Lookup<>(LinkLayer.values(), LinkLayer::code, LinkLayer::of, LinkLayer.UNKNOWN),
+                new Lookup<>(Mtu.values(), Mtu::code, Mtu::of, Mtu.UNKNOWN),
+                new Lookup<>(PortState.values(), PortState::code, PortState::of, PortState.UNKNOWN),
+                new Lookup<>(QpState.values(), QpState::code, QpState::of, QpState.UNKNOWN),
+                new Lookup<>(Transport.values(), Transport::code, Transport::of, Transport.UNKNOWN),
+                new Lookup<>(WcOpcode.values(), WcOpcode::code, WcOpcode::of, WcOpcode.UNKNOWN),
+                new Lookup<>(WcStatus.values(), WcStatus::code, WcStatus::of, WcStatus.UNKNOWN),
+                new Lookup<>(QpType.values(), QpType::code, QpType::of, null),
+                new Lookup<>(WrOpcode.values(), WrOpcode::code, WrOpcode::of, null))
+                .forEach(Lookup::check);
         assertSame(Mtu.UNKNOWN, Mtu.of(0), "ibv_mtu starts at 1");
         assertSame(WcOpcode.UNKNOWN, WcOpcode.of(64), "between the send and the receive opcodes");
         assertSame(QpState.UNKNOWN, QpState.of(7), "C's own IBV_QPS_UNKNOWN");
