@@ -45,15 +45,7 @@ public enum AsyncEventType {
     /** an event this library does not know. */
     UNKNOWN(-1);
 
-    private static final AsyncEventType[] BY_CODE = new AsyncEventType[20];
-
-    static {
-        for (AsyncEventType t : values()) {
-            if (t.code >= 0) {
-                BY_CODE[t.code] = t;
-            }
-        }
-    }
+    private static final CodeTable<AsyncEventType> BY_CODE = CodeTable.orUnknown(values(), AsyncEventType::code, UNKNOWN);
 
     private final int code;
 
@@ -66,9 +58,12 @@ public enum AsyncEventType {
         return code;
     }
 
-    /** The constant for a C value, or {@link #UNKNOWN}. */
+    /**
+     * The constant for a C value; allocation-free. A value this library does not know (a newer
+     * libibverbs, kernel or provider may return one) gives {@link #UNKNOWN}, never an exception or null.
+     */
     public static AsyncEventType of(int code) {
-        return code >= 0 && code < BY_CODE.length && BY_CODE[code] != null ? BY_CODE[code] : UNKNOWN;
+        return BY_CODE.of(code);
     }
 
     /** Whether {@code element.qp} names the queue pair concerned. */

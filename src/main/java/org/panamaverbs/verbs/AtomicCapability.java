@@ -4,17 +4,11 @@ package org.panamaverbs.verbs;
 public enum AtomicCapability {
     NONE(0),
     HCA(1),
-    GLOB(2);
+    GLOB(2),
+    /** A value this library does not know; not a C value. */
+    UNKNOWN(-1);
 
-    private static final AtomicCapability[] BY_CODE = new AtomicCapability[3];
-
-    static {
-        for (AtomicCapability v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<AtomicCapability> BY_CODE = CodeTable.orUnknown(values(), AtomicCapability::code, UNKNOWN);
 
     private final int code;
 
@@ -28,13 +22,18 @@ public enum AtomicCapability {
     }
 
     /**
-     * The constant for a C value; allocation-free.
-     * @throws IllegalArgumentException for a value C does not define
+     * Whether atomic operations work at all ({@link #HCA} or {@link #GLOB}). {@link #UNKNOWN} counts as no:
+     * claiming a capability nobody can name would let atomics reach a device that may fail them.
+     */
+    public boolean isSupported() {
+        return this == HCA || this == GLOB;
+    }
+
+    /**
+     * The constant for a C value; allocation-free. A value this library does not know (a newer
+     * libibverbs, kernel or provider may return one) gives {@link #UNKNOWN}, never an exception or null.
      */
     public static AtomicCapability of(int code) {
-        if (code >= 0 && code < BY_CODE.length && BY_CODE[code] != null) {
-            return BY_CODE[code];
-        }
-        throw new IllegalArgumentException("no AtomicCapability has code " + code);
+        return BY_CODE.of(code);
     }
 }

@@ -167,8 +167,16 @@ public final class ConnectOptions {
             serviceLevel = o.serviceLevel;
         }
 
-        /** The path MTU; the port's active MTU caps it. Null: the port's active MTU. */
+        /**
+         * The path MTU; the port's active MTU caps it. Null: the port's active MTU.
+         *
+         * @throws IllegalArgumentException for {@link Mtu#UNKNOWN}, which has no C value to send
+         */
         public Builder pathMtu(Mtu value) {
+            if (value == Mtu.UNKNOWN) {
+                throw new IllegalArgumentException("Mtu.UNKNOWN is not a path MTU: pass MTU_256 to MTU_4096,"
+                        + " or null for the port's active MTU");
+            }
             pathMtu = value;
             return this;
         }

@@ -65,7 +65,7 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
             reasons.add(String.format("vendor_id 0x%x, vendor_part_id %d: not PVRDMA (PVRDMA is vendor_part_id 2080"
                     + " with vendor_id 0x15ad, or 0 on QEMU)", device.vendorId(), device.vendorPartId()));
             return new DeviceProfile(HardwareClass.NOT_PVRDMA, false, reasons, new Capabilities(device.maxSrq() > 0, true,
-                    -1, device.atomicCapability() != AtomicCapability.NONE, true, v1, v2, true));
+                    -1, device.atomicCapability().isSupported(), true, v1, v2, true));
         }
         boolean qemu = device.vendorId() == 0;
         reasons.add(String.format("vendor_part_id 2080 and vendor_id 0x%x (%s): PVRDMA", device.vendorId(),

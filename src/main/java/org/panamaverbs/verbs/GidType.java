@@ -4,17 +4,11 @@ package org.panamaverbs.verbs;
 public enum GidType {
     IB(0),
     ROCE_V1(1),
-    ROCE_V2(2);
+    ROCE_V2(2),
+    /** A value this library does not know; not a C value. */
+    UNKNOWN(-1);
 
-    private static final GidType[] BY_CODE = new GidType[3];
-
-    static {
-        for (GidType v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<GidType> BY_CODE = CodeTable.orUnknown(values(), GidType::code, UNKNOWN);
 
     private final int code;
 
@@ -28,13 +22,10 @@ public enum GidType {
     }
 
     /**
-     * The constant for a C value; allocation-free.
-     * @throws IllegalArgumentException for a value C does not define
+     * The constant for a C value; allocation-free. A value this library does not know (a newer
+     * libibverbs, kernel or provider may return one) gives {@link #UNKNOWN}, never an exception or null.
      */
     public static GidType of(int code) {
-        if (code >= 0 && code < BY_CODE.length && BY_CODE[code] != null) {
-            return BY_CODE[code];
-        }
-        throw new IllegalArgumentException("no GidType has code " + code);
+        return BY_CODE.of(code);
     }
 }

@@ -4,17 +4,11 @@ package org.panamaverbs.verbs;
 public enum LinkLayer {
     UNSPECIFIED(0),
     INFINIBAND(1),
-    ETHERNET(2);
+    ETHERNET(2),
+    /** A value this library does not know; not a C value. */
+    UNKNOWN(-1);
 
-    private static final LinkLayer[] BY_CODE = new LinkLayer[3];
-
-    static {
-        for (LinkLayer v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<LinkLayer> BY_CODE = CodeTable.orUnknown(values(), LinkLayer::code, UNKNOWN);
 
     private final int code;
 
@@ -28,13 +22,10 @@ public enum LinkLayer {
     }
 
     /**
-     * The constant for a C value; allocation-free.
-     * @throws IllegalArgumentException for a value C does not define
+     * The constant for a C value; allocation-free. A value this library does not know (a newer
+     * libibverbs, kernel or provider may return one) gives {@link #UNKNOWN}, never an exception or null.
      */
     public static LinkLayer of(int code) {
-        if (code >= 0 && code < BY_CODE.length && BY_CODE[code] != null) {
-            return BY_CODE[code];
-        }
-        throw new IllegalArgumentException("no LinkLayer has code " + code);
+        return BY_CODE.of(code);
     }
 }

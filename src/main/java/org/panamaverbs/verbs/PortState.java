@@ -7,17 +7,11 @@ public enum PortState {
     INIT(2),
     ARMED(3),
     ACTIVE(4),
-    ACTIVE_DEFER(5);
+    ACTIVE_DEFER(5),
+    /** A value this library does not know; not a C value. */
+    UNKNOWN(-1);
 
-    private static final PortState[] BY_CODE = new PortState[6];
-
-    static {
-        for (PortState v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<PortState> BY_CODE = CodeTable.orUnknown(values(), PortState::code, UNKNOWN);
 
     private final int code;
 
@@ -31,13 +25,10 @@ public enum PortState {
     }
 
     /**
-     * The constant for a C value; allocation-free.
-     * @throws IllegalArgumentException for a value C does not define
+     * The constant for a C value; allocation-free. A value this library does not know (a newer
+     * libibverbs, kernel or provider may return one) gives {@link #UNKNOWN}, never an exception or null.
      */
     public static PortState of(int code) {
-        if (code >= 0 && code < BY_CODE.length && BY_CODE[code] != null) {
-            return BY_CODE[code];
-        }
-        throw new IllegalArgumentException("no PortState has code " + code);
+        return BY_CODE.of(code);
     }
 }

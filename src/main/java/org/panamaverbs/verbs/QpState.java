@@ -11,15 +11,7 @@ public enum QpState {
     ERR(6),
     UNKNOWN(7);
 
-    private static final QpState[] BY_CODE = new QpState[8];
-
-    static {
-        for (QpState v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<QpState> BY_CODE = CodeTable.orUnknown(values(), QpState::code, UNKNOWN);
 
     private final int code;
 
@@ -33,10 +25,10 @@ public enum QpState {
     }
 
     /**
-     * The constant for a C value, or {@link #UNKNOWN} for one this library does not know; allocation-free.
-     
+     * The constant for a C value; allocation-free. A value this library does not know (a newer
+     * libibverbs, kernel or provider may return one) gives {@link #UNKNOWN}, never an exception or null.
      */
     public static QpState of(int code) {
-        return code >= 0 && code < BY_CODE.length && BY_CODE[code] != null ? BY_CODE[code] : UNKNOWN;
+        return BY_CODE.of(code);
     }
 }

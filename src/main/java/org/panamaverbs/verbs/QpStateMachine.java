@@ -39,6 +39,11 @@ final class QpStateMachine {
         int port = qp.config().port();
         PortAttributes portAttributes = context.queryPort(port);
         Mtu mtu = options.pathMtu() == null ? portAttributes.activeMtu() : Mtu.min(options.pathMtu(), portAttributes.activeMtu());
+        if (mtu == Mtu.UNKNOWN) {
+            // Its code (-1) would reach the kernel as a path MTU; name the way out instead.
+            throw new IllegalStateException("port " + port + " reports an active MTU this library does not"
+                    + " know: choose one with ConnectOptions.builder().pathMtu(...)");
+        }
         int destReadAtomic = options.maxDestReadAtomic() != null ? options.maxDestReadAtomic()
                 : Math.min(16, context.attributes().maxQpRdAtom());
         try (Arena arena = Arena.ofConfined()) {

@@ -9,15 +9,7 @@ public enum QpType {
     XRC_SEND(9),
     XRC_RECV(10);
 
-    private static final QpType[] BY_CODE = new QpType[11];
-
-    static {
-        for (QpType v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<QpType> BY_CODE = CodeTable.strict(values(), QpType::code);
 
     private final int code;
 
@@ -31,13 +23,12 @@ public enum QpType {
     }
 
     /**
-     * The constant for a C value; allocation-free.
-     * @throws IllegalArgumentException for a value C does not define
+     * The constant for a C value; allocation-free. Only Java writes these values, so one that no constant
+     * has is a bug: there is no {@code UNKNOWN}.
+     *
+     * @throws IllegalArgumentException for a value no constant has
      */
     public static QpType of(int code) {
-        if (code >= 0 && code < BY_CODE.length && BY_CODE[code] != null) {
-            return BY_CODE[code];
-        }
-        throw new IllegalArgumentException("no QpType has code " + code);
+        return BY_CODE.of(code);
     }
 }

@@ -155,7 +155,13 @@ public final class QueuePair extends VerbsResource {
 
     /** Marks a queue pair rdma_cm moved to RTS itself as ready for datagrams up to the port's active MTU. */
     void datagramsReady() {
-        datagramLimit = context.queryPort(config.port()).activeMtu().bytes();
+        Mtu active = context.queryPort(config.port()).activeMtu();
+        if (active == Mtu.UNKNOWN) {
+            // 0 would read as "not ready" and refuse every send with the wrong advice.
+            throw new IllegalStateException("port " + config.port() + " reports an active MTU this library does not"
+                    + " know, so the datagram size limit is unknown");
+        }
+        datagramLimit = active.bytes();
     }
 
     /**

@@ -3,21 +3,20 @@ package org.panamaverbs.verbs;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 import org.panamaverbs.ffi.ibv_send_wr;
 
 /**
- * A flyweight over one {@code struct ibv_send_wr} of a {@link SendWorkRequests} chain. Setters write the
- * native fields directly and return {@code this}; nothing is allocated. Fields keep their values between
- * posts until changed. The {@code next} and {@code sg_list} pointers are managed by the chain.
+ * A flyweight over one {@code struct ibv_send_wr} of a {@link SendWorkRequests} chain: {@code wr_id} and
+ * the scatter-gather list as in every {@link WorkRequest}, plus what only a send has (opcode, flags,
+ * immediate data, and the RDMA, UD or atomic target). Setters write the native fields directly and return
+ * {@code this}; nothing is allocated. Fields keep their values between posts until changed. The
+ * {@code next} and {@code sg_list} pointers are managed by the chain.
  */
-public final class SendWorkRequest {
+public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
     private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final long WR_ID = ibv_send_wr.wr_id$offset();
-    private static final long NUM_SGE = ibv_send_wr.num_sge$offset();
     private static final long OPCODE = ibv_send_wr.opcode$offset();
     private static final long SEND_FLAGS = ibv_send_wr.send_flags$offset();
     private static final long IMM_DATA = ibv_send_wr.imm_data$offset();
@@ -35,27 +34,12 @@ public final class SendWorkRequest {
     private static final long ATOMIC_SWAP = ATOMIC_BASE + ibv_send_wr.wr.atomic.swap$offset();
     private static final long ATOMIC_RKEY = ATOMIC_BASE + ibv_send_wr.wr.atomic.rkey$offset();
 
-    private final SendWorkRequests chain;
-    private final MemorySegment requests;
-    private final int index;
-    private final long base;
+    /** The chain as its own type, for the per-request bookkeeping only sends have (special bits, address handles). */
+    private final SendWorkRequests sends;
 
     SendWorkRequest(SendWorkRequests chain, int index) {
-        this.chain = chain;
-        this.requests = chain.requests;
-        this.index = index;
-        this.base = index * SendWorkRequests.WR_SIZE;
-    }
-
-    /** Sets {@code wr_id}, returned in this request's completion. */
-    public SendWorkRequest id(long wrId) {
-        requests.set(JAVA_LONG, base + WR_ID, wrId);
-        return this;
-    }
-
-    /** {@code wr_id}. */
-    public long id() {
-        return requests.get(JAVA_LONG, base + WR_ID);
+        super(chain, index, SendWorkRequests.WR_SIZE, ibv_send_wr.wr_id$offset(), ibv_send_wr.num_sge$offset());
+        this.sends = chain;
     }
 
     /** Sets {@code opcode}. */
@@ -83,8 +67,8 @@ public final class SendWorkRequest {
         int bits = (code == WrOpcode.ATOMIC_CMP_AND_SWP.code() || code == WrOpcode.ATOMIC_FETCH_AND_ADD.code()
                 ? SendWorkRequests.SPECIAL_ATOMIC : 0)
                 | ((requests.get(JAVA_INT, base + SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendWorkRequests.SPECIAL_INLINE : 0)
-                | (chain.addressHandle(index) != null ? SendWorkRequests.SPECIAL_UD : 0);
-        chain.markSpecial(index, bits);
+                | (sends.addressHandle(index) != null ? SendWorkRequests.SPECIAL_UD : 0);
+        sends.markSpecial(index, bits);
     }
 
     /** {@code send_flags}. */
@@ -122,7 +106,7 @@ public final class SendWorkRequest {
         requests.set(java.lang.foreign.ValueLayout.ADDRESS, base + UD_AH, handle.handleUnchecked());
         requests.set(JAVA_INT, base + UD_REMOTE_QPN, remoteQpn);
         requests.set(JAVA_INT, base + UD_REMOTE_QKEY, qkey);
-        chain.addressHandle(index, handle);
+        sends.addressHandle(index, handle);
         refreshSpecial();
         return this;
     }
@@ -145,56 +129,5 @@ public final class SendWorkRequest {
         requests.set(JAVA_LONG, base + ATOMIC_SWAP, swap);
         requests.set(JAVA_INT, base + ATOMIC_RKEY, rkey);
         return this;
-    }
-
-    /** The sum of the lengths of the first {@code num_sge} entries: the payload of an inline send. */
-    long payloadLength() {
-        return chain.payloadLength(index, numSge());
-    }
-
-    /**
-     * Makes this request carry exactly one scatter-gather entry: {@code length} bytes at {@code offset}
-     * of {@code region}.
-     *
-     * @throws IndexOutOfBoundsException if the slice leaves the region, or the chain has no SGE room
-     * @throws IllegalStateException     if the region is closed
-     */
-    public SendWorkRequest sge(MemoryRegion region, long offset, int length) {
-        chain.writeSge(index, 0, region, offset, length);
-        return numSge(1);
-    }
-
-    /**
-     * Writes scatter-gather entry {@code sgeIndex} (0-based); set the count with {@link #numSge(int)}.
-     *
-     * @throws IndexOutOfBoundsException if the slice leaves the region or {@code sgeIndex} exceeds the chain's maxSge
-     * @throws IllegalStateException     if the region is closed
-     */
-    public SendWorkRequest sge(int sgeIndex, MemoryRegion region, long offset, int length) {
-        chain.writeSge(index, sgeIndex, region, offset, length);
-        return this;
-    }
-
-    /** Writes scatter-gather entry {@code sgeIndex} from an already checked {@link Sge}. */
-    public SendWorkRequest sge(int sgeIndex, Sge sge) {
-        chain.writeSge(index, sgeIndex, sge.address(), sge.length(), sge.lkey());
-        return this;
-    }
-
-    /** Sets {@code num_sge}: how many of this request's entries are used. */
-    public SendWorkRequest numSge(int count) {
-        chain.checkSgeCount(count);
-        requests.set(JAVA_INT, base + NUM_SGE, count);
-        return this;
-    }
-
-    /** {@code num_sge}. */
-    public int numSge() {
-        return requests.get(JAVA_INT, base + NUM_SGE);
-    }
-
-    /** The index of this request in its chain. */
-    public int index() {
-        return index;
     }
 }

@@ -22,15 +22,7 @@ public enum WcOpcode {
     DRIVER3(137),
     UNKNOWN(-1);
 
-    private static final WcOpcode[] BY_CODE = new WcOpcode[138];
-
-    static {
-        for (WcOpcode v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<WcOpcode> BY_CODE = CodeTable.orUnknown(values(), WcOpcode::code, UNKNOWN);
 
     private final int code;
 
@@ -44,10 +36,10 @@ public enum WcOpcode {
     }
 
     /**
-     * The constant for a C value, or {@link #UNKNOWN} for one this library does not know; allocation-free.
-     
+     * The constant for a C value; allocation-free. A value this library does not know (a newer
+     * libibverbs, kernel or provider may return one) gives {@link #UNKNOWN}, never an exception or null.
      */
     public static WcOpcode of(int code) {
-        return code >= 0 && code < BY_CODE.length && BY_CODE[code] != null ? BY_CODE[code] : UNKNOWN;
+        return BY_CODE.of(code);
     }
 }

@@ -28,15 +28,7 @@ public enum WcStatus {
     TM_RNDV_INCOMPLETE(23),
     UNKNOWN(-1);
 
-    private static final WcStatus[] BY_CODE = new WcStatus[24];
-
-    static {
-        for (WcStatus v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<WcStatus> BY_CODE = CodeTable.orUnknown(values(), WcStatus::code, UNKNOWN);
 
     private final int code;
 
@@ -50,10 +42,10 @@ public enum WcStatus {
     }
 
     /**
-     * The constant for a C value, or {@link #UNKNOWN} for one this library does not know; allocation-free.
-     
+     * The constant for a C value; allocation-free. A value this library does not know (a newer
+     * libibverbs, kernel or provider may return one) gives {@link #UNKNOWN}, never an exception or null.
      */
     public static WcStatus of(int code) {
-        return code >= 0 && code < BY_CODE.length && BY_CODE[code] != null ? BY_CODE[code] : UNKNOWN;
+        return BY_CODE.of(code);
     }
 }

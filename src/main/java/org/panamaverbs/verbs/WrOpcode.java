@@ -12,15 +12,7 @@ public enum WrOpcode {
     /** 64-bit fetch-and-add at an 8-byte aligned remote address; the old value lands in the local SGE. */
     ATOMIC_FETCH_AND_ADD(6);
 
-    private static final WrOpcode[] BY_CODE = new WrOpcode[7];
-
-    static {
-        for (WrOpcode v : values()) {
-            if (v.code >= 0) {
-                BY_CODE[v.code] = v;
-            }
-        }
-    }
+    private static final CodeTable<WrOpcode> BY_CODE = CodeTable.strict(values(), WrOpcode::code);
 
     private final int code;
 
@@ -39,13 +31,12 @@ public enum WrOpcode {
     }
 
     /**
-     * The constant for a C value; allocation-free.
-     * @throws IllegalArgumentException for a value C does not define
+     * The constant for a C value; allocation-free. Only Java writes these values, so one that no constant
+     * has is a bug: there is no {@code UNKNOWN}.
+     *
+     * @throws IllegalArgumentException for a value no constant has
      */
     public static WrOpcode of(int code) {
-        if (code >= 0 && code < BY_CODE.length && BY_CODE[code] != null) {
-            return BY_CODE[code];
-        }
-        throw new IllegalArgumentException("no WrOpcode has code " + code);
+        return BY_CODE.of(code);
     }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.ffi.ibv_recv_wr;
@@ -99,6 +100,26 @@ class WorkRequestEncodingTest {
             wrs.relinkAfter(4, Errno.EINVAL);
             assertEquals(2, wrs.failedIndex());
             assertEquals(Errno.EINVAL, wrs.lastResult());
+        }
+    }
+
+    @Test
+    void sendsAndReceivesShareTheBaseSetters() {
+        try (SendWorkRequests sends = SendWorkRequests.allocate(2, 2); RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 2)) {
+            for (WorkRequest<?> wr : List.of(sends.get(1), recvs.get(1))) {
+                wr.id(9).sge(0, new Sge(0x1000, 10, 1)).sge(1, new Sge(0x2000, 20, 2)).numSge(2);
+                assertEquals(9, wr.id());
+                assertEquals(2, wr.numSge());
+                assertEquals(1, wr.index());
+                assertEquals(30, wr.payloadLength());
+            }
+            assertEquals(0, sends.get(0).id(), "request 1's fields are its own");
+            assertEquals(0, recvs.get(0).numSge());
+            // The setters return the concrete type, so send-only setters still chain after shared ones.
+            SendWorkRequest send = sends.get(0).id(4).numSge(0).opcode(WrOpcode.SEND);
+            RecvWorkRequest recv = recvs.get(0).sge(0, new Sge(0x3000, 8, 3)).numSge(1).id(5);
+            assertEquals(WrOpcode.SEND, send.opcode());
+            assertEquals(1, recv.numSge());
         }
     }
 

@@ -91,7 +91,7 @@ public final class WriteBw implements Callable<Integer> {
             return null;
         }
         for (Mtu m : Mtu.values()) {
-            if (m.bytes() == mtu) {
+            if (m != Mtu.UNKNOWN && m.bytes() == mtu) {
                 return m;
             }
         }

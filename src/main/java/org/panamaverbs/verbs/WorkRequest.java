@@ -1,0 +1,117 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A flyweight over one work request of a chain ({@link SendWorkRequests} or {@link RecvWorkRequests}): what
+ * {@link SendWorkRequest} and {@link RecvWorkRequest} share, {@code wr_id} and the scatter-gather list.
+ * Setters write the native fields directly and return the concrete request type, so calls chain
+ * ({@code sends.get(0).id(1).opcode(WrOpcode.SEND).sge(region, 0, 64)}); nothing is allocated. Fields keep
+ * their values between posts until changed. The {@code next} and {@code sg_list} pointers belong to the chain.
+ *
+ * @param <W> the concrete request type, which the setters return
+ */
+public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
+    private final WorkRequestChain chain;
+    /** The chain's native array; the subclass writes its own fields at {@link #base} plus their offsets. */
+    final MemorySegment requests;
+    final int index;
+    /** Offset of this request in {@link #requests}. */
+    final long base;
+    // Absolute offsets, computed once: ibv_send_wr and ibv_recv_wr both have these fields, at offsets the
+    // subclass passes in rather than this class assuming they coincide.
+    private final long wrIdAt;
+    private final long numSgeAt;
+
+    WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
+        this.chain = chain;
+        this.requests = chain.requests;
+        this.index = index;
+        this.base = index * requestSize;
+        this.wrIdAt = base + wrIdOffset;
+        this.numSgeAt = base + numSgeOffset;
+    }
+
+    /**
+     * {@code this} as the concrete type. Safe: the sealed subclasses are exactly
+     * {@code SendWorkRequest extends WorkRequest<SendWorkRequest>} and {@code RecvWorkRequest extends
+     * WorkRequest<RecvWorkRequest>}. An unchecked cast erases to nothing, unlike an overridden method.
+     */
+    @SuppressWarnings("unchecked")
+    private W self() {
+        return (W) this;
+    }
+
+    /** Sets {@code wr_id}, returned in this request's completion. */
+    public final W id(long wrId) {
+        requests.set(JAVA_LONG, wrIdAt, wrId);
+        return self();
+    }
+
+    /** {@code wr_id}. */
+    public final long id() {
+        return requests.get(JAVA_LONG, wrIdAt);
+    }
+
+    /**
+     * Makes this request carry exactly one scatter-gather entry: {@code length} bytes at {@code offset}
+     * of {@code region}.
+     *
+     * @throws IndexOutOfBoundsException if the slice leaves the region, or the chain has no SGE room
+     * @throws IllegalStateException     if the region is closed
+     */
+    public final W sge(MemoryRegion region, long offset, int length) {
+        chain.writeSge(index, 0, region, offset, length);
+        return numSge(1);
+    }
+
+    /**
+     * Writes scatter-gather entry {@code sgeIndex} (0-based); set the count with {@link #numSge(int)}.
+     *
+     * @throws IndexOutOfBoundsException if the slice leaves the region or {@code sgeIndex} exceeds the chain's maxSge
+     * @throws IllegalStateException     if the region is closed
+     */
+    public final W sge(int sgeIndex, MemoryRegion region, long offset, int length) {
+        chain.writeSge(index, sgeIndex, region, offset, length);
+        return self();
+    }
+
+    /**
+     * Writes scatter-gather entry {@code sgeIndex} from an already checked {@link Sge}.
+     *
+     * @throws IndexOutOfBoundsException if {@code sgeIndex} exceeds the chain's maxSge
+     */
+    public final W sge(int sgeIndex, Sge sge) {
+        chain.writeSge(index, sgeIndex, sge.address(), sge.length(), sge.lkey());
+        return self();
+    }
+
+    /**
+     * Sets {@code num_sge}: how many of this request's entries are used.
+     *
+     * @throws IndexOutOfBoundsException if {@code count} is negative or exceeds the chain's maxSge
+     */
+    public final W numSge(int count) {
+        chain.checkSgeCount(count);
+        requests.set(JAVA_INT, numSgeAt, count);
+        return self();
+    }
+
+    /** {@code num_sge}. */
+    public final int numSge() {
+        return requests.get(JAVA_INT, numSgeAt);
+    }
+
+    /** The index of this request in its chain. */
+    public final int index() {
+        return index;
+    }
+
+    /** The sum of the lengths of the first {@code num_sge} entries: the payload of a send, the room of a receive. */
+    final long payloadLength() {
+        return chain.payloadLength(index, numSge());
+    }
+}
