@@ -44,6 +44,7 @@ public final class Connection implements AutoCloseable {
     private final CompletionQueue cq;
     private final QueuePair qp;
     private MemoryRegion offered;
+    private byte[] outgoing;
     private boolean preparing;
     private RemoteRegion remoteRegion;
     private byte[] peerPrivateData = new byte[0];
@@ -89,7 +90,7 @@ public final class Connection implements AutoCloseable {
             id.resolveRoute(remaining(deadline));
             connection = new Connection(id, channel, options);
             connection.prepare(options);
-            CmEvent established = id.connect(options.parameters().withPrivateData(connection.envelope(options,
+            CmEvent established = id.connect(options.parameters().withPrivateData(connection.envelope(
                     options.portSpace() == PortSpace.UDP ? ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA
                             : ConnectionParameters.MAX_CONNECT_PRIVATE_DATA)), remaining(deadline));
             connection.readPeer(established.privateData());
@@ -113,7 +114,7 @@ public final class Connection implements AutoCloseable {
             connection = new Connection(id, null, options);
             connection.readPeer(request.privateData());
             connection.prepare(options);
-            id.accept(options.parameters().withPrivateData(connection.envelope(options,
+            id.accept(options.parameters().withPrivateData(connection.envelope(
                     options.portSpace() == PortSpace.UDP ? ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA
                             : ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA)));
             if (options.portSpace() == PortSpace.TCP) {
@@ -135,6 +136,7 @@ public final class Connection implements AutoCloseable {
     }
 
     private void prepare(ConnectionOptions options) {
+        outgoing = options.privateData();
         preparing = true;
         try {
             options.prepare().accept(this);
@@ -165,8 +167,21 @@ public final class Connection implements AutoCloseable {
         offered = region;
     }
 
-    private byte[] envelope(ConnectionOptions options, int limit) {
-        byte[] user = options.privateData();
+    /**
+     * Replaces the options' private data for this connection, for what is known only once the queue pair
+     * exists (its number, a region's key). Only in the options' prepare hook.
+     *
+     * @throws IllegalStateException outside the prepare hook
+     */
+    public void sendPrivateData(byte[] data) {
+        if (!preparing) {
+            throw new IllegalStateException("set the private data in ConnectionOptions.prepare, before the connection is made");
+        }
+        outgoing = data == null ? new byte[0] : data.clone();
+    }
+
+    private byte[] envelope(int limit) {
+        byte[] user = outgoing;
         int regionBytes = offered == null ? 0 : RemoteRegion.BYTES;
         if (HEADER + regionBytes + user.length > limit || user.length > 255) {
             throw new IllegalArgumentException("private data of " + user.length + " bytes does not fit: this call carries "
