@@ -151,9 +151,14 @@ public final class CmEventChannel implements AutoCloseable {
                 } finally {
                     rdma_cma_h.rdma_ack_cm_event(event);
                 }
-                if (copied != null && copied.id() != null) {
-                    (copied.type() == CmEventType.CONNECT_REQUEST && copied.listenId() != null ? copied.listenId() : copied.id())
-                            .deliver(copied);
+                if (copied != null && copied.type() == CmEventType.CONNECT_REQUEST) {
+                    if (copied.listenId() != null) {
+                        copied.listenId().deliver(copied);
+                    } else {
+                        copied.id().close(); // its listener closed meanwhile: librdmacm's new id must still be freed
+                    }
+                } else if (copied != null) {
+                    copied.id().deliver(copied);
                 }
                 any = true;
             }
@@ -169,8 +174,11 @@ public final class CmEventChannel implements AutoCloseable {
         long idAddress = rdma_cm_event.id(event).address();
         CmId listenId = ids.get(rdma_cm_event.listen_id(event).address());
         CmId id = ids.get(idAddress);
-        if (type == CmEventType.CONNECT_REQUEST && id == null && listenId != null) {
-            id = CmId.ofRequest(this, rdma_cm_event.id(event), listenId.portSpace());
+        if (type == CmEventType.CONNECT_REQUEST && id == null) {
+            PortSpace space = listenId != null ? listenId.portSpace()
+                    : org.panamaverbs.ffi.rdmacm.rdma_cm_id.ps(rdma_cm_event.id(event).reinterpret(
+                    org.panamaverbs.ffi.rdmacm.rdma_cm_id.layout().byteSize())) == PortSpace.UDP.code() ? PortSpace.UDP : PortSpace.TCP;
+            id = CmId.ofRequest(this, rdma_cm_event.id(event), space);
         }
         if (id == null) {
             return null; // an id closed from Java while its event was in flight

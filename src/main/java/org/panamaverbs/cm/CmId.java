@@ -69,6 +69,9 @@ public final class CmId implements AutoCloseable {
         static final MethodHandle REJECT = capturing(rdma_cma_h.rdma_reject$address(), rdma_cma_h.rdma_reject$descriptor());
         static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
         static final MethodHandle DESTROY_ID = capturing(rdma_cma_h.rdma_destroy_id$address(), rdma_cma_h.rdma_destroy_id$descriptor());
+        static final MethodHandle GETADDRINFO = capturing(rdma_cma_h.rdma_getaddrinfo$address(), rdma_cma_h.rdma_getaddrinfo$descriptor());
+        static final MethodHandle CREATE_EP = capturing(rdma_cma_h.rdma_create_ep$address(), rdma_cma_h.rdma_create_ep$descriptor());
+        static final MethodHandle MIGRATE_ID = capturing(rdma_cma_h.rdma_migrate_id$address(), rdma_cma_h.rdma_migrate_id$descriptor());
 
         private static MethodHandle capturing(MemorySegment address, java.lang.foreign.FunctionDescriptor descriptor) {
             return CallState.capturingErrno(address, descriptor);
@@ -100,6 +103,87 @@ public final class CmId implements AutoCloseable {
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);
             }
+        }
+    }
+
+    /**
+     * {@code rdma_create_ep}: an id for {@code address} made by librdmacm's own resolution
+     * ({@code rdma_getaddrinfo}; for the active side the address and route are resolved synchronously inside
+     * librdmacm, which bounds each step at 2 s), then moved to {@code channel} with {@code rdma_migrate_id}
+     * so that connecting, accepting and disconnecting are event-driven like every other id. No queue pair is
+     * made: call {@link #createQueuePair}.
+     *
+     * <p>Refused on PVRDMA (VMware lists {@code rdma_create_ep} as unsupported there): the device that would
+     * serve the address is found first (resolving or binding a probe id; for a wildcard passive address,
+     * every device), and its policy decides before {@code rdma_create_ep} is called.
+     *
+     * @param passive true for a listening endpoint ({@code RAI_PASSIVE}: {@code address} is local), false to
+     *                connect to {@code address}
+     * @throws org.panamaverbs.verbs.UnsupportedVerbException on a PVRDMA device (detected or emulated)
+     * @throws VerbsException naming {@code rdma_getaddrinfo}, {@code rdma_create_ep} or {@code rdma_migrate_id}
+     */
+    public static CmId createEndpoint(CmEventChannel channel, InetSocketAddress address, boolean passive,
+            PortSpace portSpace, Duration timeout) {
+        requireCreateEndpoint(channel, address, passive, portSpace, timeout);
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment hints = arena.allocate(org.panamaverbs.ffi.rdmacm.rdma_addrinfo.layout());
+            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_flags(hints, (passive ? rdma_cma_h.RAI_PASSIVE() : 0)
+                    | rdma_cma_h.RAI_NUMERICHOST());
+            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_port_space(hints, portSpace.code());
+            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_qp_type(hints, portSpace == PortSpace.TCP ? QpType.RC.code()
+                    : QpType.UD.code());
+            MemorySegment info = arena.allocate(ADDRESS);
+            MemorySegment node = arena.allocateFrom(address.getAddress().getHostAddress());
+            MemorySegment service = arena.allocateFrom(Integer.toString(address.getPort()));
+            int rc = (int) Native.GETADDRINFO.invokeExact(state.segment(), node, service, hints, info);
+            if (rc != 0) {
+                throw new VerbsException("rdma_getaddrinfo", rc < 0 ? state.errno() : rc, address
+                        + (passive ? " (passive)" : ""));
+            }
+            MemorySegment res = info.get(ADDRESS, 0);
+            try {
+                MemorySegment slot = arena.allocate(ADDRESS);
+                rc = (int) Native.CREATE_EP.invokeExact(state.segment(), slot, res, MemorySegment.NULL, MemorySegment.NULL);
+                if (rc != 0) {
+                    throw new VerbsException("rdma_create_ep", state.errno(), address + (passive ? " (passive)" : ""));
+                }
+                MemorySegment id = slot.get(ADDRESS, 0);
+                synchronized (channel) {
+                    rc = (int) Native.MIGRATE_ID.invokeExact(state.segment(), id, channel.handle());
+                    if (rc != 0) {
+                        int errno = state.errno();
+                        rdma_cma_h.rdma_destroy_ep(id);
+                        throw new VerbsException("rdma_migrate_id", errno, "moving the endpoint for " + address
+                                + " to " + channel);
+                    }
+                    return new CmId(channel, id, portSpace);
+                }
+            } finally {
+                rdma_cma_h.rdma_freeaddrinfo(res);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** Finds the device(s) that would serve {@code address} and asks their policy about {@code rdma_create_ep}. */
+    private static void requireCreateEndpoint(CmEventChannel channel, InetSocketAddress address, boolean passive,
+            PortSpace portSpace, Duration timeout) {
+        if (passive && address.getAddress().isAnyLocalAddress()) {
+            for (org.panamaverbs.verbs.RdmaDevice device : org.panamaverbs.verbs.Rdma.devices()) {
+                try (Context context = org.panamaverbs.verbs.Rdma.open(device.name())) {
+                    VerbsBridge.get().requireCreateEndpoint(context);
+                }
+            }
+            return;
+        }
+        try (CmId probe = create(channel, portSpace)) {
+            if (passive) {
+                probe.bind(address);
+            } else {
+                probe.resolveAddress(address, timeout);
+            }
+            VerbsBridge.get().requireCreateEndpoint(probe.context());
         }
     }
 

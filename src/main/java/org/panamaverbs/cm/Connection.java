@@ -1,9 +1,7 @@
 package org.panamaverbs.cm;
 
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Arrays;
 
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
@@ -23,8 +21,8 @@ import org.panamaverbs.verbs.QueuePair;
  * prepare} hook; its address, length and rkey travel in rdma_cm's private data, and the peer finds them in
  * {@link #remoteRegion()}, ready for RDMA READ/WRITE without a handshake of its own. Private data layout:
  * {@code 'P' 'V'}, version 1, flags (bit 0: a region follows), the application's byte count, the
- * {@link RemoteRegion} ({@value RemoteRegion#BYTES} bytes) if flagged, the application's bytes. Private
- * data from a peer that is not Panama Verbs is kept whole in {@link #peerPrivateData()}.
+ * {@link RemoteRegion} ({@value RemoteRegion#BYTES} bytes) if flagged, the application's bytes (5 header
+ * bytes in all). Private data from a peer that is not Panama Verbs is kept whole in {@link #peerPrivateData()}.
  *
  * <p>Usable from virtual threads: every wait parks. {@link #close()} disconnects (RC), waits at most two
  * seconds for the disconnect to complete, and frees the queue pair, completion queue, protection domain
@@ -32,10 +30,6 @@ import org.panamaverbs.verbs.QueuePair;
  * and as error completions (retries exhausted) on posted requests.
  */
 public final class Connection implements AutoCloseable {
-    private static final byte MAGIC_P = 'P';
-    private static final byte MAGIC_V = 'V';
-    private static final byte VERSION = 1;
-    private static final int HEADER = 5;
     private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(2);
 
     private final CmId id;
@@ -181,41 +175,13 @@ public final class Connection implements AutoCloseable {
     }
 
     private byte[] envelope(int limit) {
-        byte[] user = outgoing;
-        int regionBytes = offered == null ? 0 : RemoteRegion.BYTES;
-        if (HEADER + regionBytes + user.length > limit || user.length > 255) {
-            throw new IllegalArgumentException("private data of " + user.length + " bytes does not fit: this call carries "
-                    + limit + " bytes, of which " + (HEADER + regionBytes) + " describe the connection"
-                    + (offered == null ? "" : " and the offered region"));
-        }
-        byte[] data = new byte[HEADER + regionBytes + user.length];
-        data[0] = MAGIC_P;
-        data[1] = MAGIC_V;
-        data[2] = VERSION;
-        data[3] = (byte) (offered == null ? 0 : 1);
-        data[4] = (byte) user.length;
-        if (offered != null) {
-            RemoteRegion.of(offered).writeTo(MemorySegment.ofArray(data), HEADER);
-        }
-        System.arraycopy(user, 0, data, HEADER + regionBytes, user.length);
-        return data;
+        return new ConnectionPrivateData(offered == null ? null : RemoteRegion.of(offered), outgoing).encode(limit);
     }
 
     private void readPeer(byte[] data) {
-        if (data.length < HEADER || data[0] != MAGIC_P || data[1] != MAGIC_V || data[2] != VERSION) {
-            peerPrivateData = data; // not a Panama Verbs peer: everything is the application's
-            return;
-        }
-        boolean region = (data[3] & 1) != 0;
-        int userLength = Byte.toUnsignedInt(data[4]);
-        int regionBytes = region ? RemoteRegion.BYTES : 0;
-        if (HEADER + regionBytes + userLength > data.length) {
-            throw new CmException("rdma_cm private data", CmException.EPROTO, null, 0, data, "the peer's private data"
-                    + " says " + userLength + " application bytes" + (region ? " and a region" : "") + " but carries "
-                    + data.length + " bytes");
-        }
-        remoteRegion = region ? RemoteRegion.readFrom(MemorySegment.ofArray(data), HEADER) : null;
-        peerPrivateData = Arrays.copyOfRange(data, HEADER + regionBytes, HEADER + regionBytes + userLength);
+        ConnectionPrivateData peer = ConnectionPrivateData.decode(data);
+        remoteRegion = peer.region();
+        peerPrivateData = peer.application();
     }
 
     /** The rdma_cm id of this connection. */

@@ -68,10 +68,15 @@ class CmConnectionTest {
         final List<String> all = new ArrayList<>();
 
         Peer(String... args) throws IOException {
+            this(List.of(), args);
+        }
+
+        Peer(List<String> jvmOptions, String... args) throws IOException {
             String java = ProcessHandle.current().info().command().orElse("java");
             String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-            List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", classPath,
-                    CmPeer.class.getName()));
+            List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+            command.addAll(jvmOptions);
+            command.addAll(List.of("-cp", classPath, CmPeer.class.getName()));
             command.addAll(Arrays.asList(args));
             process = new ProcessBuilder(command).redirectErrorStream(true).start();
             Thread.ofVirtual().start(() -> {
@@ -184,8 +189,11 @@ class CmConnectionTest {
                     assertEquals(WcStatus.SUCCESS, read.status());
                     assertEquals(WcOpcode.RDMA_READ, read.opcode());
                     assertTrue(CmPeer.holds(mr, 2048, 256, CmPeer.READ_SEED), "the READ brought the server's bytes");
+
+                    c.id().disconnect();
+                    assertTrue(c.awaitDisconnected(TIMEOUT), "this side's own DISCONNECTED arrived");
                 }
-                // close() disconnected: the server saw it and exits 0
+                // the server saw the disconnect too, and exits 0
                 assertEquals("", server.expect("DISCONNECTED", TIMEOUT));
                 assertEquals(0, server.exit(), server.output());
             }
@@ -413,6 +421,44 @@ class CmConnectionTest {
         } catch (RuntimeException | AssertionError e) {
             c.close();
             throw e;
+        }
+    }
+
+    @Test
+    void createEndpointMakesAnEventDrivenIdThatConnects() throws Exception {
+        try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(address, 0), ConnectionOptions.defaults(), 4);
+                CmEventChannel channel = CmEventChannel.create()) {
+            Thread acceptor = Thread.ofVirtual().start(() -> {
+                try (Connection accepted = server.accept(TIMEOUT)) {
+                    assertNotNull(accepted);
+                    assertTrue(accepted.awaitDisconnected(TIMEOUT));
+                }
+            });
+            CmId id = CmId.createEndpoint(channel, server.localAddress(), false, PortSpace.TCP, TIMEOUT);
+            try (var pd = id.context().allocateProtectionDomain(); var cq = id.context().createCompletionQueue(8)) {
+                id.createQueuePair(pd, org.panamaverbs.verbs.QpConfig.builder(cq).build());
+                CmEvent established = id.connect(ConnectionParameters.defaults(), TIMEOUT);
+                assertEquals(CmEventType.ESTABLISHED, established.type());
+                assertEquals(server.localAddress(), id.peerAddress());
+                id.disconnect();
+                assertTrue(id.awaitDisconnected(TIMEOUT));
+                id.close();
+            }
+            acceptor.join(TIMEOUT);
+        }
+    }
+
+    @Test
+    void createEndpointIsRefusedUnderAPvrdmaProfile() throws Exception {
+        try (Peer peer = new Peer(List.of("-Dpanamaverbs.profile=pvrdma-hwv14"), "create-ep", address.getHostAddress())) {
+            String refusal = peer.expect("REFUSED ", TIMEOUT);
+            assertTrue(refusal.startsWith("rdma_create_ep failed: not supported: this device runs under an emulated PVRDMA"
+                    + " HWv14 (ESXi 6.7) profile; VMware lists rdma_create_ep as unsupported on PVRDMA"), refusal);
+            assertEquals(0, peer.exit(), peer.output());
+        }
+        try (Peer peer = new Peer("create-ep", address.getHostAddress())) {
+            assertTrue(peer.expect("CREATED ", TIMEOUT).startsWith("CmId[TCP"), peer.output());
+            assertEquals(0, peer.exit(), peer.output());
         }
     }
 

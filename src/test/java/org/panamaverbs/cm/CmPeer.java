@@ -36,6 +36,7 @@ import org.panamaverbs.verbs.WorkCompletions;
  * CmPeer stream-server ADDR    one RC connection receiving until killed
  * CmPeer loop-server ADDR N    N connections, concurrently: echo one SEND each, then wait for the disconnect
  * CmPeer rc-client ADDR PORT   connect, say CONNECTED, wait to be killed
+ * CmPeer create-ep ADDR        rdma_create_ep for ADDR (passive), printing what the gate says
  * </pre>
  */
 public final class CmPeer {
@@ -63,6 +64,7 @@ public final class CmPeer {
             case "stream-server" -> streamServer(address);
             case "loop-server" -> loopServer(address, Integer.parseInt(args[2]));
             case "rc-client" -> rcClient(new InetSocketAddress(address, Integer.parseInt(args[2])));
+            case "create-ep" -> createEndpoint(address);
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         };
         System.out.flush();
@@ -320,6 +322,17 @@ public final class CmPeer {
         }
         System.out.println("SERVED " + served.get() + " FAILED " + failed.get());
         return served.get() == connections;
+    }
+
+    private static boolean createEndpoint(InetAddress address) {
+        try (CmEventChannel channel = CmEventChannel.create()) {
+            try (CmId id = CmId.createEndpoint(channel, new InetSocketAddress(address, 0), true, PortSpace.TCP, WAIT)) {
+                System.out.println("CREATED " + id);
+            } catch (org.panamaverbs.verbs.UnsupportedVerbException e) {
+                System.out.println("REFUSED " + e.getMessage());
+            }
+        }
+        return true;
     }
 
     private static boolean rcClient(InetSocketAddress server) throws InterruptedException {

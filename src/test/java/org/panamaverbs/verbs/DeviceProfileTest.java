@@ -160,6 +160,13 @@ class DeviceProfileTest {
             assertTrue(inline.getMessage().contains("forces max_inline_data to 0"), inline.getMessage());
         }
         assertDoesNotThrow(() -> policy(rxe()).requireAtomics());
+        for (DeviceProfile p : List.of(esxi65(), esxi67(), qemuPvrdma(512), rxe().emulate(HardwareClass.PVRDMA_HWV13))) {
+            UnsupportedVerbException ep = assertThrows(UnsupportedVerbException.class, () -> policy(p).requireCreateEndpoint());
+            assertEquals("rdma_create_ep", ep.verb());
+            assertTrue(ep.getMessage().contains("VMware lists rdma_create_ep as unsupported"), ep.getMessage());
+        }
+        assertDoesNotThrow(() -> policy(rxe()).requireCreateEndpoint());
+        assertDoesNotThrow(() -> policy(mlx5()).requireCreateEndpoint());
         assertDoesNotThrow(() -> policy(rxe()).requireInline("ibv_post_send"));
     }
 
