@@ -448,6 +448,128 @@ public class rdma_cma_h extends rdma_cma_h$shared {
         }
     }
 
+    private static class rdma_create_ep {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rdma_cma_h.C_INT,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("rdma_create_ep").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "rdma_create_ep"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+     * }
+     */
+    public static FunctionDescriptor rdma_create_ep$descriptor() {
+        return rdma_create_ep.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+     * }
+     */
+    public static MethodHandle rdma_create_ep$handle() {
+        return rdma_create_ep.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+     * }
+     */
+    public static MemorySegment rdma_create_ep$address() {
+        return rdma_create_ep.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+     * }
+     */
+    public static int rdma_create_ep(MemorySegment id, MemorySegment res, MemorySegment pd, MemorySegment qp_init_attr) {
+        var mh$ = rdma_create_ep.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_create_ep", id, res, pd, qp_init_attr);
+            }
+            return (int)mh$.invokeExact(id, res, pd, qp_init_attr);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class rdma_destroy_ep {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            rdma_cma_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("rdma_destroy_ep").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "rdma_destroy_ep"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * void rdma_destroy_ep(struct rdma_cm_id *id)
+     * }
+     */
+    public static FunctionDescriptor rdma_destroy_ep$descriptor() {
+        return rdma_destroy_ep.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * void rdma_destroy_ep(struct rdma_cm_id *id)
+     * }
+     */
+    public static MethodHandle rdma_destroy_ep$handle() {
+        return rdma_destroy_ep.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * void rdma_destroy_ep(struct rdma_cm_id *id)
+     * }
+     */
+    public static MemorySegment rdma_destroy_ep$address() {
+        return rdma_destroy_ep.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * void rdma_destroy_ep(struct rdma_cm_id *id)
+     * }
+     */
+    public static void rdma_destroy_ep(MemorySegment id) {
+        var mh$ = rdma_destroy_ep.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_destroy_ep", id);
+            }
+            mh$.invokeExact(id);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class rdma_destroy_id {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             rdma_cma_h.C_INT,
@@ -875,6 +997,66 @@ public class rdma_cma_h extends rdma_cma_h$shared {
         }
     }
 
+    private static class rdma_establish {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rdma_cma_h.C_INT,
+            rdma_cma_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("rdma_establish").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "rdma_establish"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_establish(struct rdma_cm_id *id)
+     * }
+     */
+    public static FunctionDescriptor rdma_establish$descriptor() {
+        return rdma_establish.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_establish(struct rdma_cm_id *id)
+     * }
+     */
+    public static MethodHandle rdma_establish$handle() {
+        return rdma_establish.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_establish(struct rdma_cm_id *id)
+     * }
+     */
+    public static MemorySegment rdma_establish$address() {
+        return rdma_establish.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_establish(struct rdma_cm_id *id)
+     * }
+     */
+    public static int rdma_establish(MemorySegment id) {
+        var mh$ = rdma_establish.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_establish", id);
+            }
+            return (int)mh$.invokeExact(id);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class rdma_listen {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             rdma_cma_h.C_INT,
@@ -929,6 +1111,67 @@ public class rdma_cma_h extends rdma_cma_h$shared {
                 traceDowncall("rdma_listen", id, backlog);
             }
             return (int)mh$.invokeExact(id, backlog);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class rdma_get_request {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rdma_cma_h.C_INT,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("rdma_get_request").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "rdma_get_request"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
+     * }
+     */
+    public static FunctionDescriptor rdma_get_request$descriptor() {
+        return rdma_get_request.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
+     * }
+     */
+    public static MethodHandle rdma_get_request$handle() {
+        return rdma_get_request.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
+     * }
+     */
+    public static MemorySegment rdma_get_request$address() {
+        return rdma_get_request.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)
+     * }
+     */
+    public static int rdma_get_request(MemorySegment listen, MemorySegment id) {
+        var mh$ = rdma_get_request.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_get_request", listen, id);
+            }
+            return (int)mh$.invokeExact(listen, id);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
@@ -1419,6 +1662,194 @@ public class rdma_cma_h extends rdma_cma_h$shared {
            throw new AssertionError("should not reach here", ex$);
         }
     }
+    private static final int RDMA_OPTION_ID = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.RDMA_OPTION_ID = 0
+     * }
+     */
+    public static int RDMA_OPTION_ID() {
+        return RDMA_OPTION_ID;
+    }
+    private static final int RDMA_OPTION_IB = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.RDMA_OPTION_IB = 1
+     * }
+     */
+    public static int RDMA_OPTION_IB() {
+        return RDMA_OPTION_IB;
+    }
+    private static final int RDMA_OPTION_ID_TOS = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.RDMA_OPTION_ID_TOS = 0
+     * }
+     */
+    public static int RDMA_OPTION_ID_TOS() {
+        return RDMA_OPTION_ID_TOS;
+    }
+    private static final int RDMA_OPTION_ID_REUSEADDR = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.RDMA_OPTION_ID_REUSEADDR = 1
+     * }
+     */
+    public static int RDMA_OPTION_ID_REUSEADDR() {
+        return RDMA_OPTION_ID_REUSEADDR;
+    }
+    private static final int RDMA_OPTION_ID_AFONLY = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.RDMA_OPTION_ID_AFONLY = 2
+     * }
+     */
+    public static int RDMA_OPTION_ID_AFONLY() {
+        return RDMA_OPTION_ID_AFONLY;
+    }
+    private static final int RDMA_OPTION_ID_ACK_TIMEOUT = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.RDMA_OPTION_ID_ACK_TIMEOUT = 3
+     * }
+     */
+    public static int RDMA_OPTION_ID_ACK_TIMEOUT() {
+        return RDMA_OPTION_ID_ACK_TIMEOUT;
+    }
+    private static final int RDMA_OPTION_IB_PATH = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum <anonymous>.RDMA_OPTION_IB_PATH = 1
+     * }
+     */
+    public static int RDMA_OPTION_IB_PATH() {
+        return RDMA_OPTION_IB_PATH;
+    }
+
+    private static class rdma_set_option {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rdma_cma_h.C_INT,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_INT,
+            rdma_cma_h.C_INT,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("rdma_set_option").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "rdma_set_option"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+     * }
+     */
+    public static FunctionDescriptor rdma_set_option$descriptor() {
+        return rdma_set_option.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+     * }
+     */
+    public static MethodHandle rdma_set_option$handle() {
+        return rdma_set_option.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+     * }
+     */
+    public static MemorySegment rdma_set_option$address() {
+        return rdma_set_option.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+     * }
+     */
+    public static int rdma_set_option(MemorySegment id, int level, int optname, MemorySegment optval, long optlen) {
+        var mh$ = rdma_set_option.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_set_option", id, level, optname, optval, optlen);
+            }
+            return (int)mh$.invokeExact(id, level, optname, optval, optlen);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class rdma_migrate_id {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rdma_cma_h.C_INT,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("rdma_migrate_id").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "rdma_migrate_id"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+     * }
+     */
+    public static FunctionDescriptor rdma_migrate_id$descriptor() {
+        return rdma_migrate_id.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+     * }
+     */
+    public static MethodHandle rdma_migrate_id$handle() {
+        return rdma_migrate_id.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+     * }
+     */
+    public static MemorySegment rdma_migrate_id$address() {
+        return rdma_migrate_id.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+     * }
+     */
+    public static int rdma_migrate_id(MemorySegment id, MemorySegment channel) {
+        var mh$ = rdma_migrate_id.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_migrate_id", id, channel);
+            }
+            return (int)mh$.invokeExact(id, channel);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
 
     private static class rdma_getaddrinfo {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
@@ -1535,6 +1966,68 @@ public class rdma_cma_h extends rdma_cma_h$shared {
                 traceDowncall("rdma_freeaddrinfo", res);
             }
             mh$.invokeExact(res);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class rdma_init_qp_attr {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            rdma_cma_h.C_INT,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_POINTER,
+            rdma_cma_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("rdma_init_qp_attr").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "rdma_init_qp_attr"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+     * }
+     */
+    public static FunctionDescriptor rdma_init_qp_attr$descriptor() {
+        return rdma_init_qp_attr.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+     * }
+     */
+    public static MethodHandle rdma_init_qp_attr$handle() {
+        return rdma_init_qp_attr.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+     * }
+     */
+    public static MemorySegment rdma_init_qp_attr$address() {
+        return rdma_init_qp_attr.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
+     * }
+     */
+    public static int rdma_init_qp_attr(MemorySegment id, MemorySegment qp_attr, MemorySegment qp_attr_mask) {
+        var mh$ = rdma_init_qp_attr.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_init_qp_attr", id, qp_attr, qp_attr_mask);
+            }
+            return (int)mh$.invokeExact(id, qp_attr, qp_attr_mask);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
