@@ -37,6 +37,7 @@ import org.panamaverbs.verbs.WorkCompletions;
  * CmPeer loop-server ADDR N    N connections, concurrently: echo one SEND each, then wait for the disconnect
  * CmPeer rc-client ADDR PORT   connect, say CONNECTED, wait to be killed
  * CmPeer create-ep ADDR        rdma_create_ep for ADDR (passive), printing what the gate says
+ * CmPeer echo-server ADDR PORT N  one RC connection on PORT: echo N SENDs (SEND/RECV only, for PVRDMA)
  * </pre>
  */
 public final class CmPeer {
@@ -65,6 +66,7 @@ public final class CmPeer {
             case "loop-server" -> loopServer(address, Integer.parseInt(args[2]));
             case "rc-client" -> rcClient(new InetSocketAddress(address, Integer.parseInt(args[2])));
             case "create-ep" -> createEndpoint(address);
+            case "echo-server" -> echoServer(address, Integer.parseInt(args[2]), Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         };
         System.out.flush();
@@ -322,6 +324,42 @@ public final class CmPeer {
         }
         System.out.println("SERVED " + served.get() + " FAILED " + failed.get());
         return served.get() == connections;
+    }
+
+    /** SEND/RECV only (QEMU's PVRDMA model carries nothing else): echo {@code count} messages, then await the disconnect. */
+    private static boolean echoServer(InetAddress address, int port, int count) {
+        MemoryRegion[] buffer = new MemoryRegion[1];
+        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(count, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+            ConnectionOptions options = ConnectionOptions.builder().maxSendWr(count).maxRecvWr(count)
+                    .privateData(SERVER_HELLO).prepare(c -> {
+                        buffer[0] = c.protectionDomain().allocateAndRegister(count * 1024L, Access.LOCAL_WRITE);
+                        for (int i = 0; i < count; i++) {
+                            recvs.get(i).id(i).sge(buffer[0], i * 1024L, 1024);
+                        }
+                        c.queuePair().postRecvOrThrow(recvs, count);
+                    }).build();
+            try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(address, port), options, 4)) {
+                System.out.println("LISTENING " + server.localAddress().getPort());
+                System.out.flush();
+                try (Connection c = server.accept(Duration.ofMinutes(15))) {
+                    if (c == null) {
+                        System.out.println("NO-CONNECTION");
+                        return false;
+                    }
+                    boolean ok = true;
+                    for (int i = 0; i < count; i++) {
+                        Done received = pollOne(c.completionQueue());
+                        sends.get(0).id(100 + i).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                                .sge(buffer[0], received.wrId() * 1024L, received.byteLength());
+                        c.queuePair().postSendOrThrow(sends, 1);
+                        ok &= received.status() == WcStatus.SUCCESS && pollOne(c.completionQueue()).status() == WcStatus.SUCCESS;
+                    }
+                    boolean gone = c.awaitDisconnected(WAIT);
+                    System.out.println("ECHOED " + count + (ok ? " ok" : " with errors") + (gone ? ", disconnected" : ", still connected"));
+                    return ok && gone;
+                }
+            }
+        }
     }
 
     private static boolean createEndpoint(InetAddress address) {

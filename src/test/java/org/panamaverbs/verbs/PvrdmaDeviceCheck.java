@@ -1,9 +1,21 @@
 package org.panamaverbs.verbs;
 
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+
+import org.panamaverbs.cm.CmEventChannel;
+import org.panamaverbs.cm.CmEventType;
+import org.panamaverbs.cm.CmException;
+import org.panamaverbs.cm.CmId;
+import org.panamaverbs.cm.Connection;
+import org.panamaverbs.cm.ConnectionOptions;
+import org.panamaverbs.cm.PortSpace;
 
 /**
  * The device tests of the PVRDMA tiers ({@code scripts/test-pvrdma}): run on the real {@code vmw_pvrdma}
@@ -54,7 +66,7 @@ public final class PvrdmaDeviceCheck {
             System.out.print(context.profile().describe().indent(2));
             PvrdmaDeviceCheck check = new PvrdmaDeviceCheck(context, gidIndex, expected, args[0]);
             String[] names = {"opcode-evidence", "detection", "srq", "rc-send-recv", "gate-atomics", "gate-inline", "gate-qp-types",
-                "gate-ud-limit", "gate-remote-access", "gate-opcodes"};
+                "gate-ud-limit", "gate-remote-access", "gate-opcodes", "gate-create-ep", "rdma-cm"};
             for (String name : names) {
                 check.run(name);
             }
@@ -84,6 +96,8 @@ public final class PvrdmaDeviceCheck {
                 case "gate-ud-limit" -> gateUdLimit();
                 case "gate-remote-access" -> gateRemoteAccess();
                 case "gate-opcodes" -> gateOpcodes();
+                case "gate-create-ep" -> gateCreateEndpoint();
+                case "rdma-cm" -> rdmaCm();
                 default -> throw new IllegalArgumentException(name);
             }
             passed++;
@@ -97,6 +111,93 @@ public final class PvrdmaDeviceCheck {
 
     // ---------------------------------------------------------------------------------------------
     // checks
+
+    /** rdma_create_ep is refused on the real device, before librdmacm is asked. */
+    private void gateCreateEndpoint() throws Exception {
+        InetAddress address = InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2"));
+        try (CmEventChannel channel = CmEventChannel.create()) {
+            try (CmId id = CmId.createEndpoint(channel, new InetSocketAddress(address, 0), true, PortSpace.TCP,
+                    Duration.ofMinutes(2))) {
+                check(false, "rdma_create_ep was allowed: " + id);
+            } catch (UnsupportedVerbException e) {
+                check(e.verb().equals("rdma_create_ep"), "verb " + e.verb());
+                check(e.getMessage().contains("this device is " + expected.description()
+                        + "-class; VMware lists rdma_create_ep as unsupported on PVRDMA"), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * rdma_cm between two processes: this JVM connects to the {@code CmPeer echo-server} JVM that
+     * scripts/test-pvrdma started beside it on port {@code PANAMA_VERBS_CM_PORT}, checks the server's private
+     * data, has three messages echoed byte for byte over SEND/RECV, and disconnects.
+     */
+    private void rdmaCm() throws Exception {
+        String port = System.getenv("PANAMA_VERBS_CM_PORT");
+        check(port != null, "PANAMA_VERBS_CM_PORT names the port of the CmPeer echo-server JVM (scripts/test-pvrdma starts it)");
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2")),
+                Integer.parseInt(port));
+        int[] lengths = {1, 512, 1000};
+        MemoryRegion[] buffer = new MemoryRegion[1];
+        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(3, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+            ConnectionOptions options = ConnectionOptions.builder().maxSendWr(4).maxRecvWr(4)
+                    .privateData("pvrdma client".getBytes(StandardCharsets.US_ASCII)).prepare(c -> {
+                        buffer[0] = c.protectionDomain().allocateAndRegister(8192, Access.LOCAL_WRITE);
+                        for (int i = 0; i < 3; i++) {
+                            recvs.get(i).id(10 + i).sge(buffer[0], 4096 + i * 1024L, 1024);
+                        }
+                        c.queuePair().postRecvOrThrow(recvs, 3);
+                    }).build();
+            Connection c = connectWhenListening(server, options);
+            try (c) {
+                check(new String(c.peerPrivateData(), StandardCharsets.US_ASCII).equals("hello from the server"),
+                        "server's private data: " + Arrays.toString(c.peerPrivateData()));
+                check(c.context().heldBy() != null && c.queuePair().heldBy().startsWith("rdma_cm id"),
+                        "rdma_cm's context and queue pair are held by their owners");
+                check(c.context().profile().hardwareClass() == expected, "the cm context is detected " + expected);
+                int offset = 0;
+                for (int m = 0; m < 3; m++) {
+                    fill(buffer[0], offset, lengths[m], 40 + m);
+                    sends.get(0).id(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], offset, lengths[m]);
+                    c.queuePair().postSendOrThrow(sends, 1);
+                    List<long[]> done = new ArrayList<>();
+                    long deadline = System.nanoTime() + TIMEOUT_NANOS;
+                    while (done.size() < 2 && System.nanoTime() < deadline) {
+                        int n = c.completionQueue().poll(completions);
+                        for (int i = 0; i < n; i++) {
+                            WorkCompletion wc = completions.get(i);
+                            check(wc.status() == WcStatus.SUCCESS, "message " + m + ": " + wc);
+                            done.add(new long[] {wc.wrId(), wc.byteLength()});
+                        }
+                    }
+                    check(done.size() == 2, "message " + m + ": send and echo completions, got " + done.size());
+                    long echoId = done.stream().filter(d -> d[0] >= 10).findFirst().orElseThrow()[0];
+                    long echoAt = 4096 + (echoId - 10) * 1024;
+                    check(Arrays.equals(buffer[0].segment().asSlice(offset, lengths[m]).toArray(ValueLayout.JAVA_BYTE),
+                            buffer[0].segment().asSlice(echoAt, lengths[m]).toArray(ValueLayout.JAVA_BYTE)),
+                            "message " + m + " (" + lengths[m] + " bytes) echoed byte for byte");
+                    offset += lengths[m];
+                }
+                c.id().disconnect();
+                check(c.awaitDisconnected(Duration.ofMinutes(2)), "this side's DISCONNECTED");
+            }
+        }
+    }
+
+    /** The server JVM starts as this one does, so a REJECTED (nothing listening yet) is retried for 10 minutes. */
+    private static Connection connectWhenListening(InetSocketAddress server, ConnectionOptions options) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+        while (true) {
+            try {
+                return Connection.connect(server, options, Duration.ofMinutes(2));
+            } catch (CmException e) {
+                if (e.event() != CmEventType.REJECTED || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(5000);
+            }
+        }
+    }
 
     /**
      * What QEMU's model does with each opcode, measured by opcode_probe with plain libibverbs: the premise of
