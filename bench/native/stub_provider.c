@@ -44,7 +44,7 @@ struct stub_cq {
 	uint32_t mask;
 	uint32_t per_poll;     /* > 0: fed mode (see stub_cq_feed) */
 	uint64_t prod, cons;
-	uint64_t polled, overflow;
+	uint64_t polled, calls, overflow;
 };
 struct stub_qp {
 	struct ibv_qp ibv;
@@ -81,6 +81,7 @@ static int stub_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (cq->per_poll)
 		cq->prod = cq->cons;   /* the "device" has just written what was taken */
 	cq->polled += n;
+	cq->calls++;
 	return n;
 }
 
@@ -368,6 +369,7 @@ int stub_dereg_mr(struct ibv_mr *mr)
 uint64_t stub_qp_sends(struct ibv_qp *qp) { return ((struct stub_qp *)qp)->sends; }
 uint64_t stub_qp_recvs(struct ibv_qp *qp) { return ((struct stub_qp *)qp)->recvs; }
 uint64_t stub_cq_polled(struct ibv_cq *cq) { return ((struct stub_cq *)cq)->polled; }
+uint64_t stub_cq_calls(struct ibv_cq *cq) { return ((struct stub_cq *)cq)->calls; }
 
 long stub_c_post_send_loop(struct ibv_qp *qp, struct ibv_send_wr *wr, long n)
 {

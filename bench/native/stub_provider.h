@@ -45,6 +45,7 @@ int stub_cq_feed(struct ibv_cq *cq, int per_poll);
 uint64_t stub_qp_sends(struct ibv_qp *qp);    /* send requests accepted */
 uint64_t stub_qp_recvs(struct ibv_qp *qp);    /* receive requests accepted */
 uint64_t stub_cq_polled(struct ibv_cq *cq);   /* completions handed out */
+uint64_t stub_cq_calls(struct ibv_cq *cq);    /* poll_cq calls, empty ones included */
 
 /*
  * The C floor: n calls of the inline ibv_post_send / ibv_post_recv / ibv_poll_cq from verbs.h (which go

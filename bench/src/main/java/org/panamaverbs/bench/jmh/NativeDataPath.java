@@ -91,7 +91,7 @@ public class NativeDataPath {
 
         @TearDown(Level.Trial)
         public void close() {
-            if (stub.sends() + stub.recvs() + stub.polled() == 0) {
+            if (stub.sends() + stub.recvs() + stub.pollCalls() == 0) {
                 throw new IllegalStateException("nothing reached the stub provider");
             }
             stub.close();

@@ -62,6 +62,7 @@ public final class StubProvider implements AutoCloseable {
     private static final MethodHandle QP_SENDS = handle("stub_qp_sends", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
     private static final MethodHandle QP_RECVS = handle("stub_qp_recvs", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
     private static final MethodHandle CQ_POLLED = handle("stub_cq_polled", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+    private static final MethodHandle CQ_CALLS = handle("stub_cq_calls", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
 
     /** The C floor's loops, linked critical: one call per JMH invocation, so the link type hardly matters. */
     private static final MethodHandle C_POST_SEND_LOOP = critical("stub_c_post_send_loop",
@@ -134,6 +135,11 @@ public final class StubProvider implements AutoCloseable {
 
     public long polled() {
         return invoke(() -> (long) CQ_POLLED.invokeExact(rawCq));
+    }
+
+    /** poll_cq calls so far, empty ones included. */
+    public long pollCalls() {
+        return invoke(() -> (long) CQ_CALLS.invokeExact(rawCq));
     }
 
     /** The C floor: {@code n} {@code ibv_post_send}s of {@code wr}; returns the number that failed. */
