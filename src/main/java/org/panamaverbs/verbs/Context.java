@@ -76,6 +76,11 @@ public final class Context extends VerbsResource {
     }
 
     private Context(MemorySegment handle, RdmaDevice device) {
+        this(handle, device, null);
+    }
+
+    /** {@code knownAttributes} non-null: an adopted context, whose attributes are given rather than queried. */
+    private Context(MemorySegment handle, RdmaDevice device, DeviceAttributes knownAttributes) {
         super(new Object());
         this.handle = scoped(handle);
         this.device = device;
@@ -84,7 +89,7 @@ public final class Context extends VerbsResource {
         this.postRecvFunction = DataPath.opsPointer(handle, DataPath.POST_RECV_OFFSET);
         this.reqNotifyCqFunction = DataPath.opsPointer(handle, DataPath.REQ_NOTIFY_CQ_OFFSET);
         this.postSrqRecvFunction = DataPath.opsPointer(handle, DataPath.POST_SRQ_RECV_OFFSET);
-        this.attributes = queryDeviceNow();
+        this.attributes = knownAttributes != null ? knownAttributes : queryDeviceNow();
         this.asyncFd = ibv_context.async_fd(handle);
         int rc = Libc.setNonBlocking(asyncFd);
         if (rc != 0) {
@@ -139,6 +144,37 @@ public final class Context extends VerbsResource {
         borrowed.profile = profileFor(borrowed, null);
         borrowed.policy = borrowed.profile.policy(borrowed.attributes, info.name());
         return borrowed;
+    }
+
+    /**
+     * Wraps an {@code ibv_context} another owner made and frees, without asking libibverbs anything about it
+     * (no {@code ibv_query_device}, no GID table): {@code attributes} stand in for the query, the profile is
+     * the generic one they imply, and closing runs {@code giveBack}. Reached only through the internal
+     * {@link org.panamaverbs.internal.VerbsBridge}; used by the benchmarks to run the data path against a stub
+     * provider whose objects libibverbs never saw.
+     *
+     * @throws IllegalArgumentException if the attributes describe a PVRDMA device (its gates need the GID table)
+     * @throws UnsupportedVerbException if the context lacks poll_cq, post_send or post_recv
+     */
+    static Context adopt(MemorySegment context, RdmaDevice info, DeviceAttributes attributes, String owner,
+            Runnable giveBack) {
+        MemorySegment handle = context.reinterpret(ibv_context.layout().byteSize());
+        for (long offset : new long[] {DataPath.POLL_CQ_OFFSET, DataPath.POST_SEND_OFFSET, DataPath.POST_RECV_OFFSET}) {
+            if (DataPath.opsPointer(handle, offset).equals(MemorySegment.NULL)) {
+                throw new UnsupportedVerbException("ibv_post_send", "the context " + info.name() + " from " + owner
+                        + " has no legacy poll_cq/post_send/post_recv operations", "fill ctx->ops before adopting it");
+            }
+        }
+        DeviceProfile profile = DeviceProfile.detect(attributes, List.of());
+        if (profile.hardwareClass() != HardwareClass.NOT_PVRDMA) {
+            throw new IllegalArgumentException("an adopted context gets the generic profile; these attributes say "
+                    + profile.hardwareClass() + ", whose gates need the device's GID table");
+        }
+        Context adopted = new Context(handle, info, attributes);
+        adopted.heldBy(owner, giveBack);
+        adopted.profile = profile;
+        adopted.policy = profile.policy(attributes, info.name());
+        return adopted;
     }
 
     /** The device this context was opened on. */

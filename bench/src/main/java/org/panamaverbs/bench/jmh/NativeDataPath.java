@@ -1,0 +1,362 @@
+package org.panamaverbs.bench.jmh;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.panamaverbs.bench.jni.DisniDispatcher;
+import org.panamaverbs.bench.jni.DisniStyle;
+import org.panamaverbs.bench.stub.StubProvider;
+import org.panamaverbs.ffi.ibv_recv_wr;
+import org.panamaverbs.ffi.ibv_send_wr;
+import org.panamaverbs.ffi.ibv_sge;
+import org.panamaverbs.ffi.ibv_wc;
+import org.panamaverbs.internal.DataPath;
+import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.WrOpcode;
+
+/**
+ * Issue 9: what Java adds to {@code ibv_post_send}, {@code ibv_post_recv} and {@code ibv_poll_cq} over C,
+ * with no device: every implementation calls the same stub provider ({@link StubProvider},
+ * {@code bench/native/stub_provider.c}) through the same {@code ctx->ops} pointers.
+ *
+ * <ul>
+ *   <li>{@code *C}: the floor, a C loop of the inline verbs.h calls ({@value #LOOP} per invocation, so one
+ *       downcall is spread over {@value #LOOP} operations).</li>
+ *   <li>{@code *Java}: Panama Verbs' public API ({@code QueuePair.postSend/postRecv},
+ *       {@code CompletionQueue.poll}) on objects adopted from the stub: the library's own flyweights,
+ *       scoped handles and provider-pointer downcalls.</li>
+ *   <li>{@code *Jni}: DiSNI's way ({@link DisniStyle}): a JNI native per post taking the address of a work
+ *       request list serialized once from Java objects and patched in place; polls decoded into Java objects.</li>
+ *   <li>Evidence, not contenders: {@code *JavaRawShared} calls {@link DataPath} directly with the queue
+ *       pair's scoped handle and a chain in a shared arena (the public API's scopes without its checks,
+ *       cut/relink and bookkeeping), {@code *JavaRawGlobal} with global-scope segments (no scope to acquire
+ *       at all), and {@code postSendJavaPatchAll} re-sets flags and the SGE of request 0 on every post
+ *       (the setter path: refreshSpecial and the SGE checks). {@link NativeDataPathNonCritical} runs the Java
+ *       benchmarks with the downcalls linked without {@code Linker.Option.critical}.</li>
+ * </ul>
+ * Every implementation writes {@code wr_id} of request 0 before each post and sums the {@code wr_id} of
+ * every completion it polls, as an application would. Sends are unsignaled RDMA WRITEs of 64 bytes (so
+ * posting queues no completion); receives are 64-byte buffers; every poll offers 16 slots and the stub
+ * hands out {@code poll} completions ({@link StubProvider#feed}). Run with {@code -prof gc} for B/op:
+ * {@code bench/native-datapath} does.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class NativeDataPath {
+    /** Operations per invocation of the C loops. */
+    public static final int LOOP = 1000;
+    /** Completion slots offered to every poll. */
+    public static final int SLOTS = 16;
+    private static final int MESSAGE = 64;
+    private static final long SEND_WR = ibv_send_wr.layout().byteSize();
+    private static final long RECV_WR = ibv_recv_wr.layout().byteSize();
+    private static final long SGE = ibv_sge.layout().byteSize();
+
+    /** The stub provider, opened once per trial and wrapped as an ordinary library tree. */
+    @State(Scope.Thread)
+    public static class Stub {
+        StubProvider stub;
+
+        @Setup(Level.Trial)
+        public void open() {
+            stub = new StubProvider();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            if (stub.sends() + stub.recvs() + stub.pollCalls() == 0) {
+                throw new IllegalStateException("nothing reached the stub provider");
+            }
+            stub.close();
+        }
+    }
+
+    /** The chains, in each implementation's own form, with the same content. */
+    @State(Scope.Thread)
+    public static class Posts {
+        @Param({"1", "16"})
+        public int chain;
+
+        StubProvider stub;
+        SendWorkRequests sends;
+        RecvWorkRequests recvs;
+        DisniStyle.PostSend jniSend;
+        DisniStyle.PostRecv jniRecv;
+        Arena arena;
+        MemorySegment sendShared;
+        MemorySegment recvShared;
+        MemorySegment badShared;
+        MemorySegment sendGlobal;
+        MemorySegment recvGlobal;
+        MemorySegment badGlobal;
+        MemorySegment qpShared;
+        MemorySegment qpGlobal;
+        MemorySegment postSendFunction;
+        MemorySegment postRecvFunction;
+        long id;
+
+        @Setup(Level.Trial)
+        public void build(Stub holder) {
+            stub = holder.stub;
+            long base = stub.region.address();
+            int lkey = stub.region.lkey();
+            sends = SendWorkRequests.allocate(chain, 1);
+            recvs = RecvWorkRequests.allocate(chain, 1);
+            List<DisniStyle.SendWr> disniSends = new ArrayList<>();
+            List<DisniStyle.RecvWr> disniRecvs = new ArrayList<>();
+            arena = Arena.ofShared();
+            sendShared = arena.allocate(SEND_WR * chain + SGE * chain, 8);
+            recvShared = arena.allocate(RECV_WR * chain + SGE * chain, 8);
+            badShared = arena.allocate(ADDRESS);
+            for (int i = 0; i < chain; i++) {
+                long offset = (long) i * MESSAGE;
+                long remote = 0x10000L + offset;
+                sends.get(i).id(i).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(stub.region, offset, MESSAGE)
+                        .remote(remote, 0x1234);
+                recvs.get(i).id(i).sge(stub.region, 4096 + offset, MESSAGE);
+                disniSends.add(new DisniStyle.SendWr(i, WrOpcode.RDMA_WRITE.code(), 0, remote, 0x1234,
+                        new DisniStyle.Sge(base + offset, MESSAGE, lkey)));
+                disniRecvs.add(new DisniStyle.RecvWr(i, new DisniStyle.Sge(base + 4096 + offset, MESSAGE, lkey)));
+                writeSend(sendShared, i, chain, base + offset, lkey, remote);
+                writeRecv(recvShared, i, chain, base + 4096 + offset, lkey);
+            }
+            DisniDispatcher dispatcher = new DisniDispatcher();
+            jniSend = new DisniStyle.PostSend(dispatcher, stub.rawQp.address(), disniSends);
+            jniRecv = new DisniStyle.PostRecv(dispatcher, stub.rawQp.address(), disniRecvs);
+            sendGlobal = MemorySegment.ofAddress(sendShared.address()).reinterpret(sendShared.byteSize());
+            recvGlobal = MemorySegment.ofAddress(recvShared.address()).reinterpret(recvShared.byteSize());
+            badGlobal = MemorySegment.ofAddress(badShared.address()).reinterpret(8);
+            qpShared = stub.qp.handle();
+            qpGlobal = stub.rawQp;
+            postSendFunction = DataPath.opsPointer(stub.context.handle(), DataPath.POST_SEND_OFFSET);
+            postRecvFunction = DataPath.opsPointer(stub.context.handle(), DataPath.POST_RECV_OFFSET);
+        }
+
+        private static void writeSend(MemorySegment wrs, int i, int n, long addr, int lkey, long remote) {
+            long at = i * SEND_WR;
+            long sge = n * SEND_WR + i * SGE;
+            wrs.set(JAVA_LONG, at + ibv_send_wr.wr_id$offset(), i);
+            wrs.set(JAVA_LONG, at + ibv_send_wr.next$offset(), i + 1 < n ? wrs.address() + at + SEND_WR : 0);
+            wrs.set(JAVA_LONG, at + ibv_send_wr.sg_list$offset(), wrs.address() + sge);
+            wrs.set(JAVA_INT, at + ibv_send_wr.num_sge$offset(), 1);
+            wrs.set(JAVA_INT, at + ibv_send_wr.opcode$offset(), WrOpcode.RDMA_WRITE.code());
+            wrs.set(JAVA_INT, at + ibv_send_wr.send_flags$offset(), 0);
+            long rdma = at + ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset();
+            wrs.set(JAVA_LONG, rdma + ibv_send_wr.wr.rdma.remote_addr$offset(), remote);
+            wrs.set(JAVA_INT, rdma + ibv_send_wr.wr.rdma.rkey$offset(), 0x1234);
+            writeSge(wrs, sge, addr, lkey);
+        }
+
+        private static void writeRecv(MemorySegment wrs, int i, int n, long addr, int lkey) {
+            long at = i * RECV_WR;
+            long sge = n * RECV_WR + i * SGE;
+            wrs.set(JAVA_LONG, at + ibv_recv_wr.wr_id$offset(), i);
+            wrs.set(JAVA_LONG, at + ibv_recv_wr.next$offset(), i + 1 < n ? wrs.address() + at + RECV_WR : 0);
+            wrs.set(JAVA_LONG, at + ibv_recv_wr.sg_list$offset(), wrs.address() + sge);
+            wrs.set(JAVA_INT, at + ibv_recv_wr.num_sge$offset(), 1);
+            writeSge(wrs, sge, addr, lkey);
+        }
+
+        private static void writeSge(MemorySegment wrs, long at, long addr, int lkey) {
+            wrs.set(JAVA_LONG, at + ibv_sge.addr$offset(), addr);
+            wrs.set(JAVA_INT, at + ibv_sge.length$offset(), MESSAGE);
+            wrs.set(JAVA_INT, at + ibv_sge.lkey$offset(), lkey);
+        }
+
+        @TearDown(Level.Trial)
+        public void free() {
+            sends.close();
+            recvs.close();
+            arena.close();
+        }
+    }
+
+    /** The completion arrays, in each implementation's own form, and the stub fed with {@code poll} per poll. */
+    @State(Scope.Thread)
+    public static class Polls {
+        @Param({"0", "1", "16"})
+        public int poll;
+
+        StubProvider stub;
+        WorkCompletions completions;
+        DisniStyle.PollCq jniPoll;
+        DisniStyle.Wc[] jniWcs;
+        Arena arena;
+        MemorySegment wcShared;
+        MemorySegment wcGlobal;
+        MemorySegment cqShared;
+        MemorySegment cqGlobal;
+        MemorySegment pollFunction;
+
+        @Setup(Level.Trial)
+        public void build(Stub holder) {
+            stub = holder.stub;
+            stub.feed(poll);
+            completions = WorkCompletions.allocate(SLOTS);
+            jniWcs = new DisniStyle.Wc[SLOTS];
+            for (int i = 0; i < SLOTS; i++) {
+                jniWcs[i] = new DisniStyle.Wc();
+            }
+            jniPoll = new DisniStyle.PollCq(new DisniDispatcher(), stub.rawCq.address(), jniWcs, SLOTS);
+            arena = Arena.ofShared();
+            wcShared = arena.allocate(ibv_wc.layout(), SLOTS);
+            wcGlobal = MemorySegment.ofAddress(wcShared.address()).reinterpret(wcShared.byteSize());
+            cqShared = stub.cq.handle();
+            cqGlobal = stub.rawCq;
+            pollFunction = DataPath.opsPointer(stub.context.handle(), DataPath.POLL_CQ_OFFSET);
+        }
+
+        @TearDown(Level.Trial)
+        public void free() {
+            completions.close();
+            arena.close();
+        }
+    }
+
+    // ---- post_send ----
+
+    @Benchmark
+    @OperationsPerInvocation(LOOP)
+    public long postSendC(Posts p) {
+        return StubProvider.cPostSendLoop(p.qpGlobal, p.sendGlobal, LOOP);
+    }
+
+    @Benchmark
+    public int postSendJava(Posts p) {
+        p.sends.get(0).id(++p.id);
+        return p.stub.qp.postSend(p.sends, p.chain);
+    }
+
+    @Benchmark
+    public Object postSendJni(Posts p) throws IOException {
+        p.jniSend.getWrMod(0).setWr_id(++p.id);
+        return p.jniSend.execute();
+    }
+
+    @Benchmark
+    public int postSendJavaRawShared(Posts p) {
+        p.sendShared.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), ++p.id);
+        return DataPath.post(p.postSendFunction, p.qpShared, p.sendShared, p.badShared);
+    }
+
+    @Benchmark
+    public int postSendJavaRawGlobal(Posts p) {
+        p.sendGlobal.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), ++p.id);
+        return DataPath.post(p.postSendFunction, p.qpGlobal, p.sendGlobal, p.badGlobal);
+    }
+
+    /** As {@link #postSendJava}, re-setting flags and SGE of request 0 each time: the setters' own cost. */
+    @Benchmark
+    public int postSendJavaPatchAll(Posts p) {
+        p.sends.get(0).id(++p.id).flags(0).sge(p.stub.region, 0, MESSAGE);
+        return p.stub.qp.postSend(p.sends, p.chain);
+    }
+
+    // ---- post_recv ----
+
+    @Benchmark
+    @OperationsPerInvocation(LOOP)
+    public long postRecvC(Posts p) {
+        return StubProvider.cPostRecvLoop(p.qpGlobal, p.recvGlobal, LOOP);
+    }
+
+    @Benchmark
+    public int postRecvJava(Posts p) {
+        p.recvs.get(0).id(++p.id);
+        return p.stub.qp.postRecv(p.recvs, p.chain);
+    }
+
+    @Benchmark
+    public Object postRecvJni(Posts p) throws IOException {
+        p.jniRecv.setWrId(0, ++p.id);
+        return p.jniRecv.execute();
+    }
+
+    @Benchmark
+    public int postRecvJavaRawShared(Posts p) {
+        p.recvShared.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), ++p.id);
+        return DataPath.post(p.postRecvFunction, p.qpShared, p.recvShared, p.badShared);
+    }
+
+    @Benchmark
+    public int postRecvJavaRawGlobal(Posts p) {
+        p.recvGlobal.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), ++p.id);
+        return DataPath.post(p.postRecvFunction, p.qpGlobal, p.recvGlobal, p.badGlobal);
+    }
+
+    // ---- poll_cq ----
+
+    @Benchmark
+    @OperationsPerInvocation(LOOP)
+    public long pollC(Polls s) {
+        return StubProvider.cPollLoop(s.cqGlobal, SLOTS, s.wcGlobal, LOOP);
+    }
+
+    @Benchmark
+    public long pollJava(Polls s) {
+        int n = s.stub.cq.poll(s.completions);
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += s.completions.get(i).wrId();
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public long pollJni(Polls s) throws IOException {
+        int n = s.jniPoll.execute().getPolls();
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += s.jniWcs[i].getWr_id();
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public long pollJavaRawShared(Polls s) {
+        return sumWrIds(s.wcShared, DataPath.pollCq(s.pollFunction, s.cqShared, SLOTS, s.wcShared));
+    }
+
+    @Benchmark
+    public long pollJavaRawGlobal(Polls s) {
+        return sumWrIds(s.wcGlobal, DataPath.pollCq(s.pollFunction, s.cqGlobal, SLOTS, s.wcGlobal));
+    }
+
+    private static final long WC_SIZE = ibv_wc.layout().byteSize();
+    private static final long WC_WR_ID = ibv_wc.wr_id$offset();
+
+    private static long sumWrIds(MemorySegment wcs, int n) {
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += wcs.get(JAVA_LONG, i * WC_SIZE + WC_WR_ID);
+        }
+        return sum;
+    }
+}
