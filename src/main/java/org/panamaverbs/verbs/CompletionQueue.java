@@ -122,7 +122,7 @@ public final class CompletionQueue extends VerbsResource {
         if (max < 0 || max > completions.capacity()) {
             throw new IndexOutOfBoundsException("cannot poll " + max + " into " + completions.capacity() + " slots");
         }
-        int polled = DataPath.pollCq(pollFunction, handle, max, completions.array());
+        int polled = DataPath.pollCq(pollFunction, handle, max, completions.arrayForPoll());
         completions.setCount(polled);
         return polled;
     }

@@ -44,9 +44,16 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
 
     /** Sets {@code opcode}. */
     public SendWorkRequest opcode(WrOpcode opcode) {
+        int old = requests.get(JAVA_INT, base + OPCODE);
         requests.set(JAVA_INT, base + OPCODE, opcode.code());
-        refreshSpecial();
+        if (isAtomic(old) != isAtomic(opcode.code())) { // the data path re-checks only what can change the answer
+            refreshSpecial();
+        }
         return this;
+    }
+
+    private static boolean isAtomic(int code) {
+        return code == WrOpcode.ATOMIC_CMP_AND_SWP.code() || code == WrOpcode.ATOMIC_FETCH_AND_ADD.code();
     }
 
     /** {@code opcode}. */
@@ -56,16 +63,18 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
 
     /** Sets {@code send_flags}: a combination of {@link SendFlags} bits. */
     public SendWorkRequest flags(int sendFlags) {
+        int old = requests.get(JAVA_INT, base + SEND_FLAGS);
         requests.set(JAVA_INT, base + SEND_FLAGS, sendFlags);
-        refreshSpecial();
+        if (((old ^ sendFlags) & SendFlags.INLINE) != 0) {
+            refreshSpecial();
+        }
         return this;
     }
 
     /** Tells the chain whether this request needs the queue pair's atomic or inline support checked at post. */
     private void refreshSpecial() {
         int code = requests.get(JAVA_INT, base + OPCODE);
-        int bits = (code == WrOpcode.ATOMIC_CMP_AND_SWP.code() || code == WrOpcode.ATOMIC_FETCH_AND_ADD.code()
-                ? SendWorkRequests.SPECIAL_ATOMIC : 0)
+        int bits = (isAtomic(code) ? SendWorkRequests.SPECIAL_ATOMIC : 0)
                 | ((requests.get(JAVA_INT, base + SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendWorkRequests.SPECIAL_INLINE : 0)
                 | (sends.addressHandle(index) != null ? SendWorkRequests.SPECIAL_UD : 0);
         sends.markSpecial(index, bits);

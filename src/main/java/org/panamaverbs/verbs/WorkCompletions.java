@@ -9,20 +9,25 @@ import org.panamaverbs.ffi.ibv_wc;
  * A preallocated native array of {@code struct ibv_wc} that {@link CompletionQueue#poll} fills, read
  * through one reusable {@link WorkCompletion} flyweight per slot: polling and reading allocate nothing.
  *
- * <p>Not thread-safe: give each polling thread its own. Close it to free the native array; the
- * flyweights then throw on use.
+ * <p>Not thread-safe: give each polling thread its own. Close it when done: polls and the flyweights then
+ * throw, and the native array is returned once the object is unreachable. The poll hands the provider the
+ * array's automatic-arena segment (no atomic scope acquire per call); the flyweights read a view of the
+ * same memory scoped to a shared arena that {@link #close()} ends.
  */
 public final class WorkCompletions implements AutoCloseable {
     static final long WC_SIZE = ibv_wc.layout().byteSize();
 
-    private final Arena arena;
+    private final Arena viewScope;
     private final MemorySegment array;
+    private final MemorySegment arrayForCall;
+    private volatile boolean closed;
     private final WorkCompletion[] views;
     private int count;
 
     private WorkCompletions(int capacity) {
-        this.arena = Arena.ofShared();
-        this.array = arena.allocate(ibv_wc.layout(), capacity);
+        this.viewScope = Arena.ofShared();
+        this.arrayForCall = Arena.ofAuto().allocate(ibv_wc.layout(), capacity);
+        this.array = arrayForCall.reinterpret(viewScope, null);
         this.views = new WorkCompletion[capacity];
         for (int i = 0; i < capacity; i++) {
             views[i] = new WorkCompletion(array, i * WC_SIZE);
@@ -69,15 +74,20 @@ public final class WorkCompletions implements AutoCloseable {
         return views[index];
     }
 
-    MemorySegment array() {
-        return array;
+    /** The array for the provider's {@code poll_cq}. @throws IllegalStateException if closed */
+    MemorySegment arrayForPoll() {
+        if (closed) {
+            throw new IllegalStateException("this completion array is closed");
+        }
+        return arrayForCall;
     }
 
-    /** Frees the native array. Idempotent. */
+    /** Ends the array: polls and flyweights throw; the memory is returned once unreachable. Idempotent. */
     @Override
-    public void close() {
-        if (arena.scope().isAlive()) {
-            arena.close();
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            viewScope.close();
         }
     }
 }

@@ -65,7 +65,8 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      */
     public final W sge(MemoryRegion region, long offset, int length) {
         chain.writeSge(index, 0, region, offset, length);
-        return numSge(1);
+        requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists: writeSge checked it against maxSge
+        return self();
     }
 
     /**

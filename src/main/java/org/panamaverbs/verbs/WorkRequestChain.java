@@ -15,6 +15,12 @@ import org.panamaverbs.ffi.ibv_sge;
  * linked through {@code next}, each with its own scatter-gather array, and the {@code bad_wr} slot the
  * provider fills when a post fails. Posting the first {@code n} requests cuts the chain after request
  * {@code n - 1} for the duration of the call, so one array serves any count without re-linking.
+ *
+ * <p>Memory: the arrays belong to an automatic arena, and the post hands the provider that segment, whose
+ * scope costs a downcall nothing (no atomic acquire/release, unlike a shared arena's). Java writes the
+ * requests through a second view of the same memory scoped to a shared arena, which {@link #close()}
+ * ends: flyweights then throw, posts throw, and the memory is returned once the chain is unreachable, so a
+ * post racing a close from another thread still reads live memory.
  */
 abstract sealed class WorkRequestChain implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
@@ -22,10 +28,18 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     static final long SGE_LENGTH = ibv_sge.length$offset();
     static final long SGE_LKEY = ibv_sge.lkey$offset();
 
-    private final Arena arena;
+    /** Scope of the Java-side views; closing it ends every flyweight access. */
+    private final Arena views;
+    /** The Java-side views (flyweights write here). */
     final MemorySegment requests;
     final MemorySegment sges;
     private final MemorySegment badRequest;
+    /** The same memory in its automatic arena: what the provider is given. */
+    private final MemorySegment requestsForCall;
+    private final MemorySegment badRequestForCall;
+    private volatile boolean closed;
+    @SuppressWarnings("unused") // holds the scatter-gather memory, which only native pointers name
+    private final MemorySegment keepAlive;
     private final long requestSize;
     private final long nextOffset;
     private final int capacity;
@@ -39,14 +53,20 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         if (maxSge < 0) {
             throw new IllegalArgumentException("maxSge must not be negative, not " + maxSge);
         }
-        this.arena = Arena.ofShared();
+        Arena memory = Arena.ofAuto();
+        this.views = Arena.ofShared();
         this.requestSize = requestLayout.byteSize();
         this.nextOffset = nextOffset;
         this.capacity = capacity;
         this.maxSge = maxSge;
-        this.requests = arena.allocate(requestLayout, capacity);
-        this.sges = arena.allocate(ibv_sge.layout(), Math.max(1, (long) capacity * maxSge));
-        this.badRequest = arena.allocate(ADDRESS);
+        this.requestsForCall = memory.allocate(requestLayout, capacity);
+        this.badRequestForCall = memory.allocate(ADDRESS);
+        MemorySegment sgesForCall = memory.allocate(ibv_sge.layout(), Math.max(1, (long) capacity * maxSge));
+        this.requests = requestsForCall.reinterpret(views, null);
+        this.sges = sgesForCall.reinterpret(views, null);
+        this.badRequest = badRequestForCall.reinterpret(views, null);
+        // the shared views keep the automatic memory reachable as long as the chain is
+        this.keepAlive = sgesForCall;
         for (int i = 0; i < capacity; i++) {
             long base = i * requestSize;
             requests.set(ADDRESS, base + nextOffset, i + 1 < capacity ? requests.asSlice(base + requestSize) : MemorySegment.NULL);
@@ -70,11 +90,14 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
 
     /** Cuts the chain after request {@code count - 1}; called before a post. */
     final void cutAfter(int count) {
+        if (closed) {
+            throw new IllegalStateException("this work-request chain is closed");
+        }
         if (count < 1 || count > capacity) {
             throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
         }
         if (count < capacity) {
-            requests.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
+            requestsForCall.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
         }
     }
 
@@ -82,7 +105,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     final void relinkAfter(int count, int result) {
         if (count < capacity) {
             long base = (count - 1) * requestSize;
-            requests.set(JAVA_LONG, base + nextOffset, requests.address() + base + requestSize);
+            requestsForCall.set(JAVA_LONG, base + nextOffset, requestsForCall.address() + base + requestSize);
         }
         lastResult = result;
     }
@@ -100,7 +123,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
      */
     final int postThrough(MemorySegment function, MemorySegment target, int count) {
         cutAfter(count);
-        int rc = org.panamaverbs.internal.DataPath.post(function, target, requests, badRequest);
+        int rc = org.panamaverbs.internal.DataPath.post(function, target, requestsForCall, badRequestForCall);
         relinkAfter(count, rc);
         return rc;
     }
@@ -129,11 +152,16 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     /** Writes scatter-gather entry {@code index} of request {@code request}, after checking the slice. */
     final void writeSge(int request, int index, MemoryRegion region, long offset, int length) {
         checkSgeIndex(index);
-        writeSge(request, index, region.sliceAddress(offset, length), length, region.lkeyUnchecked());
+        putSge(request, index, region.sliceAddress(offset, length), length, region.lkeyUnchecked());
     }
 
     final void writeSge(int request, int index, long address, int length, int lkey) {
         checkSgeIndex(index);
+        putSge(request, index, address, length, lkey);
+    }
+
+    /** Writes an entry whose index was checked. */
+    private void putSge(int request, int index, long address, int length, int lkey) {
         long at = sgeBase(request) + index * SGE_SIZE;
         sges.set(JAVA_LONG, at + SGE_ADDR, address);
         sges.set(JAVA_INT, at + SGE_LENGTH, length);
@@ -168,11 +196,16 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         }
     }
 
-    /** Frees the native arrays. Idempotent; posting a closed chain throws {@link IllegalStateException}. */
+    /**
+     * Ends the chain: later posts and flyweight accesses throw {@link IllegalStateException}; the native
+     * arrays are returned when the chain becomes unreachable (a post racing this close still reads live
+     * memory). Idempotent.
+     */
     @Override
-    public final void close() {
-        if (arena.scope().isAlive()) {
-            arena.close();
+    public final synchronized void close() {
+        if (!closed) {
+            closed = true;
+            views.close();
         }
     }
 }

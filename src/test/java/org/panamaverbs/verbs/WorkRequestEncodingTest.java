@@ -148,7 +148,7 @@ class WorkRequestEncodingTest {
                 WorkCompletion.WC_WITH_IMM | 1, 0xfffe, 0x1234, 5, 3);
         assertEquals(ibv_wc.layout().byteSize(), wc.length);
         try (WorkCompletions wcs = WorkCompletions.allocate(2)) {
-            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.array(), WorkCompletions.WC_SIZE, wc.length);
+            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.arrayForPoll(), WorkCompletions.WC_SIZE, wc.length);
             wcs.setCount(2);
             WorkCompletion c = wcs.get(1);
             assertEquals(0x0102030405060708L, c.wrId());
