@@ -115,13 +115,7 @@ public final class Context extends VerbsResource {
             Context opened = new Context(handle, info);
             opened.profile = profileFor(opened, emulate);
             opened.policy = opened.profile.policy(opened.attributes, info.name());
-            if (opened.pollCqFunction.equals(MemorySegment.NULL) || opened.postSendFunction.equals(MemorySegment.NULL)
-                    || opened.postRecvFunction.equals(MemorySegment.NULL)) {
-                opened.close();
-                throw new UnsupportedVerbException("ibv_post_send", "the " + info.name()
-                        + " provider has no legacy poll_cq/post_send/post_recv operations",
-                        "use a device whose rdma-core provider implements them (all in-tree providers do)");
-            }
+            opened.requireDataPathOps();
             return opened;
         } catch (RuntimeException e) {
             if (!(e instanceof UnsupportedVerbException)) {
@@ -143,7 +137,22 @@ public final class Context extends VerbsResource {
         borrowed.heldBy(owner, () -> { });
         borrowed.profile = profileFor(borrowed, null);
         borrowed.policy = borrowed.profile.policy(borrowed.attributes, info.name());
+        borrowed.requireDataPathOps();
         return borrowed;
+    }
+
+    /**
+     * Refuses a provider without the legacy {@code poll_cq}/{@code post_send}/{@code post_recv} operations, which
+     * the data path calls through (closing this context first).
+     */
+    private void requireDataPathOps() {
+        if (pollCqFunction.equals(MemorySegment.NULL) || postSendFunction.equals(MemorySegment.NULL)
+                || postRecvFunction.equals(MemorySegment.NULL)) {
+            close();
+            throw new UnsupportedVerbException("ibv_post_send", "the " + device.name()
+                    + " provider has no legacy poll_cq/post_send/post_recv operations",
+                    "use a device whose rdma-core provider implements them (all in-tree providers do)");
+        }
     }
 
     /**

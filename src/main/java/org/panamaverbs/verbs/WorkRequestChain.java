@@ -38,8 +38,6 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     private final MemorySegment requestsForCall;
     private final MemorySegment badRequestForCall;
     private volatile boolean closed;
-    @SuppressWarnings("unused") // holds the scatter-gather memory, which only native pointers name
-    private final MemorySegment keepAlive;
     private final long requestSize;
     private final long nextOffset;
     private final int capacity;
@@ -65,8 +63,8 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         this.requests = requestsForCall.reinterpret(views, null);
         this.sges = sgesForCall.reinterpret(views, null);
         this.badRequest = badRequestForCall.reinterpret(views, null);
-        // the shared views keep the automatic memory reachable as long as the chain is
-        this.keepAlive = sgesForCall;
+        // all three arrays share the automatic arena's session, which requestsForCall keeps reachable as long
+        // as the chain is: the scatter-gather memory, named only by native pointers, lives as long too
         for (int i = 0; i < capacity; i++) {
             long base = i * requestSize;
             requests.set(ADDRESS, base + nextOffset, i + 1 < capacity ? requests.asSlice(base + requestSize) : MemorySegment.NULL);
