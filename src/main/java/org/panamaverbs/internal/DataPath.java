@@ -2,6 +2,7 @@ package org.panamaverbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -24,6 +25,13 @@ import org.panamaverbs.ffi.ibv_context_ops;
  * Each context's provider pointers are read once when it opens ({@link #opsPointer}); the calls go
  * through address-less downcall handles held in {@code static final} fields so the JIT can inline them.
  *
+ * <p>The library's posts and polls use the {@code long} forms ({@link #post(MemorySegment, long, long, long)},
+ * {@link #pollCq(MemorySegment, long, int, long)}): the object and array pointers cross as plain 64-bit
+ * integers, so the downcall has no segment to check and no shared scope to acquire and release (two atomic
+ * operations per scope). Keeping those pointers alive is then the caller's job ({@code InFlight} in the
+ * verbs package). The segment forms remain for callers that want the FFM runtime to keep scoped
+ * arguments alive, and as the benchmarks' evidence of what scopes cost.
+ *
  * <p>{@code Linker.Option.critical} (no thread-state transition) is decided per call. All three are
  * short and never block (rxe's post_send makes one non-blocking write() to the kernel; PVRDMA's
  * writes a doorbell), so they qualify; the default is critical for all of them, chosen from the JMH
@@ -42,6 +50,9 @@ public final class DataPath {
 
     private static final MethodHandle POLL_CQ = link(POLL_CQ_SIGNATURE, CRITICAL_POLL);
     private static final MethodHandle POST = link(POST_SIGNATURE, CRITICAL_POST);
+    // pointers as JAVA_LONG: the ABI passes both in the same integer registers on the 64-bit platforms we support
+    private static final MethodHandle POLL_CQ_RAW = link(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG), CRITICAL_POLL);
+    private static final MethodHandle POST_RAW = link(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), CRITICAL_POST);
     private static final MethodHandle REQ_NOTIFY = link(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), CRITICAL_POLL);
 
     /** Offsets of the provider pointers inside {@code struct ibv_context}, from the generated layouts. */
@@ -101,6 +112,30 @@ public final class DataPath {
     public static int post(MemorySegment function, MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
             return (int) POST.invokeExact(function, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ops.poll_cq(cq, n, wc)} with raw pointers: nothing keeps {@code cq} or {@code wc} alive, the
+     * caller must.
+     */
+    public static int pollCq(MemorySegment function, long cq, int numEntries, long wc) {
+        try {
+            return (int) POLL_CQ_RAW.invokeExact(function, cq, numEntries, wc);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ops.post_send(qp, wr, bad_wr)}, {@code ops.post_recv} or {@code ops.post_srq_recv} with raw
+     * pointers: nothing keeps them alive, the caller must.
+     */
+    public static int post(MemorySegment function, long target, long wr, long badWr) {
+        try {
+            return (int) POST_RAW.invokeExact(function, target, wr, badWr);
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

@@ -95,6 +95,12 @@ public final class AddressHandle extends VerbsResource {
         return pd;
     }
 
+    /** A UD post reads this handle inside its work request: closing it waits for every call in flight. */
+    @Override
+    boolean waitsFor(int inside) {
+        return true;
+    }
+
     MemorySegment handleUnchecked() {
         return handle;
     }

@@ -27,6 +27,8 @@ public final class CompletionQueue extends VerbsResource {
     private final Context context;
     private final CompletionChannel channel;
     private final MemorySegment handle;
+    /** The handle's address, for polls ({@link InFlight} keeps it alive during them). */
+    private final long address;
     private final MemorySegment pollFunction;
     private final MemorySegment notifyFunction;
     private final int capacity;
@@ -42,6 +44,7 @@ public final class CompletionQueue extends VerbsResource {
         this.context = context;
         this.channel = channel;
         this.handle = scoped(handle);
+        this.address = handle.address();
         this.pollFunction = context.pollCqFunction;
         this.notifyFunction = context.reqNotifyCqFunction;
         this.capacity = ibv_cq.cqe(handle);
@@ -116,15 +119,10 @@ public final class CompletionQueue extends VerbsResource {
      * @throws IndexOutOfBoundsException if {@code max} is negative or above the array's capacity
      */
     public int poll(WorkCompletions completions, int max) {
-        if (closed) {
-            throw new IllegalStateException(this + " is closed");
-        }
         if (max < 0 || max > completions.capacity()) {
             throw new IndexOutOfBoundsException("cannot poll " + max + " into " + completions.capacity() + " slots");
         }
-        int polled = DataPath.pollCq(pollFunction, handle, max, completions.arrayForPoll());
-        completions.setCount(polled);
-        return polled;
+        return completions.pollFrom(this, pollFunction, address, max);
     }
 
     long address() {

@@ -42,6 +42,8 @@ public final class QueuePair extends VerbsResource {
     private final ProtectionDomain pd;
     private final Context context;
     private final MemorySegment handle;
+    /** The handle's address, for posts ({@link InFlight} keeps it alive during them). */
+    private final long address;
     private final MemorySegment postSendFunction;
     private final MemorySegment postRecvFunction;
     private final QpConfig config;
@@ -67,6 +69,7 @@ public final class QueuePair extends VerbsResource {
         this.pd = pd;
         this.context = pd.context();
         this.handle = scoped(handle);
+        this.address = handle.address();
         this.postSendFunction = context.postSendFunction;
         this.postRecvFunction = context.postRecvFunction;
         this.config = config;
@@ -357,13 +360,15 @@ public final class QueuePair extends VerbsResource {
      *                                   nothing of the chain is posted then
      */
     public int postSend(SendWorkRequests requests, int count) {
-        if (closed) {
-            throw new IllegalStateException(this + " is closed");
+        requests.enter(this);
+        try {
+            if (requests.specialCount != 0 || checkEveryPost) {
+                policy.checkSend(this, requests, count);
+            }
+            return requests.post(postSendFunction, address, count);
+        } finally {
+            requests.exit();
         }
-        if (requests.specialCount != 0 || checkEveryPost) {
-            policy.checkSend(this, requests, count);
-        }
-        return requests.postThrough(postSendFunction, handle, count);
     }
 
     /**
@@ -375,14 +380,16 @@ public final class QueuePair extends VerbsResource {
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     public int postRecv(RecvWorkRequests requests, int count) {
-        if (closed) {
-            throw new IllegalStateException(this + " is closed");
-        }
         if (config.srq() != null) {
             throw new IllegalStateException(this + " takes its receives from " + config.srq()
                     + ": post them there (SharedReceiveQueue.postRecv)");
         }
-        return requests.postThrough(postRecvFunction, handle, count);
+        requests.enter(this);
+        try {
+            return requests.post(postRecvFunction, address, count);
+        } finally {
+            requests.exit();
+        }
     }
 
     /** {@link #postSend} that throws {@link VerbsException} (naming {@code ibv_post_send}) instead of returning an error. */

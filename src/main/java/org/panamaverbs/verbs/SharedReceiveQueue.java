@@ -25,6 +25,8 @@ import org.panamaverbs.internal.Unchecked;
 public final class SharedReceiveQueue extends VerbsResource {
     private final ProtectionDomain pd;
     private final MemorySegment handle;
+    /** The handle's address, for posts ({@link InFlight} keeps it alive during them). */
+    private final long address;
     private final MemorySegment postFunction;
 
     private static final class Native {
@@ -40,6 +42,7 @@ public final class SharedReceiveQueue extends VerbsResource {
         super(pd.treeLock(), pd);
         this.pd = pd;
         this.handle = scoped(handle);
+        this.address = handle.address();
         this.postFunction = pd.context().postSrqRecvFunction;
     }
 
@@ -88,10 +91,12 @@ public final class SharedReceiveQueue extends VerbsResource {
      * @throws IllegalStateException if the queue or the chain is closed
      */
     public int postRecv(RecvWorkRequests requests, int count) {
-        if (closed) {
-            throw new IllegalStateException(this + " is closed");
+        requests.enter(this);
+        try {
+            return requests.post(postFunction, address, count);
+        } finally {
+            requests.exit();
         }
-        return requests.postThrough(postFunction, handle, count);
     }
 
     /** {@link #postRecv} that throws {@link VerbsException} naming {@code ibv_post_srq_recv}. */

@@ -19,8 +19,10 @@ import java.util.List;
  *   <li>Any use of a closed object throws {@link IllegalStateException} before native code is reached.</li>
  *   <li>Closing while another thread is inside a native call on the object (polling a completion queue,
  *       posting to a queue pair) waits for that call to return, and later calls throw
- *       {@link IllegalStateException}: the native handle is a segment of a shared arena owned by the object,
- *       which the FFM runtime keeps alive for the duration of every downcall that receives it.</li>
+ *       {@link IllegalStateException}. Control-path calls get this from the FFM runtime: the native handle
+ *       is a segment of a shared arena owned by the object, kept alive for the duration of every downcall
+ *       that receives it. Posts and polls pass raw addresses, to pay no atomic operation per call, and get
+ *       it from a per-thread in-flight marker that close waits for ({@code InFlight}).</li>
  *   <li>If the native destroy fails (a {@link VerbsException}), the object is closed for Java and its native
  *       resources are leaked; the exception says why.</li>
  *   <li>A node is either <em>owned</em> (this library created it and destroys it) or <em>held by another
@@ -40,6 +42,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private final Arena liveness = Arena.ofShared();
     private final VerbsResource[] owners;
     private final List<VerbsResource> dependents = new ArrayList<>();
+    private static final java.util.concurrent.atomic.AtomicInteger CALL_IDS = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * This object's name in {@link InFlight} markers: never 0, unique among live objects (it wraps after 2^32
+     * creations; a collision would only make a close wait for a short call on another object).
+     */
+    final int callId = nextCallId();
     /** Read on the data path: a plain volatile read, no lock. */
     volatile boolean closed;
     /** Null when this library destroys the native object; else who does, and how it is given back. */
@@ -55,6 +63,14 @@ public abstract sealed class VerbsResource implements AutoCloseable
                 owner.dependents.add(this);
             }
         }
+    }
+
+    private static int nextCallId() {
+        int id;
+        do {
+            id = CALL_IDS.incrementAndGet();
+        } while (id == 0);
+        return id;
     }
 
     /** {@code raw} (a pointer returned by a verb) as a segment of this object's liveness scope. */
@@ -131,6 +147,9 @@ public abstract sealed class VerbsResource implements AutoCloseable
             }
             closed = true;
             endLiveness();
+            // the arena close above was a handshake of all threads: now every post or poll that can still be
+            // inside this object (or use it through a work request) is visible in its marker
+            InFlight.awaitCalls(this::waitsFor, this);
             try {
                 if (giveBack == null) {
                     destroy();
@@ -151,6 +170,15 @@ public abstract sealed class VerbsResource implements AutoCloseable
         synchronized (treeLock) {
             return List.copyOf(dependents);
         }
+    }
+
+    /**
+     * Whether a post or poll inside the object with call id {@code inside} may be using this object, so that
+     * closing this one waits for it: the object itself, and for objects a work request points to (address
+     * handles), every call.
+     */
+    boolean waitsFor(int inside) {
+        return inside == callId;
     }
 
     /** Frees the native object; throws {@link VerbsException} on failure. */

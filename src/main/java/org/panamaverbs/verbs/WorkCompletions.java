@@ -2,6 +2,9 @@ package org.panamaverbs.verbs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
+
+import org.panamaverbs.internal.DataPath;
 
 import org.panamaverbs.ffi.ibv_wc;
 
@@ -9,7 +12,8 @@ import org.panamaverbs.ffi.ibv_wc;
  * A preallocated native array of {@code struct ibv_wc} that {@link CompletionQueue#poll} fills, read
  * through one reusable {@link WorkCompletion} flyweight per slot: polling and reading allocate nothing.
  *
- * <p>Not thread-safe: give each polling thread its own. Close it when done: polls and the flyweights then
+ * <p>Not thread-safe: give each polling thread its own. It belongs to the first thread that polls with it;
+ * a poll from another thread throws {@link WrongThreadException}. Close it when done: polls and the flyweights then
  * throw, and the native array is returned once the object is unreachable. The poll hands the provider the
  * array's automatic-arena segment (no atomic scope acquire per call); the flyweights read a view of the
  * same memory scoped to a shared arena that {@link #close()} ends.
@@ -20,6 +24,8 @@ public final class WorkCompletions implements AutoCloseable {
     private final Arena viewScope;
     private final MemorySegment array;
     private final MemorySegment arrayForCall;
+    private final long arrayAddress;
+    private final InFlight inFlight;
     private volatile boolean closed;
     private final WorkCompletion[] views;
     private int count;
@@ -28,6 +34,8 @@ public final class WorkCompletions implements AutoCloseable {
         this.viewScope = Arena.ofShared();
         this.arrayForCall = Arena.ofAuto().allocate(ibv_wc.layout(), capacity);
         this.array = arrayForCall.reinterpret(viewScope, null);
+        this.arrayAddress = arrayForCall.address();
+        this.inFlight = InFlight.register(this, "completion array");
         this.views = new WorkCompletion[capacity];
         for (int i = 0; i < capacity; i++) {
             views[i] = new WorkCompletion(array, i * WC_SIZE);
@@ -74,12 +82,31 @@ public final class WorkCompletions implements AutoCloseable {
         return views[index];
     }
 
-    /** The array for the provider's {@code poll_cq}. @throws IllegalStateException if closed */
+    /** The array the provider's {@code poll_cq} writes (tests fill it to decode without a device). */
     MemorySegment arrayForPoll() {
-        if (closed) {
-            throw new IllegalStateException("this completion array is closed");
-        }
         return arrayForCall;
+    }
+
+    /**
+     * {@code ops.poll_cq(cq, max, array)} on the completion queue at {@code address}, marked in flight so that
+     * closing {@code cq} waits for it ({@link InFlight}); records the count.
+     *
+     * @throws WrongThreadException  if another thread polls with this array
+     * @throws IllegalStateException if {@code cq} or this array is closed
+     */
+    int pollFrom(CompletionQueue cq, MemorySegment function, long address, int max) {
+        inFlight.enter(cq);
+        try {
+            if (closed) {
+                throw new IllegalStateException("this completion array is closed");
+            }
+            int polled = DataPath.pollCq(function, address, max, arrayAddress);
+            count = Math.max(polled, 0);
+            return polled;
+        } finally {
+            inFlight.exit();
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** Ends the array: polls and flyweights throw; the memory is returned once unreachable. Idempotent. */

@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 
 import org.panamaverbs.ffi.ibv_sge;
 
@@ -21,6 +22,9 @@ import org.panamaverbs.ffi.ibv_sge;
  * requests through a second view of the same memory scoped to a shared arena, which {@link #close()}
  * ends: flyweights then throw, posts throw, and the memory is returned once the chain is unreachable, so a
  * post racing a close from another thread still reads live memory.
+ *
+ * <p>Threads: a chain belongs to the first thread that posts it; a post from any other thread throws
+ * {@link WrongThreadException}. Fill it on any thread before that first post, then only on the posting thread.
  */
 abstract sealed class WorkRequestChain implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
@@ -37,6 +41,9 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     /** The same memory in its automatic arena: what the provider is given. */
     private final MemorySegment requestsForCall;
     private final MemorySegment badRequestForCall;
+    private final long requestsAddress;
+    private final long badRequestAddress;
+    private final InFlight inFlight;
     private volatile boolean closed;
     private final long requestSize;
     private final long nextOffset;
@@ -63,6 +70,9 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         this.requests = requestsForCall.reinterpret(views, null);
         this.sges = sgesForCall.reinterpret(views, null);
         this.badRequest = badRequestForCall.reinterpret(views, null);
+        this.requestsAddress = requestsForCall.address();
+        this.badRequestAddress = badRequestForCall.address();
+        this.inFlight = InFlight.register(this, "work-request chain");
         // all three arrays share the automatic arena's session, which requestsForCall keeps reachable as long
         // as the chain is: the scatter-gather memory, named only by native pointers, lives as long too
         for (int i = 0; i < capacity; i++) {
@@ -86,44 +96,70 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         return (long) request * maxSge * SGE_SIZE;
     }
 
-    /** Cuts the chain after request {@code count - 1}; called before a post. */
-    final void cutAfter(int count) {
+    /**
+     * Marks a post into {@code target} as started by this thread; pair with {@link #exit()} in a finally block.
+     * Everything the post checks that another thread may close (the target, address handles) is checked
+     * after this, so a close either sees the mark and waits or the check sees the close.
+     *
+     * @throws WrongThreadException  if another thread posts with this chain
+     * @throws IllegalStateException if the target or this chain is closed
+     */
+    final void enter(VerbsResource target) {
+        inFlight.enter(target);
         if (closed) {
+            inFlight.exit();
             throw new IllegalStateException("this work-request chain is closed");
         }
+    }
+
+    /** Marks the post as returned. */
+    final void exit() {
+        inFlight.exit();
+    }
+
+    /**
+     * Posts the first {@code count} requests through a provider's post function ({@code post_send},
+     * {@code post_recv} or {@code post_srq_recv}) to the QP or SRQ at {@code target}: the one place the chain
+     * is cut, posted and relinked. Called between {@link #enter} and {@link #exit}, which keep the target alive;
+     * this chain's memory is an automatic arena's, alive while the chain is reachable.
+     *
+     * @return 0, or the provider's errno value
+     * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
+     */
+    final int post(MemorySegment function, long target, int count) {
+        cutAfter(count);
+        int rc = -1;
+        try {
+            rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
+            return rc;
+        } finally {
+            relinkAfter(count, rc);
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Cuts the chain after request {@code count - 1} and clears {@code bad_wr}; called before a post. */
+    final void cutAfter(int count) {
         if (count < 1 || count > capacity) {
             throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
         }
         if (count < capacity) {
             requestsForCall.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
         }
+        badRequestForCall.set(JAVA_LONG, 0, 0L);
     }
 
-    /** Restores the link cut by {@link #cutAfter}, and records the post's result. */
+    /** Restores the link cut by {@link #cutAfter}, and records the post's result; runs even if the post threw. */
     final void relinkAfter(int count, int result) {
         if (count < capacity) {
             long base = (count - 1) * requestSize;
-            requestsForCall.set(JAVA_LONG, base + nextOffset, requestsForCall.address() + base + requestSize);
+            requestsForCall.set(JAVA_LONG, base + nextOffset, requestsAddress + base + requestSize);
         }
         lastResult = result;
     }
 
     final MemorySegment badRequestSlot() {
         return badRequest;
-    }
-
-    /**
-     * Posts the first {@code count} requests through a provider's post function ({@code post_send},
-     * {@code post_recv} or {@code post_srq_recv}) to {@code target} (the QP or SRQ): the one place the
-     * chain is cut, posted and relinked.
-     *
-     * @return 0, or the provider's errno value
-     */
-    final int postThrough(MemorySegment function, MemorySegment target, int count) {
-        cutAfter(count);
-        int rc = org.panamaverbs.internal.DataPath.post(function, target, requestsForCall, badRequestForCall);
-        relinkAfter(count, rc);
-        return rc;
     }
 
     /**

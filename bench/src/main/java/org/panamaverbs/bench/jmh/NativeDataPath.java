@@ -33,6 +33,8 @@ import org.panamaverbs.ffi.ibv_send_wr;
 import org.panamaverbs.ffi.ibv_sge;
 import org.panamaverbs.ffi.ibv_wc;
 import org.panamaverbs.internal.DataPath;
+import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequests;
 import org.panamaverbs.verbs.SendWorkRequests;
 import org.panamaverbs.verbs.WorkCompletions;
@@ -48,17 +50,19 @@ import org.panamaverbs.verbs.WrOpcode;
  *       downcall is spread over {@value #LOOP} operations).</li>
  *   <li>{@code *Java}: Panama Verbs' public API ({@code QueuePair.postSend/postRecv},
  *       {@code CompletionQueue.poll}) on objects adopted from the stub: the library's own flyweights,
- *       scoped handles and provider-pointer downcalls.</li>
+ *       in-flight markers and provider-pointer downcalls.</li>
  *   <li>{@code *Jni}: DiSNI's way ({@link DisniStyle}): a JNI native per post taking the address of a work
  *       request list serialized once from Java objects and patched in place; polls decoded into Java objects.</li>
  *   <li>Evidence, not contenders: {@code *JavaRawShared} calls {@link DataPath} directly with the queue
- *       pair's scoped handle and a chain in a shared arena (the public API's scopes without its checks,
- *       cut/relink and bookkeeping), {@code *JavaRawGlobal} with global-scope segments (no scope to acquire
- *       at all), and {@code postSendJavaPatchAll} re-sets flags and the SGE of request 0 on every post
+ *       pair's scoped handle and a chain in a shared arena (what the public API passed before the in-flight
+ *       markers: two shared scopes per call, without the API's checks and bookkeeping), {@code *JavaRawLong}
+ *       with the pointers as {@code long}s (what the public API passes now, without its checks: the floor
+ *       for an FFM call), and {@code postSendJavaPatchAll} re-sets flags and the SGE of request 0 on every post
  *       (the setter path: refreshSpecial and the SGE checks). {@link NativeDataPathNonCritical} runs the Java
  *       benchmarks with the downcalls linked without {@code Linker.Option.critical}.</li>
  * </ul>
- * Every implementation writes {@code wr_id} of request 0 before each post and sums the {@code wr_id} of
+ * Every implementation runs the same loop of {@value #LOOP} operations per invocation (the C one in C, the
+ * others in Java), so JMH's own per-invocation cost is spread alike. Each writes {@code wr_id} of request 0 before each post and sums the {@code wr_id} of
  * every completion it polls, as an application would. Sends are unsignaled RDMA WRITEs of 64 bytes (so
  * posting queues no completion); receives are 64-byte buffers; every poll offers 16 slots and the stub
  * hands out {@code poll} completions ({@link StubProvider#feed}). Run with {@code -prof gc} for B/op:
@@ -70,7 +74,7 @@ import org.panamaverbs.verbs.WrOpcode;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class NativeDataPath {
-    /** Operations per invocation of the C loops. */
+    /** Operations per invocation, in every implementation's loop. */
     public static final int LOOP = 1000;
     /** Completion slots offered to every poll. */
     public static final int SLOTS = 16;
@@ -120,7 +124,6 @@ public class NativeDataPath {
         MemorySegment qpGlobal;
         MemorySegment postSendFunction;
         MemorySegment postRecvFunction;
-        long id;
 
         @Setup(Level.Trial)
         public void build(Stub holder) {
@@ -241,6 +244,8 @@ public class NativeDataPath {
     }
 
     // ---- post_send ----
+    // Every implementation runs the same loop as the C floor: LOOP posts per invocation, each writing wr_id
+    // of request 0 first, counting failed posts; so JMH's own per-invocation cost is spread the same way.
 
     @Benchmark
     @OperationsPerInvocation(LOOP)
@@ -249,34 +254,65 @@ public class NativeDataPath {
     }
 
     @Benchmark
-    public int postSendJava(Posts p) {
-        p.sends.get(0).id(++p.id);
-        return p.stub.qp.postSend(p.sends, p.chain);
+    @OperationsPerInvocation(LOOP)
+    public long postSendJava(Posts p) {
+        QueuePair qp = p.stub.qp;
+        SendWorkRequests sends = p.sends;
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            sends.get(0).id(i);
+            failed += qp.postSend(sends, p.chain) != 0 ? 1 : 0;
+        }
+        return failed;
     }
 
     @Benchmark
-    public Object postSendJni(Posts p) throws IOException {
-        p.jniSend.getWrMod(0).setWr_id(++p.id);
-        return p.jniSend.execute();
+    @OperationsPerInvocation(LOOP)
+    public long postSendJni(Posts p) throws IOException {
+        for (int i = 0; i < LOOP; i++) {
+            p.jniSend.getWrMod(0).setWr_id(i);
+            p.jniSend.execute(); // DiSNI's execute() throws IOException when the post fails
+        }
+        return LOOP;
     }
 
     @Benchmark
-    public int postSendJavaRawShared(Posts p) {
-        p.sendShared.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), ++p.id);
-        return DataPath.post(p.postSendFunction, p.qpShared, p.sendShared, p.badShared);
+    @OperationsPerInvocation(LOOP)
+    public long postSendJavaRawShared(Posts p) {
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            p.sendShared.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), i);
+            failed += DataPath.post(p.postSendFunction, p.qpShared, p.sendShared, p.badShared) != 0 ? 1 : 0;
+        }
+        return failed;
     }
 
     @Benchmark
-    public int postSendJavaRawGlobal(Posts p) {
-        p.sendGlobal.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), ++p.id);
-        return DataPath.post(p.postSendFunction, p.qpGlobal, p.sendGlobal, p.badGlobal);
+    @OperationsPerInvocation(LOOP)
+    public long postSendJavaRawLong(Posts p) {
+        long qp = p.qpGlobal.address();
+        long wr = p.sendGlobal.address();
+        long bad = p.badGlobal.address();
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            p.sendGlobal.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), i);
+            failed += DataPath.post(p.postSendFunction, qp, wr, bad) != 0 ? 1 : 0;
+        }
+        return failed;
     }
 
     /** As {@link #postSendJava}, re-setting flags and SGE of request 0 each time: the setters' own cost. */
     @Benchmark
-    public int postSendJavaPatchAll(Posts p) {
-        p.sends.get(0).id(++p.id).flags(0).sge(p.stub.region, 0, MESSAGE);
-        return p.stub.qp.postSend(p.sends, p.chain);
+    @OperationsPerInvocation(LOOP)
+    public long postSendJavaPatchAll(Posts p) {
+        QueuePair qp = p.stub.qp;
+        SendWorkRequests sends = p.sends;
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            sends.get(0).id(i).flags(0).sge(p.stub.region, 0, MESSAGE);
+            failed += qp.postSend(sends, p.chain) != 0 ? 1 : 0;
+        }
+        return failed;
     }
 
     // ---- post_recv ----
@@ -288,27 +324,51 @@ public class NativeDataPath {
     }
 
     @Benchmark
-    public int postRecvJava(Posts p) {
-        p.recvs.get(0).id(++p.id);
-        return p.stub.qp.postRecv(p.recvs, p.chain);
+    @OperationsPerInvocation(LOOP)
+    public long postRecvJava(Posts p) {
+        QueuePair qp = p.stub.qp;
+        RecvWorkRequests recvs = p.recvs;
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            recvs.get(0).id(i);
+            failed += qp.postRecv(recvs, p.chain) != 0 ? 1 : 0;
+        }
+        return failed;
     }
 
     @Benchmark
-    public Object postRecvJni(Posts p) throws IOException {
-        p.jniRecv.setWrId(0, ++p.id);
-        return p.jniRecv.execute();
+    @OperationsPerInvocation(LOOP)
+    public long postRecvJni(Posts p) throws IOException {
+        for (int i = 0; i < LOOP; i++) {
+            p.jniRecv.setWrId(0, i);
+            p.jniRecv.execute();
+        }
+        return LOOP;
     }
 
     @Benchmark
-    public int postRecvJavaRawShared(Posts p) {
-        p.recvShared.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), ++p.id);
-        return DataPath.post(p.postRecvFunction, p.qpShared, p.recvShared, p.badShared);
+    @OperationsPerInvocation(LOOP)
+    public long postRecvJavaRawShared(Posts p) {
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            p.recvShared.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), i);
+            failed += DataPath.post(p.postRecvFunction, p.qpShared, p.recvShared, p.badShared) != 0 ? 1 : 0;
+        }
+        return failed;
     }
 
     @Benchmark
-    public int postRecvJavaRawGlobal(Posts p) {
-        p.recvGlobal.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), ++p.id);
-        return DataPath.post(p.postRecvFunction, p.qpGlobal, p.recvGlobal, p.badGlobal);
+    @OperationsPerInvocation(LOOP)
+    public long postRecvJavaRawLong(Posts p) {
+        long qp = p.qpGlobal.address();
+        long wr = p.recvGlobal.address();
+        long bad = p.badGlobal.address();
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            p.recvGlobal.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), i);
+            failed += DataPath.post(p.postRecvFunction, qp, wr, bad) != 0 ? 1 : 0;
+        }
+        return failed;
     }
 
     // ---- poll_cq ----
@@ -320,33 +380,53 @@ public class NativeDataPath {
     }
 
     @Benchmark
+    @OperationsPerInvocation(LOOP)
     public long pollJava(Polls s) {
-        int n = s.stub.cq.poll(s.completions);
+        CompletionQueue cq = s.stub.cq;
+        WorkCompletions completions = s.completions;
         long sum = 0;
-        for (int i = 0; i < n; i++) {
-            sum += s.completions.get(i).wrId();
+        for (int i = 0; i < LOOP; i++) {
+            int n = cq.poll(completions);
+            for (int j = 0; j < n; j++) {
+                sum += completions.get(j).wrId();
+            }
         }
         return sum;
     }
 
     @Benchmark
+    @OperationsPerInvocation(LOOP)
     public long pollJni(Polls s) throws IOException {
-        int n = s.jniPoll.execute().getPolls();
         long sum = 0;
-        for (int i = 0; i < n; i++) {
-            sum += s.jniWcs[i].getWr_id();
+        for (int i = 0; i < LOOP; i++) {
+            int n = s.jniPoll.execute().getPolls();
+            for (int j = 0; j < n; j++) {
+                sum += s.jniWcs[j].getWr_id();
+            }
         }
         return sum;
     }
 
     @Benchmark
+    @OperationsPerInvocation(LOOP)
     public long pollJavaRawShared(Polls s) {
-        return sumWrIds(s.wcShared, DataPath.pollCq(s.pollFunction, s.cqShared, SLOTS, s.wcShared));
+        long sum = 0;
+        for (int i = 0; i < LOOP; i++) {
+            sum += sumWrIds(s.wcShared, DataPath.pollCq(s.pollFunction, s.cqShared, SLOTS, s.wcShared));
+        }
+        return sum;
     }
 
     @Benchmark
-    public long pollJavaRawGlobal(Polls s) {
-        return sumWrIds(s.wcGlobal, DataPath.pollCq(s.pollFunction, s.cqGlobal, SLOTS, s.wcGlobal));
+    @OperationsPerInvocation(LOOP)
+    public long pollJavaRawLong(Polls s) {
+        long cq = s.cqGlobal.address();
+        long wc = s.wcGlobal.address();
+        long sum = 0;
+        for (int i = 0; i < LOOP; i++) {
+            sum += sumWrIds(s.wcGlobal, DataPath.pollCq(s.pollFunction, cq, SLOTS, wc));
+        }
+        return sum;
     }
 
     private static final long WC_SIZE = ibv_wc.layout().byteSize();

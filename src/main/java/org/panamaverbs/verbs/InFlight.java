@@ -1,0 +1,127 @@
+package org.panamaverbs.verbs;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+
+/**
+ * Which verbs object a data-path call (post, poll) is inside: the guarantee "closing an object waits for the
+ * calls on it, and later calls throw", given without an atomic operation per call.
+ *
+ * <p>Every chain and completion array owns one marker, confined to the first thread that posts or polls with
+ * it (a second thread gets {@link WrongThreadException}, so two calls never share a marker). The call side
+ * is a Dekker handshake made cheap on one side:
+ * <ol>
+ *   <li>call: store the target in the marker (plain release store), read the target's {@code closed} flag,
+ *       call the provider with raw addresses, clear the marker;</li>
+ *   <li>close: set {@code closed}, then make every thread pass a memory barrier (closing the object's shared
+ *       liveness arena, which the JDK does with a handshake of all threads), then wait until no marker names
+ *       the object, then free it.</li>
+ * </ol>
+ * The handshake is the barrier the call side does not pay for: wherever it meets a calling thread, either
+ * the marker store came before it (and the closer sees it and waits) or the {@code closed} read comes after
+ * it (and the call throws). A critical downcall cannot even be interrupted by it; a non-critical one is
+ * covered by the marker. Markers are never unregistered while their chain is reachable, so closing a chain
+ * on another thread mid-call cannot hide the call; the registry drops a marker when its owner is collected.
+ */
+final class InFlight {
+    private static final Set<InFlight> MARKERS = ConcurrentHashMap.newKeySet();
+    private static final Cleaner CLEANER = Cleaner.create(Thread.ofPlatform().daemon().name("panama-verbs-cleaner").factory());
+    private static final VarHandle TARGET;
+    /** A call that has not returned after this long is reported instead of waited for. */
+    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    static {
+        try {
+            TARGET = MethodHandles.lookup().findVarHandle(InFlight.class, "target", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String what;
+    /** Bound by the first call; never changes after. */
+    private Thread owner;
+    /**
+     * The {@link VerbsResource#callId} of the object a call of {@link #owner} is inside, or 0. An int, not the
+     * object: storing a reference would run the garbage collector's write barriers twice per call.
+     * Written through {@link #TARGET}.
+     */
+    @SuppressWarnings("unused")
+    private int target;
+
+    private InFlight(String what) {
+        this.what = what;
+    }
+
+    /** A marker for {@code holder} (a chain or completion array), dropped from the registry once it is unreachable. */
+    static InFlight register(Object holder, String what) {
+        InFlight marker = new InFlight(what);
+        MARKERS.add(marker);
+        CLEANER.register(holder, () -> MARKERS.remove(marker));
+        return marker;
+    }
+
+    /**
+     * Marks a call on {@code target} as started; the caller must call {@link #exit()} in a finally block.
+     *
+     * @throws WrongThreadException  if another thread already posts or polls with this marker's holder
+     * @throws IllegalStateException if {@code target} is closed (nothing is marked then)
+     */
+    void enter(VerbsResource target) {
+        if (owner != Thread.currentThread()) {
+            bindOwner();
+        }
+        TARGET.setRelease(this, target.callId);
+        if (target.closed) {
+            TARGET.setRelease(this, 0);
+            throw new IllegalStateException(target + " is closed");
+        }
+    }
+
+    /** Marks the call as returned. */
+    void exit() {
+        TARGET.setRelease(this, 0);
+    }
+
+    private synchronized void bindOwner() {
+        Thread current = Thread.currentThread();
+        if (owner == null) {
+            owner = current;
+        } else if (owner != current) {
+            throw new WrongThreadException("this " + what + " belongs to " + owner
+                    + ", the first thread that posted or polled with it; allocate one per thread");
+        }
+    }
+
+    /**
+     * Waits until no call is inside an object whose {@link VerbsResource#callId} {@code matches} accepts. Call it after setting those objects'
+     * {@code closed} flag and after a handshake of all threads (closing a shared arena).
+     *
+     * @throws IllegalStateException if a call has not returned within {@link #CLOSE_WAIT_NANOS}
+     */
+    static void awaitCalls(IntPredicate matches, Object closing) {
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        for (InFlight marker : MARKERS) {
+            for (int spins = 0; ; spins++) {
+                int inside = (int) TARGET.getAcquire(marker);
+                if (inside == 0 || !matches.test(inside)) {
+                    break;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("closing " + closing + ":  a call (on object #" + inside + ") by " + marker.owner
+                            + " has not returned in " + TimeUnit.NANOSECONDS.toSeconds(CLOSE_WAIT_NANOS) + " s");
+                }
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            }
+        }
+    }
+}
