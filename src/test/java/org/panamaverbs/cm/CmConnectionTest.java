@@ -385,7 +385,9 @@ class CmConnectionTest {
             for (Connection c : open) {
                 c.close();
             }
-            assertEquals("" + (sequential + concurrent) + " FAILED 0", server.expect("SERVED ", TIMEOUT));
+            String served = server.expect("SERVED ", TIMEOUT);
+            assertEquals("" + (sequential + concurrent) + " FAILED 0", served,
+                    () -> server.output().lines().filter(l -> l.startsWith("HANDLER-FAILED")).toList().toString());
             assertEquals(0, server.exit(), server.output());
             System.out.println("cm: " + sequential + " sequential connect/transfer/disconnect cycles in " + sequentialMillis
                     + " ms, then " + concurrent + " concurrent connections");

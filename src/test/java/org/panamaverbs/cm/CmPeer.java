@@ -309,9 +309,16 @@ public final class CmPeer {
                         sends.get(0).id(2).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
                                 .sge(buffer, 0, c.peerPrivateData().length);
                         c.queuePair().postSendOrThrow(sends, 1);
-                        boolean ok = d.status() == WcStatus.SUCCESS && pollOne(c.completionQueue()).status() == WcStatus.SUCCESS
-                                && c.awaitDisconnected(WAIT);
-                        (ok ? served : failed).incrementAndGet();
+                        Done sent = pollOne(c.completionQueue());
+                        String tag = new String(c.peerPrivateData(), StandardCharsets.US_ASCII);
+                        // say which step failed: a bare count hides whether data or the disconnect went wrong
+                        String why = d.status() != WcStatus.SUCCESS ? "receive " + d
+                                : sent.status() != WcStatus.SUCCESS ? "send " + sent
+                                : !c.awaitDisconnected(WAIT) ? "no DISCONNECTED event within " + WAIT : null;
+                        if (why != null) {
+                            System.out.println("HANDLER-FAILED " + tag + ": " + why);
+                        }
+                        (why == null ? served : failed).incrementAndGet();
                     } catch (RuntimeException e) {
                         failed.incrementAndGet();
                         System.out.println("HANDLER-FAILED " + e);
