@@ -42,6 +42,26 @@ int main(int argc, char **argv)
 		wr.wr.rdma.remote_addr = arg(argv, 9);
 		wr.wr.rdma.rkey = (uint32_t)arg(argv, 10);
 		dump(&wr, sizeof(wr));
+	} else if (!strcmp(argv[1], "send-ud") && argc == 6) {
+		struct ibv_send_wr wr;
+		memset(&wr, 0, sizeof(wr));
+		wr.opcode = IBV_WR_SEND;
+		wr.wr.ud.ah = (struct ibv_ah *)(uintptr_t)arg(argv, 2);
+		wr.wr.ud.remote_qpn = (uint32_t)arg(argv, 3);
+		wr.wr.ud.remote_qkey = (uint32_t)arg(argv, 4);
+		wr.wr_id = arg(argv, 5);
+		dump(&wr, sizeof(wr));
+	} else if (!strcmp(argv[1], "send-atomic") && argc == 8) {
+		struct ibv_send_wr wr;
+		memset(&wr, 0, sizeof(wr));
+		wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+		wr.wr.atomic.remote_addr = arg(argv, 2);
+		wr.wr.atomic.compare_add = arg(argv, 3);
+		wr.wr.atomic.swap = arg(argv, 4);
+		wr.wr.atomic.rkey = (uint32_t)arg(argv, 5);
+		wr.wr_id = arg(argv, 6);
+		wr.send_flags = (unsigned int)arg(argv, 7);
+		dump(&wr, sizeof(wr));
 	} else if (!strcmp(argv[1], "recv") && argc == 6) {
 		struct ibv_recv_wr wr;
 		memset(&wr, 0, sizeof(wr));

@@ -51,6 +51,9 @@ public final class AddressHandle extends VerbsResource {
         this.pd = pd;
         this.handle = scoped(handle);
         this.target = target;
+        MemorySegment raw = raw(handle);
+        String what = toString();
+        own(() -> check("ibv_destroy_ah", ibverbs_h.ibv_destroy_ah(raw), what));
     }
 
     static AddressHandle create(ProtectionDomain pd, Target target) {
@@ -103,14 +106,6 @@ public final class AddressHandle extends VerbsResource {
 
     MemorySegment handleUnchecked() {
         return handle;
-    }
-
-    @Override
-    void destroy() {
-        int rc = ibverbs_h.ibv_destroy_ah(raw(handle));
-        if (rc != 0) {
-            throw new VerbsException("ibv_destroy_ah", rc, toString());
-        }
     }
 
     @Override

@@ -49,6 +49,9 @@ public final class CompletionChannel extends VerbsResource {
         this.context = context;
         this.handle = scoped(handle);
         this.fd = ibv_comp_channel.fd(handle);
+        MemorySegment raw = raw(handle);
+        String what = toString();
+        own(() -> check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(raw), what));
     }
 
     static CompletionChannel create(Context context) {
@@ -139,14 +142,6 @@ public final class CompletionChannel extends VerbsResource {
             throw new IllegalStateException("completion event for an unknown CQ at 0x" + Long.toHexString(address));
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
-        }
-    }
-
-    @Override
-    void destroy() {
-        int rc = ibverbs_h.ibv_destroy_comp_channel(raw(handle));
-        if (rc != 0) {
-            throw new VerbsException("ibv_destroy_comp_channel", rc, toString());
         }
     }
 

@@ -32,7 +32,12 @@ public final class CompletionQueue extends VerbsResource {
     private final MemorySegment pollFunction;
     private final MemorySegment notifyFunction;
     private final int capacity;
-    private int unacknowledgedEvents;
+    /** Events received and not yet acknowledged; a holder the backstop can read without this object. */
+    private final EventCount events = new EventCount();
+
+    private static final class EventCount {
+        int unacknowledged;
+    }
 
     private static final class Native {
         static final MethodHandle CREATE_CQ = CallState.capturingErrno(
@@ -51,6 +56,17 @@ public final class CompletionQueue extends VerbsResource {
         if (channel != null) {
             channel.attach(this);
         }
+        MemorySegment raw = raw(handle);
+        EventCount pending = events;
+        String what = toString();
+        own(() -> {
+            if (pending.unacknowledged > 0) {
+                ibverbs_h.ibv_ack_cq_events(raw, pending.unacknowledged); // ibv_destroy_cq waits for every ack
+                pending.unacknowledged = 0;
+            }
+            check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(raw), what + " (a queue pair created outside this library"
+                    + " may still use it)");
+        });
     }
 
     static CompletionQueue create(Context context, int minEntries, CompletionChannel channel) {
@@ -153,8 +169,8 @@ public final class CompletionQueue extends VerbsResource {
     }
 
     void eventReceived() {
-        unacknowledgedEvents++;
-        if (unacknowledgedEvents >= ACK_BATCH) {
+        events.unacknowledged++;
+        if (events.unacknowledged >= ACK_BATCH) {
             acknowledgeEvents();
         }
     }
@@ -162,9 +178,9 @@ public final class CompletionQueue extends VerbsResource {
     /** {@code ibv_ack_cq_events} for every event received and not yet acknowledged. */
     public void acknowledgeEvents() {
         synchronized (treeLock()) {
-            if (unacknowledgedEvents > 0 && !closed) {
-                ibverbs_h.ibv_ack_cq_events(handle, unacknowledgedEvents);
-                unacknowledgedEvents = 0;
+            if (events.unacknowledged > 0 && !closed) {
+                ibverbs_h.ibv_ack_cq_events(handle, events.unacknowledged);
+                events.unacknowledged = 0;
             }
         }
     }
@@ -172,7 +188,7 @@ public final class CompletionQueue extends VerbsResource {
     /** Events received from the channel and not yet acknowledged. */
     public int unacknowledgedEvents() {
         synchronized (treeLock()) {
-            return unacknowledgedEvents;
+            return events.unacknowledged;
         }
     }
 
@@ -217,19 +233,6 @@ public final class CompletionQueue extends VerbsResource {
             throw new VerbsException("ibv_poll_cq", -n, toString());
         }
         return n;
-    }
-
-    @Override
-    void destroy() {
-        if (unacknowledgedEvents > 0) {
-            ibverbs_h.ibv_ack_cq_events(raw(handle), unacknowledgedEvents); // ibv_destroy_cq waits for every ack
-            unacknowledgedEvents = 0;
-        }
-        int rc = ibverbs_h.ibv_destroy_cq(raw(handle));
-        if (rc != 0) {
-            throw new VerbsException("ibv_destroy_cq", rc, toString() + " (a queue pair created outside this"
-                    + " library may still use it)");
-        }
     }
 
     @Override

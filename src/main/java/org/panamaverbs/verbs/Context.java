@@ -58,6 +58,13 @@ public final class Context extends VerbsResource {
     private final int asyncFd;
     private final List<Consumer<AsyncEvent>> asyncListeners = new CopyOnWriteArrayList<>();
     private Thread asyncDispatcher;
+    /** Frees the tree if this context is lost without close (see {@link Backstop}). */
+    private final java.lang.ref.Cleaner.Cleanable backstopWatch;
+    /**
+     * Moves on each time a memory region of this context closes (under the tree lock): chains compare it at
+     * every post to know whether the regions their entries name may have closed since they last checked.
+     */
+    volatile int regionGeneration;
 
     static {
         org.panamaverbs.internal.VerbsBridge.register(new VerbsBridgeImpl());
@@ -81,7 +88,7 @@ public final class Context extends VerbsResource {
 
     /** {@code knownAttributes} non-null: an adopted context, whose attributes are given rather than queried. */
     private Context(MemorySegment handle, RdmaDevice device, DeviceAttributes knownAttributes) {
-        super(new Object());
+        super(new Backstop("Context[" + device.name() + "]"));
         this.handle = scoped(handle);
         this.device = device;
         this.pollCqFunction = DataPath.opsPointer(handle, DataPath.POLL_CQ_OFFSET);
@@ -95,6 +102,10 @@ public final class Context extends VerbsResource {
         if (rc != 0) {
             throw new VerbsException("fcntl", rc, "making the async event descriptor of " + device.name() + " non-blocking");
         }
+        MemorySegment raw = raw(handle);
+        String name = device.name();
+        own(() -> check("ibv_close_device", ibverbs_h.ibv_close_device(raw), "device " + name));
+        this.backstopWatch = ((Backstop) treeLock()).watch(this);
     }
 
     /** Opens {@code device} (an entry of a live {@code ibv_get_device_list} array) under {@code emulate}, or detected if null. */
@@ -111,14 +122,18 @@ public final class Context extends VerbsResource {
             throw Unchecked.rethrow(t);
         }
         MemorySegment handle = context.reinterpret(ibv_context.layout().byteSize());
+        Context opened = null;
         try {
-            Context opened = new Context(handle, info);
+            opened = new Context(handle, info);
             opened.profile = profileFor(opened, emulate);
             opened.policy = opened.profile.policy(opened.attributes, info.name());
             opened.requireDataPathOps();
             return opened;
         } catch (RuntimeException e) {
-            if (!(e instanceof UnsupportedVerbException)) {
+            if (!(e instanceof UnsupportedVerbException)) { // requireDataPathOps closed it already
+                if (opened != null) {
+                    opened.disown();
+                }
                 ibverbs_h.ibv_close_device(handle);
             }
             throw e;
@@ -218,6 +233,11 @@ public final class Context extends VerbsResource {
     }
 
     /** The gates of this context's profile, consulted by every verb. */
+    /** Called by a closing memory region of this context, under the tree lock. */
+    void regionClosed() {
+        regionGeneration++;
+    }
+
     DevicePolicy policy() {
         return policy;
     }
@@ -584,12 +604,10 @@ public final class Context extends VerbsResource {
         }
     }
 
+    /** Closed: the backstop has nothing left to watch. */
     @Override
-    void destroy() {
-        int rc = ibverbs_h.ibv_close_device(raw(handle));
-        if (rc != 0) {
-            throw new VerbsException("ibv_close_device", rc, "device " + device.name());
-        }
+    void afterClose() {
+        backstopWatch.clean();
     }
 
     @Override

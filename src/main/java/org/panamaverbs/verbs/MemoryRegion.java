@@ -27,6 +27,7 @@ public final class MemoryRegion extends VerbsResource {
     static final long PAGE_SIZE = 4096;
 
     private final ProtectionDomain pd;
+    private final Context context;
     private final MemorySegment handle;
     private final MemorySegment segment;
     private final Arena ownedMemory;
@@ -42,12 +43,22 @@ public final class MemoryRegion extends VerbsResource {
     private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access) {
         super(pd.treeLock(), pd);
         this.pd = pd;
+        this.context = pd.context();
         this.handle = scoped(handle);
         this.segment = segment;
         this.ownedMemory = ownedMemory;
         this.lkey = ibv_mr.lkey(handle);
         this.rkey = ibv_mr.rkey(handle);
         this.access = access;
+        MemorySegment raw = raw(handle);
+        String what = toString();
+        Arena memory = ownedMemory; // a local: the lambda must not capture this region
+        own(() -> {
+            check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(raw), what);
+            if (memory != null) {
+                memory.close(); // only once deregistered: the device may use it until then
+            }
+        });
     }
 
     static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, Arena ownedMemory, int access) {
@@ -154,7 +165,7 @@ public final class MemoryRegion extends VerbsResource {
      * @throws IndexOutOfBoundsException if the slice leaves the region
      */
     public Sge sge(long offset, int length) {
-        return new Sge(sliceAddress(offset, length), length, lkey);
+        return new Sge(this, sliceAddress(offset, length), length, lkey);
     }
 
     /**
@@ -178,24 +189,39 @@ public final class MemoryRegion extends VerbsResource {
         return segment.address() + offset;
     }
 
+    /** The context this region's protection domain belongs to. */
+    Context context() {
+        return context;
+    }
+
+    /** Whether the memory belongs to the caller (registered, not allocated here): its arena may close any time. */
+    boolean callerOwnsMemory() {
+        return ownedMemory == null;
+    }
+
+    /** Whether the registered memory is still allocated. */
+    boolean memoryAlive() {
+        return segment.scope().isAlive();
+    }
+
+    /**
+     * Closing a region moves its context's region generation on before the close handshake, so that every
+     * chain posted later checks its entries again and refuses the closed region.
+     */
+    @Override
+    void beforeHandshake() {
+        context.regionClosed();
+    }
+
+    /** Any post in flight may name this region in a scatter-gather entry: closing waits for all of them. */
+    @Override
+    boolean waitsFor(int inside) {
+        return true;
+    }
+
     /** The local key without the closed check, for callers that just passed {@link #sliceAddress}. */
     int lkeyUnchecked() {
         return lkey;
-    }
-
-    @Override
-    void destroy() {
-        int rc = ibverbs_h.ibv_dereg_mr(raw(handle));
-        if (rc != 0) {
-            throw new VerbsException("ibv_dereg_mr", rc, toString());
-        }
-    }
-
-    @Override
-    void afterClose() {
-        if (ownedMemory != null) {
-            ownedMemory.close();
-        }
     }
 
     @Override

@@ -28,6 +28,9 @@ public final class ProtectionDomain extends VerbsResource {
         super(context.treeLock(), context);
         this.context = context;
         this.handle = scoped(handle);
+        MemorySegment raw = raw(handle);
+        String what = toString();
+        own(() -> check("ibv_dealloc_pd", ibverbs_h.ibv_dealloc_pd(raw), what));
     }
 
     /** Called by {@link Context#allocateProtectionDomain()} under the tree lock. */
@@ -173,14 +176,6 @@ public final class ProtectionDomain extends VerbsResource {
         synchronized (treeLock()) {
             ensureOpen();
             return AddressHandle.create(this, target);
-        }
-    }
-
-    @Override
-    void destroy() {
-        int rc = ibverbs_h.ibv_dealloc_pd(raw(handle));
-        if (rc != 0) {
-            throw new VerbsException("ibv_dealloc_pd", rc, null);
         }
     }
 

@@ -79,6 +79,9 @@ public final class QueuePair extends VerbsResource {
         this.gidIndex = gidIndex;
         this.policy = context.policy();
         this.checkEveryPost = policy.checksEveryPost(config.type());
+        MemorySegment raw = raw(handle);
+        String what = toString();
+        own(() -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(raw), what));
     }
 
     private static VerbsResource[] owners(ProtectionDomain pd, QpConfig config) {
@@ -350,9 +353,11 @@ public final class QueuePair extends VerbsResource {
      * @return 0, or the provider's errno value (EINVAL for a malformed request or a queue pair not in
      *         RTS, ENOMEM when the send queue is full); {@link WorkRequestChain#failedIndex()} then names
      *         the first request not posted
-     * @throws IllegalStateException     if this queue pair, the chain or a named address handle is closed
+     * @throws IllegalStateException     if this queue pair, the chain, a named address handle or a region an
+     *                                   entry names is closed, or the entry's memory was freed
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
-     * @throws IllegalArgumentException  for a UD request without address handle or above the path MTU, an
+     * @throws IllegalArgumentException  for an entry naming a region of another device context, a UD request
+     *                                   without address handle or above the path MTU, an
      *                                   atomic request without one 8-byte entry, inline data above
      *                                   {@code max_inline_data}
      * @throws UnsupportedVerbException  for atomics or inline data the device lacks, and on QEMU's PVRDMA
@@ -362,6 +367,7 @@ public final class QueuePair extends VerbsResource {
     public int postSend(SendWorkRequests requests, int count) {
         requests.enter(this);
         try {
+            requests.checkRegions(context, count);
             if (requests.specialCount != 0 || checkEveryPost) {
                 policy.checkSend(this, requests, count);
             }
@@ -375,8 +381,9 @@ public final class QueuePair extends VerbsResource {
      * {@code ibv_post_recv(qp, &wrs[0], &bad_wr)} for the first {@code count} requests of the chain.
      *
      * @return 0, or the provider's errno value; {@link WorkRequestChain#failedIndex()} names the refused request
-     * @throws IllegalStateException     if this queue pair or the chain is closed, or receives come from a
-     *                                   shared receive queue
+     * @throws IllegalStateException     if this queue pair, the chain or a region an entry names is closed (or
+     *                                   its memory was freed), or receives come from a shared receive queue
+     * @throws IllegalArgumentException  if an entry names a region of another device context
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     public int postRecv(RecvWorkRequests requests, int count) {
@@ -386,6 +393,7 @@ public final class QueuePair extends VerbsResource {
         }
         requests.enter(this);
         try {
+            requests.checkRegions(context, count);
             return requests.post(postRecvFunction, address, count);
         } finally {
             requests.exit();
@@ -409,17 +417,7 @@ public final class QueuePair extends VerbsResource {
     }
 
     private VerbsException postFailure(String verb, int rc, WorkRequestChain requests, int count) {
-        int failed = requests.failedIndex();
-        return new VerbsException(verb, rc, "work request " + failed + " of " + count + " was refused (requests before it"
-                + " were posted) on " + this + " in state " + state());
-    }
-
-    @Override
-    void destroy() {
-        int rc = ibverbs_h.ibv_destroy_qp(raw(handle));
-        if (rc != 0) {
-            throw new VerbsException("ibv_destroy_qp", rc, toString());
-        }
+        return new VerbsException(verb, rc, requests.describeFailure(count) + " on " + this + " in state " + state());
     }
 
     @Override

@@ -16,7 +16,7 @@ public final class RecvWorkRequests extends WorkRequestChain {
     private final RecvWorkRequest[] views;
 
     private RecvWorkRequests(int capacity, int maxSge) {
-        super(ibv_recv_wr.layout(), ibv_recv_wr.next$offset(), ibv_recv_wr.sg_list$offset(), capacity, maxSge);
+        super(ibv_recv_wr.layout(), ibv_recv_wr.next$offset(), ibv_recv_wr.sg_list$offset(), ibv_recv_wr.num_sge$offset(), capacity, maxSge);
         views = new RecvWorkRequest[capacity];
         for (int i = 0; i < capacity; i++) {
             views[i] = new RecvWorkRequest(this, i);

@@ -112,12 +112,17 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      */
     public SendWorkRequest ud(AddressHandle handle, int remoteQpn, int qkey) {
         handle.ensureOpen();
-        requests.set(java.lang.foreign.ValueLayout.ADDRESS, base + UD_AH, handle.handleUnchecked());
-        requests.set(JAVA_INT, base + UD_REMOTE_QPN, remoteQpn);
-        requests.set(JAVA_INT, base + UD_REMOTE_QKEY, qkey);
+        writeUd(handle.handleUnchecked().address(), remoteQpn, qkey);
         sends.addressHandle(index, handle);
         refreshSpecial();
         return this;
+    }
+
+    /** Writes the {@code wr.ud} fields (the encoding {@link #ud} uses, compared with gcc's by the layout tests). */
+    void writeUd(long addressHandle, int remoteQpn, int qkey) {
+        requests.set(JAVA_LONG, base + UD_AH, addressHandle);
+        requests.set(JAVA_INT, base + UD_REMOTE_QPN, remoteQpn);
+        requests.set(JAVA_INT, base + UD_REMOTE_QKEY, qkey);
     }
 
     /**

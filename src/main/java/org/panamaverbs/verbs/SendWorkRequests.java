@@ -35,7 +35,7 @@ public final class SendWorkRequests extends WorkRequestChain {
     int specialCount;
 
     private SendWorkRequests(int capacity, int maxSge) {
-        super(ibv_send_wr.layout(), ibv_send_wr.next$offset(), ibv_send_wr.sg_list$offset(), capacity, maxSge);
+        super(ibv_send_wr.layout(), ibv_send_wr.next$offset(), ibv_send_wr.sg_list$offset(), ibv_send_wr.num_sge$offset(), capacity, maxSge);
         views = new SendWorkRequest[capacity];
         special = new byte[capacity];
         addressHandles = new AddressHandle[capacity];

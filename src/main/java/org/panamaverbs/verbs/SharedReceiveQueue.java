@@ -24,6 +24,7 @@ import org.panamaverbs.internal.Unchecked;
  */
 public final class SharedReceiveQueue extends VerbsResource {
     private final ProtectionDomain pd;
+    private final Context context;
     private final MemorySegment handle;
     /** The handle's address, for posts ({@link InFlight} keeps it alive during them). */
     private final long address;
@@ -44,6 +45,10 @@ public final class SharedReceiveQueue extends VerbsResource {
         this.handle = scoped(handle);
         this.address = handle.address();
         this.postFunction = pd.context().postSrqRecvFunction;
+        this.context = pd.context();
+        MemorySegment raw = raw(handle);
+        String what = toString();
+        own(() -> check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(raw), what));
     }
 
     static SharedReceiveQueue create(ProtectionDomain pd, int maxWr, int maxSge) {
@@ -88,11 +93,14 @@ public final class SharedReceiveQueue extends VerbsResource {
      * {@code ibv_post_srq_recv(srq, &wrs[0], &bad_wr)} for the first {@code count} requests of the chain.
      *
      * @return 0, or the provider's errno value; {@link WorkRequestChain#failedIndex()} names the refused request
-     * @throws IllegalStateException if the queue or the chain is closed
+     * @throws IllegalStateException    if the queue, the chain or a region an entry names is closed (or its
+     *                                  memory was freed)
+     * @throws IllegalArgumentException if an entry names a region of another device context
      */
     public int postRecv(RecvWorkRequests requests, int count) {
         requests.enter(this);
         try {
+            requests.checkRegions(context, count);
             return requests.post(postFunction, address, count);
         } finally {
             requests.exit();
@@ -103,8 +111,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     public void postRecvOrThrow(RecvWorkRequests requests, int count) {
         int rc = postRecv(requests, count);
         if (rc != 0) {
-            throw new VerbsException("ibv_post_srq_recv", rc, "work request " + requests.failedIndex() + " of " + count
-                    + " was refused on " + this);
+            throw new VerbsException("ibv_post_srq_recv", rc, requests.describeFailure(count) + " on " + this);
         }
     }
 
@@ -138,14 +145,6 @@ public final class SharedReceiveQueue extends VerbsResource {
                 }
                 return new Attributes(ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr), ibv_srq_attr.srq_limit(attr));
             }
-        }
-    }
-
-    @Override
-    void destroy() {
-        int rc = ibverbs_h.ibv_destroy_srq(raw(handle));
-        if (rc != 0) {
-            throw new VerbsException("ibv_destroy_srq", rc, toString());
         }
     }
 

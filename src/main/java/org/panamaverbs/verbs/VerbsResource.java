@@ -31,8 +31,8 @@ import java.util.List;
  *       node still closes its dependents first and ends all use from Java, then hands the native object back
  *       to its owner instead of destroying it, so nothing is freed twice.</li>
  * </ul>
- * Creation and close of all objects of one context are serialized on that context's lock; the data
- * path (post, poll) takes no lock.
+ * Creation and destruction of all objects of one context are serialized on that context's lock, which a
+ * close does not hold while it waits for calls in flight; the data path (post, poll) takes no lock.
  */
 public abstract sealed class VerbsResource implements AutoCloseable
         permits Context, ProtectionDomain, MemoryRegion, CompletionQueue, CompletionChannel, QueuePair, AddressHandle, SharedReceiveQueue {
@@ -48,8 +48,16 @@ public abstract sealed class VerbsResource implements AutoCloseable
      * creations; a collision would only make a close wait for a short call on another object).
      */
     final int callId = nextCallId();
-    /** Read on the data path: a plain volatile read, no lock. */
+    /** Read on the data path: a plain volatile read, no lock. Set when a close begins. */
     volatile boolean closed;
+    /** The native object was freed (or given back); guarded by the tree lock. */
+    private boolean destroyed;
+    /** A close gave up waiting for a call on this object; the native object stays allocated. Tree lock. */
+    private boolean abandoned;
+    /** Frees the native object (a function of raw addresses only); null until {@link #own} ran. */
+    private Runnable nativeFree;
+    /** This object's entry in its tree's {@link Backstop}, while the backstop may have to free it. */
+    private Backstop.Entry backstopEntry;
     /** Null when this library destroys the native object; else who does, and how it is given back. */
     private String heldBy;
     private Runnable giveBack;
@@ -107,6 +115,31 @@ public abstract sealed class VerbsResource implements AutoCloseable
     final void heldBy(String owner, Runnable giveBack) {
         this.heldBy = owner;
         this.giveBack = giveBack;
+        disown();
+    }
+
+    /**
+     * Called at the end of each constructor: how to free the native object, by close or, if the whole tree
+     * becomes unreachable unclosed, by the {@link Backstop}. {@code free} must not refer to this object.
+     */
+    final void own(Runnable free) {
+        this.nativeFree = free;
+        this.backstopEntry = ((Backstop) treeLock).add(toString(), free);
+    }
+
+    /** The backstop forgets this object: another owner frees it, or it was freed another way. */
+    final void disown() {
+        if (backstopEntry != null) {
+            ((Backstop) treeLock).remove(backstopEntry);
+            backstopEntry = null;
+        }
+    }
+
+    /** Throws {@link VerbsException} naming {@code verb} unless {@code rc} is 0 (for native destroy calls). */
+    static void check(String verb, int rc, String what) {
+        if (rc != 0) {
+            throw new VerbsException(verb, rc, what);
+        }
     }
 
     /** Who frees the native object: null when this library does, else a description of the other owner. */
@@ -119,7 +152,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return treeLock;
     }
 
-    /** Whether {@link #close()} has completed. */
+    /** Whether {@link #close()} has begun: from then on every use throws. */
     public final boolean isClosed() {
         return closed;
     }
@@ -132,36 +165,123 @@ public abstract sealed class VerbsResource implements AutoCloseable
     }
 
     /**
-     * Closes every dependent object (newest first), then destroys this one. Idempotent.
+     * Closes every dependent object (newest first), then destroys this one. Idempotent; a second caller
+     * (or a caller closing a dependent the first one is closing) returns once the object is freed.
      *
-     * @throws VerbsException if the native destroy fails; the object is closed regardless
+     * <p>Three steps, so that a slow call in flight stalls nobody else in the context: under the tree lock,
+     * the subtree is marked closed (new calls and new children are refused from here on); without the lock,
+     * each object's close handshake runs and the close waits for posts and polls still inside; under the lock
+     * again, the native objects are destroyed, children first.
+     *
+     * @throws VerbsException        if a native destroy fails; the object is closed regardless
+     * @throws IllegalStateException if a call on the object has not returned within {@link InFlight#CLOSE_WAIT_NANOS}
+     *                               (the native object is then left allocated: freeing it could crash that call)
      */
     @Override
     public final void close() {
+        List<VerbsResource> closing = new ArrayList<>();
         synchronized (treeLock) {
             if (closed) {
+                awaitDestroyed(this);
                 return;
             }
-            for (VerbsResource dependent : List.copyOf(dependents).reversed()) {
-                dependent.close();
+            markClosing(closing);
+        }
+        try {
+            for (VerbsResource r : closing) {
+                r.endLiveness();
             }
-            closed = true;
-            endLiveness();
-            // the arena close above was a handshake of all threads: now every post or poll that can still be
-            // inside this object (or use it through a work request) is visible in its marker
-            InFlight.awaitCalls(this::waitsFor, this);
+            // the arena closes above were handshakes of all threads: now every post or poll that can still be
+            // inside one of these objects (or use it through a work request) is visible in its marker
+            InFlight.awaitCalls(inside -> {
+                for (VerbsResource r : closing) {
+                    if (r.waitsFor(inside)) {
+                        return true;
+                    }
+                }
+                return false;
+            }, this);
+        } catch (RuntimeException stuck) {
+            synchronized (treeLock) {
+                for (VerbsResource r : closing) {
+                    r.abandoned = true;
+                }
+                treeLock.notifyAll();
+            }
+            throw stuck;
+        }
+        synchronized (treeLock) {
             try {
-                if (giveBack == null) {
-                    destroy();
-                } else {
-                    giveBack.run();
-                }
+                destroyAll(closing);
             } finally {
-                for (VerbsResource owner : owners) {
-                    owner.dependents.remove(this);
+                treeLock.notifyAll();
+            }
+        }
+    }
+
+    /** Marks this object and its open dependents closed, children first, and lists them in that order. */
+    private void markClosing(List<VerbsResource> closing) {
+        for (VerbsResource dependent : List.copyOf(dependents).reversed()) {
+            if (!dependent.closed) {
+                dependent.markClosing(closing);
+            }
+        }
+        beforeHandshake();
+        closed = true;
+        closing.add(this);
+    }
+
+    /** Destroys the listed objects in order; the first failure is thrown once all were tried. Holds the tree lock. */
+    private void destroyAll(List<VerbsResource> closing) {
+        RuntimeException failure = null;
+        for (VerbsResource r : closing) {
+            try {
+                // a dependent another thread is closing must be freed before its owner
+                for (VerbsResource dependent : List.copyOf(r.dependents)) {
+                    awaitDestroyed(dependent);
+                }
+                try {
+                    if (r.giveBack == null) {
+                        r.destroy();
+                    } else {
+                        r.giveBack.run();
+                    }
+                } finally {
+                    r.destroyed = true;
+                    r.disown(); // freed, or failed to free: either way not the backstop's to retry
+                    for (VerbsResource owner : r.owners) {
+                        owner.dependents.remove(r);
+                    }
+                }
+                r.afterClose();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
                 }
             }
-            afterClose();
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Waits (holding the tree lock, released while waiting) until another thread's close of {@code r} freed it. */
+    private void awaitDestroyed(VerbsResource r) {
+        long deadline = System.nanoTime() + 3 * InFlight.CLOSE_WAIT_NANOS;
+        while (!r.destroyed) {
+            long left = deadline - System.nanoTime();
+            if (r.abandoned || left <= 0) {
+                throw new IllegalStateException((r == this ? "" : "cannot free " + this + ": ") + r
+                        + " is being closed by another thread, which waits for a call on it that has not returned");
+            }
+            try {
+                treeLock.wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while " + r + " was being closed by another thread", e);
+            }
         }
     }
 
@@ -181,8 +301,14 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return inside == callId;
     }
 
+    /** Runs under the tree lock just before this object is marked closed (its close handshake comes later). */
+    void beforeHandshake() {
+    }
+
     /** Frees the native object; throws {@link VerbsException} on failure. */
-    abstract void destroy();
+    void destroy() {
+        nativeFree.run();
+    }
 
     /** Releases what the native object used (memory it owned); runs once, after a successful destroy. */
     void afterClose() {

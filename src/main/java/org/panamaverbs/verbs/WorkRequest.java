@@ -81,12 +81,13 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     }
 
     /**
-     * Writes scatter-gather entry {@code sgeIndex} from an already checked {@link Sge}.
+     * Writes scatter-gather entry {@code sgeIndex} from an {@link Sge}.
      *
      * @throws IndexOutOfBoundsException if {@code sgeIndex} exceeds the chain's maxSge
+     * @throws IllegalStateException     if the entry's region was closed since the entry was made
      */
     public final W sge(int sgeIndex, Sge sge) {
-        chain.writeSge(index, sgeIndex, sge.address(), sge.length(), sge.lkey());
+        chain.writeSge(index, sgeIndex, sge);
         return self();
     }
 

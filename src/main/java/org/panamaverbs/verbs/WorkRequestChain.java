@@ -47,11 +47,25 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     private volatile boolean closed;
     private final long requestSize;
     private final long nextOffset;
+    private final long numSgeOffset;
     private final int capacity;
     private final int maxSge;
     private int lastResult;
+    /** Per scatter-gather entry, the region it was cut from; null for an entry never written (all zero). */
+    private final MemoryRegion[] sgeRegions;
+    /**
+     * What the last region check proved: requests [0, checkedCount) name only open regions of
+     * {@code checkedContext}, as of that context's region generation {@code checkedGeneration}. A post
+     * within it checks nothing more (unless {@code callerMemory}); closing any region of the context moves the
+     * generation on, and the next post walks its entries again.
+     */
+    private int checkedCount;
+    private Context checkedContext;
+    private int checkedGeneration;
+    /** Some checked entry lies in memory the caller owns, whose arena can close behind the library's back. */
+    private boolean callerMemory;
 
-    WorkRequestChain(MemoryLayout requestLayout, long nextOffset, long sgListOffset, int capacity, int maxSge) {
+    WorkRequestChain(MemoryLayout requestLayout, long nextOffset, long sgListOffset, long numSgeOffset, int capacity, int maxSge) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive, not " + capacity);
         }
@@ -62,6 +76,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         this.views = Arena.ofShared();
         this.requestSize = requestLayout.byteSize();
         this.nextOffset = nextOffset;
+        this.numSgeOffset = numSgeOffset;
         this.capacity = capacity;
         this.maxSge = maxSge;
         this.requestsForCall = memory.allocate(requestLayout, capacity);
@@ -73,6 +88,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         this.requestsAddress = requestsForCall.address();
         this.badRequestAddress = badRequestForCall.address();
         this.inFlight = InFlight.register(this, "work-request chain");
+        this.sgeRegions = new MemoryRegion[capacity * maxSge];
         // all three arrays share the automatic arena's session, which requestsForCall keeps reachable as long
         // as the chain is: the scatter-gather memory, named only by native pointers, lives as long too
         for (int i = 0; i < capacity; i++) {
@@ -115,6 +131,63 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     /** Marks the post as returned. */
     final void exit() {
         inFlight.exit();
+    }
+
+    /**
+     * Checks, between {@link #enter} and {@link #exit}, that the entries of the first {@code count} requests
+     * name open regions of {@code context} whose memory is alive: a post must never hand the provider the
+     * address of freed memory (an inline send copies from it in user space, a receive lets the device write
+     * into it). Costs a few loads while nothing changed since the last check.
+     *
+     * @throws IllegalStateException    if an entry's region is closed or its memory was freed
+     * @throws IllegalArgumentException if an entry's region belongs to another device context
+     */
+    final void checkRegions(Context context, int count) {
+        if (count > checkedCount || context != checkedContext || context.regionGeneration != checkedGeneration
+                || callerMemory) {
+            recheckRegions(context, count);
+        }
+    }
+
+    private void recheckRegions(Context context, int count) {
+        // the generation is read first: a region closed after this read waits for this post (it is marked)
+        int generation = context.regionGeneration;
+        checkedCount = 0;
+        boolean anyCallerMemory = false;
+        for (int request = 0; request < Math.min(count, capacity); request++) {
+            int entries = Math.min(Math.max(numSgeOf(request), 0), maxSge);
+            for (int entry = 0; entry < entries; entry++) {
+                MemoryRegion region = sgeRegions[request * maxSge + entry];
+                if (region == null) {
+                    continue; // never written: a zero entry, naming no memory
+                }
+                if (region.closed) {
+                    throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
+                            + " names " + region + ", which is closed: write the entry again from an open region");
+                }
+                if (region.context() != context) {
+                    throw new IllegalArgumentException("work request " + request + ", scatter-gather entry " + entry
+                            + " names " + region + " of " + region.context() + ", not of " + context
+                            + " where it is posted");
+                }
+                if (region.callerOwnsMemory()) {
+                    anyCallerMemory = true;
+                    if (!region.memoryAlive()) {
+                        throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
+                                + " names " + region + ", whose memory was freed (its arena closed) while registered");
+                    }
+                }
+            }
+        }
+        checkedContext = context;
+        checkedGeneration = generation;
+        checkedCount = count;
+        callerMemory = anyCallerMemory;
+    }
+
+    /** {@code num_sge} of request {@code request}. */
+    private int numSgeOf(int request) {
+        return requests.get(JAVA_INT, request * requestSize + numSgeOffset);
     }
 
     /**
@@ -164,7 +237,9 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
 
     /**
      * After a post that returned non-zero: the index of the request the provider refused (the requests
-     * before it were posted, those from it on were not). -1 if the last post succeeded.
+     * before it were posted, those from it on were not). -1 if the last post succeeded, and -1 too if it
+     * failed without the provider naming a request of this chain in {@code bad_wr} (then which requests
+     * were posted is unknown; the library clears {@code bad_wr} before every post so a stale value never answers).
      */
     public final int failedIndex() {
         if (lastResult == 0) {
@@ -173,9 +248,16 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         long failed = badRequest.get(JAVA_LONG, 0);
         long offset = failed - requests.address();
         if (failed == 0 || offset < 0 || offset % requestSize != 0 || offset / requestSize >= capacity) {
-            return 0;
+            return -1;
         }
         return (int) (offset / requestSize);
+    }
+
+    /** Says which of the {@code count} requests of the last (failed) post were refused, for an exception message. */
+    final String describeFailure(int count) {
+        int failed = failedIndex();
+        return failed >= 0 ? "work request " + failed + " of " + count + " was refused (requests before it were posted)"
+                : "the provider named no refused request of the " + count + " (which were posted is unknown)";
     }
 
     /** The result of the last post: 0, or the errno value the provider returned. */
@@ -186,20 +268,34 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     /** Writes scatter-gather entry {@code index} of request {@code request}, after checking the slice. */
     final void writeSge(int request, int index, MemoryRegion region, long offset, int length) {
         checkSgeIndex(index);
-        putSge(request, index, region.sliceAddress(offset, length), length, region.lkeyUnchecked());
+        putSge(request, index, region, region.sliceAddress(offset, length), length, region.lkeyUnchecked());
     }
 
-    final void writeSge(int request, int index, long address, int length, int lkey) {
+    /** Writes an entry from an {@link Sge}, checking its region again (it may have closed since the slice was cut). */
+    final void writeSge(int request, int index, Sge sge) {
         checkSgeIndex(index);
-        putSge(request, index, address, length, lkey);
+        MemoryRegion region = sge.region();
+        if (region != null) { // null only for encoding tests, which never post
+            region.sliceAddress(sge.address() - region.segment().address(), sge.length());
+        }
+        putSge(request, index, region, sge.address(), sge.length(), sge.lkey());
     }
 
-    /** Writes an entry whose index was checked. */
-    private void putSge(int request, int index, long address, int length, int lkey) {
+    /** Writes an entry whose index and slice were checked, and remembers its region for the post's check. */
+    private void putSge(int request, int index, MemoryRegion region, long address, int length, int lkey) {
         long at = sgeBase(request) + index * SGE_SIZE;
         sges.set(JAVA_LONG, at + SGE_ADDR, address);
         sges.set(JAVA_INT, at + SGE_LENGTH, length);
         sges.set(JAVA_INT, at + SGE_LKEY, lkey);
+        sgeRegions[request * maxSge + index] = region;
+        // the region was open just now: the last check still holds unless it is of another context, or its
+        // context closed a region since (then the post walks the entries anyway)
+        if (region != null && region.callerOwnsMemory()) {
+            callerMemory = true;
+        }
+        if (region == null || region.context() != checkedContext) {
+            checkedCount = Math.min(checkedCount, request);
+        }
     }
 
     /** Sum of the lengths of the first {@code count} entries of request {@code request}. */

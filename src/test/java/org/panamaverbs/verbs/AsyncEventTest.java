@@ -14,26 +14,17 @@ import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 
-/** Asynchronous events, read on demand and delivered to listeners, with the object they concern. */
+/**
+ * Asynchronous events, read on demand and delivered to listeners, with the object they concern (the
+ * completion-queue overrun and port events are in {@link FaultInjectionTest}).
+ */
 class AsyncEventTest extends DeviceTest {
-
-    /** Skips events left over from earlier tests (e.g. a port event) until one of {@code type} arrives. */
-    private static AsyncEvent awaitType(Context ctx, AsyncEventType type) {
-        long deadline = System.nanoTime() + COMPLETION_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            AsyncEvent event = ctx.awaitAsyncEvent(Duration.ofNanos(deadline - System.nanoTime()));
-            if (event != null && event.type() == type) {
-                return event;
-            }
-        }
-        throw new AssertionError("no " + type + " event within " + COMPLETION_TIMEOUT);
-    }
 
     @Test
     void drainingASendQueueRaisesSqDrainedForThatQueuePair() {
         try (Loopback l = new Loopback(4096, 1)) {
             l.a.drainSendQueue();
-            AsyncEvent event = awaitType(context, AsyncEventType.SQ_DRAINED);
+            AsyncEvent event = awaitEvent(context, AsyncEventType.SQ_DRAINED, COMPLETION_TIMEOUT);
             assertSame(l.a, event.queuePair());
             assertNull(event.completionQueue());
             assertEquals(QpState.SQD, l.a.state());
@@ -64,26 +55,6 @@ class AsyncEventTest extends DeviceTest {
             assertSame(b, event.queuePair());
             assertEquals("panama-verbs-async-" + ctx.name(), threads.take());
             ctx.removeAsyncEventListener(listener);
-        }
-    }
-
-    @Test
-    void overrunningACompletionQueueRaisesCqErrorForThatQueue() {
-        try (CompletionQueue tiny = context.createCompletionQueue(1);
-             CompletionQueue other = context.createCompletionQueue(16);
-             QueuePair a = pd.createQueuePair(QpConfig.builder(tiny).maxSendWr(64).build());
-             QueuePair b = pd.createQueuePair(QpConfig.builder(other).build());
-             MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-             SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
-            QueuePair.connectLoopback(a, b);
-            int writes = tiny.capacity() + 4;
-            for (int i = 0; i < writes; i++) {
-                wrs.get(0).id(i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(mr, 0, 8)
-                        .remote(mr.address() + 64, mr.rkey());
-                a.postSendOrThrow(wrs, 1);
-            }
-            AsyncEvent event = awaitType(context, AsyncEventType.CQ_ERR);
-            assertSame(tiny, event.completionQueue());
         }
     }
 

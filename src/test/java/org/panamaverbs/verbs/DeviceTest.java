@@ -43,6 +43,18 @@ abstract class DeviceTest {
         }
     }
 
+    /** Skips events left over from earlier tests (e.g. a port event) until one of {@code type} arrives. */
+    static AsyncEvent awaitEvent(Context ctx, AsyncEventType type, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            AsyncEvent event = ctx.awaitAsyncEvent(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            if (event != null && event.type() == type) {
+                return event;
+            }
+        }
+        throw new AssertionError("no " + type + " event within " + timeout);
+    }
+
     /** Polls {@code cq} until {@code expected} completions arrived; fails on timeout or a poll error. */
     static List<Done> await(CompletionQueue cq, int expected) {
         List<Done> done = new ArrayList<>();
@@ -91,13 +103,17 @@ abstract class DeviceTest {
         final RecvWorkRequests recvs;
 
         Loopback(int bufferSize, int maxSge) {
+            this(bufferSize, maxSge, ConnectOptions.defaults());
+        }
+
+        Loopback(int bufferSize, int maxSge, ConnectOptions options) {
             cqA = context.createCompletionQueue(64);
             cqB = context.createCompletionQueue(64);
             a = pd.createQueuePair(QpConfig.builder(cqA).maxSendWr(32).maxRecvWr(32)
                     .maxSendSge(maxSge).maxRecvSge(maxSge).build());
             b = pd.createQueuePair(QpConfig.builder(cqB).maxSendWr(32).maxRecvWr(32)
                     .maxSendSge(maxSge).maxRecvSge(maxSge).build());
-            QueuePair.connectLoopback(a, b);
+            QueuePair.connectLoopback(a, b, options);
             Access[] access = context.attributes().atomicCapability() == AtomicCapability.NONE
                     ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ}
                     : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC};

@@ -33,8 +33,8 @@ class WorkRequestEncodingTest {
                     .flags(SendFlags.SIGNALED | SendFlags.SOLICITED | SendFlags.FENCE)
                     .immediateData(0xCAFEBABE)
                     .remote(0x00007f0000001000L, 0xABCD1234)
-                    .sge(0, new Sge(0x7000_0000_1000L, 4096, 0x42))
-                    .sge(1, new Sge(0x7000_0000_3000L, 100, 0x43))
+                    .sge(0, new Sge(null, 0x7000_0000_1000L, 4096, 0x42))
+                    .sge(1, new Sge(null, 0x7000_0000_3000L, 100, 0x43))
                     .numSge(2);
             long base = SendWorkRequests.WR_SIZE;
             long next = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.next$offset());
@@ -53,10 +53,34 @@ class WorkRequestEncodingTest {
         }
     }
 
+    /** Only the union differs from a plain send: everything but the union is zero on both sides except opcode and id. */
+    @Test
+    void udSendRequestMatchesC() throws Exception {
+        try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 0)) {
+            SendWorkRequest wr = wrs.get(0).id(0x55).opcode(WrOpcode.SEND);
+            wr.writeUd(0x0000_7f12_3456_7890L, 0x00ABCDEF, 0x11111111);
+            wrs.requests.set(JAVA_LONG, ibv_send_wr.next$offset(), 0L); // C's request has no next
+            assertArrayEquals(CReference.bytes("send-ud", 0x0000_7f12_3456_7890L, 0x00ABCDEFL, 0x11111111L, 0x55L),
+                    bytes(wrs.requests, 0, SendWorkRequests.WR_SIZE));
+        }
+    }
+
+    @Test
+    void atomicSendRequestMatchesC() throws Exception {
+        try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 0)) {
+            wrs.get(0).id(0x66).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED)
+                    .atomic(0x0000_7f00_0000_1008L, 0xA1B2C3D4, 0x0102030405060708L, 0x1112131415161718L);
+            wrs.requests.set(JAVA_LONG, ibv_send_wr.next$offset(), 0L);
+            assertArrayEquals(CReference.bytes("send-atomic", 0x0000_7f00_0000_1008L, 0x0102030405060708L,
+                    0x1112131415161718L, 0xA1B2C3D4L, 0x66L, (long) SendFlags.SIGNALED),
+                    bytes(wrs.requests, 0, SendWorkRequests.WR_SIZE));
+        }
+    }
+
     @Test
     void receiveRequestMatchesC() throws Exception {
         try (RecvWorkRequests wrs = RecvWorkRequests.allocate(2, 1)) {
-            wrs.get(0).id(77).sge(0, new Sge(0x1234_5000L, 64, 7)).numSge(1);
+            wrs.get(0).id(77).sge(0, new Sge(null, 0x1234_5000L, 64, 7)).numSge(1);
             long next = wrs.requests.get(JAVA_LONG, ibv_recv_wr.next$offset());
             long sgList = wrs.requests.get(JAVA_LONG, ibv_recv_wr.sg_list$offset());
             assertArrayEquals(CReference.bytes("recv", 77L, next, sgList, 1), bytes(wrs.requests, 0, RecvWorkRequests.WR_SIZE));
@@ -107,7 +131,7 @@ class WorkRequestEncodingTest {
     void sendsAndReceivesShareTheBaseSetters() {
         try (SendWorkRequests sends = SendWorkRequests.allocate(2, 2); RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 2)) {
             for (WorkRequest<?> wr : List.of(sends.get(1), recvs.get(1))) {
-                wr.id(9).sge(0, new Sge(0x1000, 10, 1)).sge(1, new Sge(0x2000, 20, 2)).numSge(2);
+                wr.id(9).sge(0, new Sge(null, 0x1000, 10, 1)).sge(1, new Sge(null, 0x2000, 20, 2)).numSge(2);
                 assertEquals(9, wr.id());
                 assertEquals(2, wr.numSge());
                 assertEquals(1, wr.index());
@@ -117,7 +141,7 @@ class WorkRequestEncodingTest {
             assertEquals(0, recvs.get(0).numSge());
             // The setters return the concrete type, so send-only setters still chain after shared ones.
             SendWorkRequest send = sends.get(0).id(4).numSge(0).opcode(WrOpcode.SEND);
-            RecvWorkRequest recv = recvs.get(0).sge(0, new Sge(0x3000, 8, 3)).numSge(1).id(5);
+            RecvWorkRequest recv = recvs.get(0).sge(0, new Sge(null, 0x3000, 8, 3)).numSge(1).id(5);
             assertEquals(WrOpcode.SEND, send.opcode());
             assertEquals(1, recv.numSge());
         }
@@ -127,7 +151,7 @@ class WorkRequestEncodingTest {
     void scatterGatherBoundsAreChecked() {
         try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 2)) {
             SendWorkRequest wr = wrs.get(0);
-            assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(2, new Sge(1, 1, 1)));
+            assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(2, new Sge(null, 1, 1, 1)));
             assertThrows(IndexOutOfBoundsException.class, () -> wr.numSge(3));
             assertThrows(IndexOutOfBoundsException.class, () -> wr.numSge(-1));
         }

@@ -1,0 +1,86 @@
+package org.panamaverbs.verbs;
+
+import java.lang.ref.Cleaner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What happens to a resource tree that is never closed: the native side of one context's tree, kept apart
+ * from the Java objects so that a {@link Cleaner} can free it once the context becomes unreachable.
+ *
+ * <p>Every owned object of the tree registers how to free its native object (a function of raw addresses
+ * only, never of the Java wrapper) and deregisters when it is closed. Children always hold their parents, so
+ * a context is unreachable only when its whole tree is; then the entries still registered are freed newest
+ * first (children before parents, as close does) and one warning is logged naming what was left open. A
+ * context kept reachable (by the application, or by its async-event dispatcher thread while listeners are
+ * registered) is never freed behind its owner's back; objects left open under a live context are freed when
+ * that context closes.
+ *
+ * <p>Doubles as the tree's lock: creation and destruction in the tree synchronize on it.
+ */
+final class Backstop {
+    private static final Cleaner CLEANER = Cleaner.create(Thread.ofPlatform().daemon().name("panama-verbs-backstop").factory());
+    private static final System.Logger LOG = System.getLogger("org.panamaverbs");
+    /** Trees the backstop freed (for tests and diagnostics). */
+    static final AtomicInteger TREES_FREED = new AtomicInteger();
+
+    /** One native object: what it is and how to free it. */
+    record Entry(String what, Runnable free) {
+    }
+
+    private final String name;
+    /** In creation order; guarded by this. */
+    private final List<Entry> entries = new ArrayList<>();
+
+    Backstop(String name) {
+        this.name = name;
+    }
+
+    /** Registers a native object; {@code free} must not refer to the Java object that owns it. */
+    synchronized Entry add(String what, Runnable free) {
+        Entry entry = new Entry(what, free);
+        entries.add(entry);
+        return entry;
+    }
+
+    /** The object was destroyed (or handed to another owner): the backstop forgets it. */
+    synchronized void remove(Entry entry) {
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            if (entries.get(i) == entry) {
+                entries.remove(i);
+                return;
+            }
+        }
+    }
+
+    /** Arms the backstop for {@code root}: once it is unreachable, what is still registered is freed. */
+    Cleaner.Cleanable watch(Context root) {
+        return CLEANER.register(root, this::freeLeftovers);
+    }
+
+    /** Frees every object still registered, newest first, and says what was left open. */
+    private void freeLeftovers() {
+        List<Entry> left;
+        synchronized (this) {
+            left = List.copyOf(entries).reversed();
+            entries.clear();
+        }
+        if (left.isEmpty()) {
+            return;
+        }
+        List<String> failures = new ArrayList<>();
+        for (Entry entry : left) {
+            try {
+                entry.free().run();
+            } catch (RuntimeException e) {
+                failures.add(entry.what() + ": " + e.getMessage());
+            }
+        }
+        TREES_FREED.incrementAndGet();
+        LOG.log(System.Logger.Level.WARNING, "{0} became unreachable without close(): the backstop freed {1} native"
+                + " objects left open ({2}){3}. Close contexts (try-with-resources) to free them when you choose.",
+                name, left.size(), String.join(", ", left.stream().map(Entry::what).toList()),
+                failures.isEmpty() ? "" : "; failed: " + String.join("; ", failures));
+    }
+}
