@@ -72,6 +72,18 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
     }
 
     /** Tells the chain whether this request needs the queue pair's atomic or inline support checked at post. */
+    /**
+     * {@code wr.rdma} and {@code wr.atomic} share their first 8 bytes with {@code wr.ud.ah}: writing them
+     * overwrites the address-handle pointer, so the request no longer has one (a UD post then refuses it
+     * instead of handing the provider a number to dereference).
+     */
+    private void forgetAddressHandle() {
+        if (sends.addressHandle(index) != null) {
+            sends.addressHandle(index, null);
+            refreshSpecial();
+        }
+    }
+
     private void refreshSpecial() {
         int code = requests.get(JAVA_INT, base + OPCODE);
         int bits = (isAtomic(code) ? SendWorkRequests.SPECIAL_ATOMIC : 0)
@@ -97,6 +109,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
 
     /** Sets {@code wr.rdma.remote_addr} and {@code wr.rdma.rkey}: the peer memory of an RDMA WRITE or READ. */
     public SendWorkRequest remote(long remoteAddress, int rkey) {
+        forgetAddressHandle();
         requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
         requests.set(JAVA_INT, base + RDMA_RKEY, rkey);
         return this;
@@ -138,6 +151,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
             throw new IllegalArgumentException("atomic operations need an 8-byte aligned remote address, not 0x"
                     + Long.toHexString(remoteAddress));
         }
+        forgetAddressHandle();
         requests.set(JAVA_LONG, base + ATOMIC_REMOTE_ADDR, remoteAddress);
         requests.set(JAVA_LONG, base + ATOMIC_COMPARE_ADD, compareAdd);
         requests.set(JAVA_LONG, base + ATOMIC_SWAP, swap);

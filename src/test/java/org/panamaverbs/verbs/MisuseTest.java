@@ -358,6 +358,15 @@ class MisuseTest extends DeviceTest {
                 throw new AssertionError(impossible);
             }
         }));
+        cases.add(misuse("RDMA fields written over a UD request's address handle (they share the union)", t -> {
+            QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD).build());
+            ud.readyForDatagrams(0x11111111);
+            GidEntry entry = t.ctx.gidTable(1).getFirst();
+            AddressHandle ah = t.pd.createAddressHandle(AddressHandle.Target.of(entry.gid(), entry.index(), 1));
+            t.sends.get(0).opcode(WrOpcode.SEND).sge(t.mr, 0, 8).ud(ah, ud.qpNumber(), 0x11111111)
+                    .remote(0xfbb414b084756da6L, 1); // found by FuzzTest: librxe dereferenced this as the AH
+            expect(IllegalArgumentException.class, () -> ud.postSend(t.sends, 1));
+        }));
         cases.add(misuse("UD send without an address handle", t -> {
             QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD).build());
             ud.readyForDatagrams(0x11111111);
