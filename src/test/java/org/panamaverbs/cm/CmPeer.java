@@ -117,7 +117,10 @@ public final class CmPeer {
                     done.add(Done.of(wcs.get(i)));
                 }
                 if (got == 0) {
-                    Thread.onSpinWait();
+                    // yield, not onSpinWait: the loop server and the concurrent clients poll from 32 virtual
+                    // threads on 2 carriers, and a virtual thread that spins never lets another one mount
+                    // (one whose completion had arrived could then time out unscheduled)
+                    Thread.yield();
                 }
             }
         }
@@ -127,7 +130,7 @@ public final class CmPeer {
     static Done pollOne(CompletionQueue cq) {
         List<Done> done = poll(cq, 1, WAIT);
         if (done.isEmpty()) {
-            throw new IllegalStateException("no completion within " + WAIT);
+            throw new IllegalStateException("no completion within " + WAIT + " on " + cq);
         }
         return done.getFirst();
     }
