@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Doubles as the tree's lock: creation and destruction in the tree synchronize on it.
  */
 final class Backstop {
-    private static final Cleaner CLEANER = Cleaner.create(Thread.ofPlatform().daemon().name("panama-verbs-backstop").factory());
+    /** The library's one cleaner thread: backstops and the in-flight markers' registry. */
+    static final Cleaner CLEANER = Cleaner.create(Thread.ofPlatform().daemon().name("panama-verbs-cleaner").factory());
     private static final System.Logger LOG = System.getLogger("org.panamaverbs");
     /** Trees the backstop freed (for tests and diagnostics). */
     static final AtomicInteger TREES_FREED = new AtomicInteger();

@@ -2,7 +2,6 @@ package org.panamaverbs.verbs;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.ref.Cleaner;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +29,6 @@ import java.util.function.IntPredicate;
  */
 final class InFlight {
     private static final Set<InFlight> MARKERS = ConcurrentHashMap.newKeySet();
-    private static final Cleaner CLEANER = Cleaner.create(Thread.ofPlatform().daemon().name("panama-verbs-cleaner").factory());
     private static final VarHandle TARGET;
     /** A call that has not returned after this long is reported instead of waited for. */
     static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -62,7 +60,7 @@ final class InFlight {
     static InFlight register(Object holder, String what) {
         InFlight marker = new InFlight(what);
         MARKERS.add(marker);
-        CLEANER.register(holder, () -> MARKERS.remove(marker));
+        Backstop.CLEANER.register(holder, () -> MARKERS.remove(marker));
         return marker;
     }
 

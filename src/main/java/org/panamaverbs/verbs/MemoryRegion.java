@@ -199,9 +199,9 @@ public final class MemoryRegion extends VerbsResource {
         return ownedMemory == null;
     }
 
-    /** Whether the registered memory is still allocated. */
-    boolean memoryAlive() {
-        return segment.scope().isAlive();
+    /** The scope of the registered memory: alive while it is allocated. */
+    MemorySegment.Scope memoryScope() {
+        return segment.scope();
     }
 
     /**
@@ -220,6 +220,11 @@ public final class MemoryRegion extends VerbsResource {
     }
 
     /** The local key without the closed check, for callers that just passed {@link #sliceAddress}. */
+    /** The registered memory's start address, unchecked (for offsets; {@link #sliceAddress} checks). */
+    long baseAddress() {
+        return segment.address();
+    }
+
     int lkeyUnchecked() {
         return lkey;
     }

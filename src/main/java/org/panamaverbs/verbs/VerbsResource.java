@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A native verbs object owned by Java: a node of the resource tree
@@ -95,13 +96,22 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return MemorySegment.ofAddress(scoped.address());
     }
 
-    /** Ends the liveness scope, waiting for downcalls that still hold it (they are short: post, poll). */
+    /**
+     * Ends the liveness scope, waiting for downcalls that still hold it (control-path calls given the handle),
+     * at most {@link InFlight#CLOSE_WAIT_NANOS}. Does nothing if an earlier close ended it.
+     */
     private void endLiveness() {
-        while (true) {
+        long deadline = System.nanoTime() + InFlight.CLOSE_WAIT_NANOS;
+        while (liveness.scope().isAlive()) {
             try {
                 liveness.close();
                 return;
             } catch (IllegalStateException inUse) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("cannot close " + this + ": a call given its handle has not"
+                            + " returned within " + TimeUnit.NANOSECONDS.toSeconds(InFlight.CLOSE_WAIT_NANOS)
+                            + " s; it stays allocated (close again once the call returned)");
+                }
                 Thread.onSpinWait();
             }
         }
@@ -175,17 +185,21 @@ public abstract sealed class VerbsResource implements AutoCloseable
      *
      * @throws VerbsException        if a native destroy fails; the object is closed regardless
      * @throws IllegalStateException if a call on the object has not returned within {@link InFlight#CLOSE_WAIT_NANOS}
-     *                               (the native object is then left allocated: freeing it could crash that call)
+     *                               (the native object is then left allocated: freeing it could crash that call;
+     *                               a later close waits again and frees it once the call returned)
      */
     @Override
     public final void close() {
         List<VerbsResource> closing = new ArrayList<>();
         synchronized (treeLock) {
-            if (closed) {
+            if (!closed) {
+                markClosing(closing);
+            } else if (abandoned && !destroyed) {
+                reclaimAbandoned(closing); // an earlier close gave up on a call: try again, it may have returned
+            } else {
                 awaitDestroyed(this);
                 return;
             }
-            markClosing(closing);
         }
         try {
             for (VerbsResource r : closing) {
@@ -228,6 +242,20 @@ public abstract sealed class VerbsResource implements AutoCloseable
         }
         beforeHandshake();
         closed = true;
+        closing.add(this);
+    }
+
+    /**
+     * Lists this object and the dependents an earlier close abandoned (closed, not freed), children first, and
+     * clears their flag so that this close waits for their calls again. Holds the tree lock.
+     */
+    private void reclaimAbandoned(List<VerbsResource> closing) {
+        for (VerbsResource dependent : List.copyOf(dependents).reversed()) {
+            if (dependent.abandoned && !dependent.destroyed) {
+                dependent.reclaimAbandoned(closing);
+            }
+        }
+        abandoned = false;
         closing.add(this);
     }
 

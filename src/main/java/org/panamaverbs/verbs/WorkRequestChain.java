@@ -56,14 +56,20 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     /**
      * What the last region check proved: requests [0, checkedCount) name only open regions of
      * {@code checkedContext}, as of that context's region generation {@code checkedGeneration}. A post
-     * within it checks nothing more (unless {@code callerMemory}); closing any region of the context moves the
+     * within it checks nothing more than the liveness of {@code callerScopes}; closing any region of the context moves the
      * generation on, and the next post walks its entries again.
      */
     private int checkedCount;
     private Context checkedContext;
     private int checkedGeneration;
-    /** Some checked entry lies in memory the caller owns, whose arena can close behind the library's back. */
-    private boolean callerMemory;
+    /**
+     * The scopes of caller-owned memory the checked entries lie in (an arena the caller can close behind the
+     * library's back, which no generation records): a post reads each one's liveness, not every entry.
+     */
+    private final MemorySegment.Scope[] callerScopes = new MemorySegment.Scope[TRACKED_SCOPES];
+    private int callerScopeCount;
+    /** More distinct caller scopes than this and every post walks its entries. */
+    private static final int TRACKED_SCOPES = 4;
 
     WorkRequestChain(MemoryLayout requestLayout, long nextOffset, long sgListOffset, long numSgeOffset, int capacity, int maxSge) {
         if (capacity < 1) {
@@ -143,9 +149,15 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
      * @throws IllegalArgumentException if an entry's region belongs to another device context
      */
     final void checkRegions(Context context, int count) {
-        if (count > checkedCount || context != checkedContext || context.regionGeneration != checkedGeneration
-                || callerMemory) {
+        if (count > checkedCount || context != checkedContext || context.regionGeneration != checkedGeneration) {
             recheckRegions(context, count);
+            return;
+        }
+        for (int i = 0; i < callerScopeCount; i++) {
+            if (!callerScopes[i].isAlive()) {
+                recheckRegions(context, count); // finds the entry and says which
+                return;
+            }
         }
     }
 
@@ -153,7 +165,8 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         // the generation is read first: a region closed after this read waits for this post (it is marked)
         int generation = context.regionGeneration;
         checkedCount = 0;
-        boolean anyCallerMemory = false;
+        int scopes = 0;
+        boolean untracked = false;
         for (int request = 0; request < Math.min(count, capacity); request++) {
             int entries = Math.min(Math.max(numSgeOf(request), 0), maxSge);
             for (int entry = 0; entry < entries; entry++) {
@@ -171,18 +184,36 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
                             + " where it is posted");
                 }
                 if (region.callerOwnsMemory()) {
-                    anyCallerMemory = true;
-                    if (!region.memoryAlive()) {
+                    MemorySegment.Scope scope = region.memoryScope();
+                    if (!scope.isAlive()) {
                         throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
                                 + " names " + region + ", whose memory was freed (its arena closed) while registered");
+                    }
+                    if (!tracksScope(scope, scopes)) {
+                        if (scopes < TRACKED_SCOPES) {
+                            callerScopes[scopes++] = scope;
+                        } else {
+                            untracked = true;
+                        }
                     }
                 }
             }
         }
+        callerScopeCount = scopes;
         checkedContext = context;
         checkedGeneration = generation;
-        checkedCount = count;
-        callerMemory = anyCallerMemory;
+        // with scopes beyond those tracked, proving nothing makes every post walk the entries again
+        checkedCount = untracked ? 0 : count;
+    }
+
+    /** Whether {@code scope} is among the first {@code count} tracked caller scopes. */
+    private boolean tracksScope(MemorySegment.Scope scope, int count) {
+        for (int i = 0; i < count; i++) {
+            if (callerScopes[i] == scope) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code num_sge} of request {@code request}. */
@@ -276,7 +307,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         checkSgeIndex(index);
         MemoryRegion region = sge.region();
         if (region != null) { // null only for encoding tests, which never post
-            region.sliceAddress(sge.address() - region.segment().address(), sge.length());
+            region.sliceAddress(sge.address() - region.baseAddress(), sge.length()); // checks closed and freed once
         }
         putSge(request, index, region, sge.address(), sge.length(), sge.lkey());
     }
@@ -288,12 +319,11 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         sges.set(JAVA_INT, at + SGE_LENGTH, length);
         sges.set(JAVA_INT, at + SGE_LKEY, lkey);
         sgeRegions[request * maxSge + index] = region;
-        // the region was open just now: the last check still holds unless it is of another context, or its
-        // context closed a region since (then the post walks the entries anyway)
-        if (region != null && region.callerOwnsMemory()) {
-            callerMemory = true;
-        }
-        if (region == null || region.context() != checkedContext) {
+        // the region was open just now: the last check still holds unless it is of another context, lies in
+        // caller memory whose liveness the post does not read yet, or its context closed a region since (then
+        // the post walks the entries anyway)
+        if (region == null || region.context() != checkedContext
+                || region.callerOwnsMemory() && !tracksScope(region.memoryScope(), callerScopeCount)) {
             checkedCount = Math.min(checkedCount, request);
         }
     }

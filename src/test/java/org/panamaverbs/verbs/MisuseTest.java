@@ -8,12 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -474,7 +478,60 @@ class MisuseTest extends DeviceTest {
             Throwable other = onAnotherThread(() -> t.cq.poll(t.wcs));
             assertEquals(WrongThreadException.class, other == null ? null : other.getClass(), String.valueOf(other));
         }));
+        cases.add(misuse("a call outliving close's bounded wait: that close gives up, a later one frees", t -> {
+            CountDownLatch inside = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Thread caller = Thread.ofPlatform().start(() -> {
+                try (RecvWorkRequests own = RecvWorkRequests.allocate(1, 1)) {
+                    own.enter(t.qp); // what a post does before calling the provider; this call "hangs"
+                    inside.countDown();
+                    try {
+                        release.await();
+                    } finally {
+                        own.exit();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            await(inside);
+            long before = ownQueuePairs();
+            long start = System.nanoTime();
+            IllegalStateException stuck = expect(IllegalStateException.class, t.qp::close);
+            long waited = System.nanoTime() - start;
+            assertTrue(waited >= InFlight.CLOSE_WAIT_NANOS, "waited " + waited + " ns: " + stuck.getMessage());
+            assertTrue(stuck.getMessage().contains("has not returned"), stuck.getMessage());
+            assertTrue(t.qp.isClosed());
+            expect(IllegalStateException.class, () -> t.qp.postRecv(t.recvs, 1));
+            assertEquals(before, ownQueuePairs(), "the abandoned QP stays allocated");
+            release.countDown();
+            join(caller);
+            t.qp.close(); // the call returned: this close frees it
+            assertEquals(before - 1, ownQueuePairs(), "the second close freed the QP");
+            t.qp.close(); // and closing again is a no-op
+        }));
         return cases.stream();
+    }
+
+    /** How many QPs of this process the kernel holds. */
+    private static long ownQueuePairs() {
+        try {
+            return LeakCheck.resourceCounts().stream().filter(l -> l.startsWith("this process: ") && l.endsWith(" qp"))
+                    .mapToLong(l -> Long.parseLong(l.split(" ")[2])).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(COMPLETION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), "the other thread got there");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Runs {@code call} on a new thread; what it threw, or null. */
