@@ -3,13 +3,9 @@ package org.panamaverbs.bench;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import org.panamaverbs.bench.perftest.BandwidthReport;
+import org.panamaverbs.bench.perftest.WriteRun;
 import org.panamaverbs.verbs.Mtu;
-import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequest;
-import org.panamaverbs.verbs.SendWorkRequests;
-import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
-import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -18,18 +14,13 @@ import picocli.CommandLine.Option;
 /**
  * An {@code ib_write_bw}-style RDMA WRITE bandwidth measurement from Java, on two RC queue pairs of one
  * device (loopback): the posting loop, CQ moderation, peak and average computations and the result table
- * are perftest 4.5's (see bench/README.md). Remote writes advance by the message size rounded up to the
- * cache line and wrap at the end of the buffer, as perftest's do.
+ * are perftest 4.5's (see bench/README.md), shared with the client/server {@code ib_write_bw}
+ * ({@link WriteRun}, {@link BandwidthReport}).
  */
 @Command(name = "write-bw", mixinStandardHelpOptions = true,
         description = "RDMA WRITE bandwidth between two RC queue pairs on one device, printed as ib_write_bw does.")
 public final class WriteBw implements Callable<Integer> {
-    static final String RESULT_LINE = "-".repeat(87);
-    static final String RESULT_FMT_G = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]";
-    static final String RESULT_FMT = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
-    static final String REPORT_FMT = " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f";
-    static final double GBITS_FACTOR = 125_000_000.0;
-    static final double MBYTES_FACTOR = 0x100000;
+    static final String RESULT_LINE = BandwidthReport.RESULT_LINE;
     static final int CACHE_LINE = 64;
     static final int CYCLE_BUFFER = 4096;
 
@@ -67,20 +58,21 @@ public final class WriteBw implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "size, iterations, tx depth and cq-mod must be positive");
         }
         int moderation = Math.min(cqModeration, txDepth);
-        long stride = align(size, CACHE_LINE);
-        long bufferSize = Math.max(align(size, CYCLE_BUFFER), CYCLE_BUFFER) * 2;
+        // perftest's buffer: the message (at least the cycle buffer) rounded to the cache line, twice
+        long bufferSize = align(Math.max(size, CYCLE_BUFFER), CACHE_LINE) * 2;
         try (LoopbackRig rig = new LoopbackRig(device, port, gidIndex, pathMtu(), bufferSize, txDepth, 1, txDepth)) {
             printBanner(rig, moderation);
-            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1);
-                 WorkCompletions wcs = WorkCompletions.allocate(16)) {
-                SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).sge(rig.mrA, 0, size);
-                Run run = new Run(rig, wrs, wr, wcs, stride, bufferSize, moderation);
+            try (WriteRun run = new WriteRun(rig.a, rig.cqA, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey(), txDepth,
+                    cqModeration, CYCLE_BUFFER, CACHE_LINE)) {
                 int warmupIterations = warmup < 0 ? iterations : warmup;
                 if (warmupIterations > 0) {
-                    run.execute(warmupIterations);
+                    run.execute(warmupIterations, size);
                 }
-                Timings timings = run.execute(iterations);
-                printResult(timings);
+                BandwidthReport report = run.execute(iterations, size).report(size, reportGbits);
+                System.out.println(RESULT_LINE);
+                System.out.println(reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+                System.out.println(report.line(reportGbits));
+                System.out.println(RESULT_LINE);
             }
         }
         return 0;
@@ -125,114 +117,7 @@ public final class WriteBw implements Callable<Integer> {
         System.out.println(" GID: " + e.gid());
     }
 
-    private void printResult(Timings t) {
-        double factor = reportGbits ? GBITS_FACTOR : MBYTES_FACTOR;
-        double seconds = (t.completed[iterations - 1] - t.posted[0]) / 1e9;
-        double average = (double) size * iterations / seconds / factor;
-        double messageRate = iterations / seconds / 1e6;
-        double peak = (double) size / (t.bestNanosPerMessage() / 1e9) / factor;
-        System.out.println(RESULT_LINE);
-        System.out.println(reportGbits ? RESULT_FMT_G : RESULT_FMT);
-        System.out.println(String.format(Locale.ROOT, REPORT_FMT, size, iterations, peak, average, messageRate));
-        System.out.println(RESULT_LINE);
-    }
-
     static long align(long value, long alignment) {
         return (value + alignment - 1) / alignment * alignment;
-    }
-
-    /** perftest's tposted / tcompleted arrays (nanoseconds instead of cycles). */
-    static final class Timings {
-        final long[] posted;
-        final long[] completed;
-
-        Timings(int iterations) {
-            posted = new long[iterations];
-            completed = new long[iterations];
-        }
-
-        /**
-         * perftest's peak: the smallest (tcompleted[j] - tposted[i]) / (j - i + 1) over i ≤ j, where only
-         * the indices whose completion was observed (every cq-mod-th request and the last) have a time.
-         */
-        double bestNanosPerMessage() {
-            double best = Double.MAX_VALUE;
-            for (int j = 0; j < completed.length; j++) {
-                if (completed[j] == 0) {
-                    continue;
-                }
-                for (int i = 0; i <= j; i++) {
-                    double perMessage = (double) (completed[j] - posted[i]) / (j - i + 1);
-                    if (perMessage < best) {
-                        best = perMessage;
-                    }
-                }
-            }
-            return best;
-        }
-    }
-
-    /** The posting loop of perftest's run_iter_bw for one queue pair, with no allocation inside. */
-    static final class Run {
-        private final LoopbackRig rig;
-        private final SendWorkRequests wrs;
-        private final SendWorkRequest wr;
-        private final WorkCompletions wcs;
-        private final long stride;
-        private final long bufferSize;
-        private final int moderation;
-        private final int txDepth;
-        private final long remoteBase;
-        private final int rkey;
-
-        Run(LoopbackRig rig, SendWorkRequests wrs, SendWorkRequest wr, WorkCompletions wcs, long stride,
-                long bufferSize, int moderation) {
-            this.rig = rig;
-            this.wrs = wrs;
-            this.wr = wr;
-            this.wcs = wcs;
-            this.stride = stride;
-            this.bufferSize = bufferSize;
-            this.moderation = moderation;
-            this.txDepth = rig.a.capabilities().maxSendWr();
-            this.remoteBase = rig.mrB.address();
-            this.rkey = rig.mrB.rkey();
-        }
-
-        Timings execute(int iterations) {
-            Timings t = new Timings(iterations);
-            int posted = 0;
-            int completed = 0;
-            long offset = 0;
-            while (completed < iterations) {
-                while (posted < iterations && posted - completed < txDepth) {
-                    boolean signaled = (posted % moderation) == moderation - 1 || posted == iterations - 1;
-                    wr.id(posted).flags(signaled ? SendFlags.SIGNALED : 0).remote(remoteBase + offset, rkey);
-                    t.posted[posted] = System.nanoTime();
-                    int rc = rig.a.postSend(wrs, 1);
-                    if (rc != 0) {
-                        throw new IllegalStateException("ibv_post_send failed with errno " + rc + " at iteration " + posted);
-                    }
-                    posted++;
-                    offset += stride;
-                    if (offset + stride > bufferSize) {
-                        offset = 0;
-                    }
-                }
-                int n = rig.cqA.poll(wcs);
-                if (n < 0) {
-                    throw new IllegalStateException("ibv_poll_cq failed: " + n);
-                }
-                for (int i = 0; i < n; i++) {
-                    WorkCompletion wc = wcs.get(i);
-                    if (!wc.isSuccess()) {
-                        throw new IllegalStateException("completion with error: " + wc);
-                    }
-                    completed = (int) wc.wrId() + 1;
-                    t.completed[completed - 1] = System.nanoTime();
-                }
-            }
-            return t;
-        }
     }
 }

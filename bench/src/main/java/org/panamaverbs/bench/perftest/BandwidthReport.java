@@ -1,0 +1,112 @@
+package org.panamaverbs.bench.perftest;
+
+import java.util.Locale;
+
+/**
+ * perftest 4.5's bandwidth figures ({@code print_report_bw}) from the post and completion timestamps of one run,
+ * and its result line ({@code REPORT_FMT}).
+ *
+ * <p>The peak is perftest's: the best time per message over every window that starts at a posted request {@code i}
+ * and ends at a signaled completion {@code j >= i}, {@code (completed[j] - posted[i]) / (j - i + 1)}. perftest
+ * tries every pair (O(n²/cq_mod)); here each window's best start is found on the upper convex hull of the points
+ * {@code (i, posted[i])}, built as the run's indices grow, by binary search (O(n log n)): for a fixed end
+ * {@code (j + 1, completed[j])} the slope to a start point is smallest at the hull's tangent point.
+ *
+ * @param size        message size in bytes
+ * @param iterations  messages measured
+ * @param peak        peak bandwidth in the report's unit
+ * @param average     average bandwidth in the report's unit
+ * @param messageRate million messages per second
+ */
+public record BandwidthReport(long size, long iterations, double peak, double average, double messageRate) {
+    public static final String RESULT_LINE = "-".repeat(87);
+    public static final String RESULT_FMT_G = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]";
+    public static final String RESULT_FMT = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
+    static final String REPORT_FMT = " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f";
+    static final String REPORT_FMT_EXT = " %-7d    %d           %-7.6f            %-7.6f            %-7.6f";
+    public static final double GBITS_FACTOR = 125_000_000.0;
+    public static final double MBYTES_FACTOR = 0x100000;
+
+    /**
+     * The report of a run.
+     *
+     * @param posted    post time of every request, in nanoseconds
+     * @param completed completion time of every signaled request (others 0), in nanoseconds
+     * @param signaled  whether request {@code i} was signaled (perftest: {@code i % cqMod == cqMod - 1} or the last)
+     */
+    public static BandwidthReport of(long size, long[] posted, long[] completed, boolean[] signaled, boolean gbits) {
+        int n = posted.length;
+        double factor = gbits ? GBITS_FACTOR : MBYTES_FACTOR;
+        double seconds = (completed[n - 1] - posted[0]) / 1e9;
+        double average = (double) size * n / seconds / factor;
+        double messageRate = n / seconds / 1e6;
+        double bestNanos = bestNanosPerMessage(posted, completed, signaled);
+        double peak = size / (bestNanos / 1e9) / factor;
+        return new BandwidthReport(size, n, peak, average, messageRate);
+    }
+
+    /** The smallest {@code (completed[j] - posted[i]) / (j - i + 1)} over {@code i <= j} with {@code j} signaled. */
+    static double bestNanosPerMessage(long[] posted, long[] completed, boolean[] signaled) {
+        int n = posted.length;
+        int[] hull = new int[n]; // indices i of the upper hull of (i, posted[i]), x increasing
+        int size = 0;
+        double best = Double.MAX_VALUE;
+        for (int j = 0; j < n; j++) {
+            // add start point j (windows may start at j itself)
+            while (size >= 2 && !turnsRight(hull[size - 2], hull[size - 1], j, posted)) {
+                size--;
+            }
+            hull[size++] = j;
+            if (!signaled[j]) {
+                continue;
+            }
+            // tangent from the end point (j + 1, completed[j]): slope to hull point k is unimodal along the hull
+            double endX = j + 1;
+            double endY = completed[j];
+            int lo = 0;
+            int hi = size - 1;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (slope(hull[mid], posted, endX, endY) <= slope(hull[mid + 1], posted, endX, endY)) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            best = Math.min(best, slope(hull[lo], posted, endX, endY));
+        }
+        return best;
+    }
+
+    /** Time per message of the window starting at {@code i} and ending at the end point. */
+    private static double slope(int i, long[] posted, double endX, double endY) {
+        return (endY - posted[i]) / (endX - i);
+    }
+
+    /** Whether a → b → c turns clockwise (b stays on the upper hull). */
+    private static boolean turnsRight(int a, int b, int c, long[] y) {
+        double cross = (double) (b - a) * ((double) y[c] - y[a]) - (double) (c - a) * ((double) y[b] - y[a]);
+        return cross < 0;
+    }
+
+    /** The brute-force peak, perftest's own loops; for tests. */
+    static double bestNanosPerMessageQuadratic(long[] posted, long[] completed, boolean[] signaled) {
+        double best = Double.MAX_VALUE;
+        for (int j = 0; j < posted.length; j++) {
+            if (!signaled[j]) {
+                continue;
+            }
+            for (int i = 0; i <= j; i++) {
+                best = Math.min(best, (double) (completed[j] - posted[i]) / (j - i + 1));
+            }
+        }
+        return best;
+    }
+
+    /** perftest's result line: more decimals when the average is below 0.1 Gb/s, as perftest prints it. */
+    public String line(boolean gbits) {
+        boolean moreAccuracy = average < 0.1 && gbits;
+        return String.format(Locale.ROOT, moreAccuracy ? REPORT_FMT_EXT : REPORT_FMT, size, iterations, peak, average,
+                messageRate);
+    }
+}

@@ -1,0 +1,39 @@
+package org.panamaverbs.bench.perftest;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The {@code --json} line: the run's parameters and results as one JSON object (no dependency needed for this). */
+final class Json {
+    private Json() {
+    }
+
+    static String bandwidth(String tool, PerftestSession s, PerftestOptions o, List<BandwidthReport> reports) {
+        String unit = o.reportGbits ? "Gb/sec" : "MB/sec";
+        String results = reports.stream().map(r -> String.format(Locale.ROOT,
+                "{\"bytes\":%d,\"iterations\":%d,\"bw_peak\":%.6f,\"bw_average\":%.6f,\"msg_rate_mpps\":%.6f}",
+                r.size(), r.iterations(), r.peak(), r.average(), r.messageRate())).collect(Collectors.joining(","));
+        return String.format(Locale.ROOT, "{\"tool\":%s,\"role\":%s,\"device\":%s,\"mtu\":%d,\"unit\":%s,"
+                + "\"results\":[%s]}", quote(tool), quote(s.wire.isClient() ? "client" : "server"),
+                quote(s.context.name()), s.pathMtu.bytes(), quote(unit), results);
+    }
+
+    static String quote(String text) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+}

@@ -1,0 +1,93 @@
+package org.panamaverbs.bench.perftest;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+import org.panamaverbs.verbs.Gid;
+
+/**
+ * One queue pair's address record as perftest 4.5 exchanges it over TCP ({@code struct pingpong_dest}
+ * printed with {@code KEY_PRINT_FMT_GID}): {@code lid:out_reads:qpn:psn:rkey:vaddr:} in fixed-width lower-case
+ * hex, sixteen {@code %02x:} GID bytes, {@code srqn:} and a NUL, 108 bytes in all. The form without a GID
+ * (59 bytes, InfiniBand without {@code -x}) is never needed on RoCE, where perftest always sends a GID.
+ *
+ * @param lid      the port's LID (0 on RoCE)
+ * @param outReads outstanding RDMA reads this side accepts (1 for write and send tests)
+ * @param qpn      queue pair number (24 bits)
+ * @param psn      initial packet sequence number (24 bits)
+ * @param rkey     remote key of the buffer the peer may access
+ * @param vaddr    address of that buffer
+ * @param gid      the source GID
+ * @param srqn     shared receive queue number (0 without XRC/DC)
+ */
+public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, Gid gid, int srqn) {
+    /** {@code KEY_MSG_SIZE_GID}. */
+    public static final int WIRE_SIZE = 108;
+
+    /** The record perftest sends: 107 characters and a NUL. */
+    public byte[] encode() {
+        StringBuilder text = new StringBuilder(WIRE_SIZE);
+        text.append(String.format(Locale.ROOT, "%04x:%04x:%06x:%06x:%08x:%016x:", lid & 0xffff, outReads & 0xffff,
+                qpn & 0xffffff, psn & 0xffffff, rkey, vaddr));
+        for (byte b : gid.toBytes()) {
+            text.append(String.format(Locale.ROOT, "%02x:", b & 0xff));
+        }
+        text.append(String.format(Locale.ROOT, "%08x:", srqn));
+        byte[] wire = new byte[WIRE_SIZE];
+        byte[] ascii = text.toString().getBytes(StandardCharsets.US_ASCII);
+        if (ascii.length != WIRE_SIZE - 1) {
+            throw new IllegalStateException("address record of " + ascii.length + " characters: " + text);
+        }
+        System.arraycopy(ascii, 0, wire, 0, ascii.length);
+        return wire;
+    }
+
+    /** Field widths of the record, in hex digits, in order; each is followed by ':'. */
+    private static final int[] WIDTHS = {4, 4, 6, 6, 8, 16, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 8};
+
+    /**
+     * Parses a record exactly as {@link #encode()} writes it; anything else (wrong length, a missing
+     * separator, a non-hex digit, no NUL) is refused, naming what was received.
+     *
+     * @throws PerftestException if {@code wire} is not an address record
+     */
+    public static PeerAddress parse(byte[] wire) {
+        if (wire.length != WIRE_SIZE || wire[WIRE_SIZE - 1] != 0) {
+            throw malformed(wire, "not " + WIRE_SIZE + " bytes ending in NUL");
+        }
+        long[] fields = new long[WIDTHS.length];
+        int at = 0;
+        for (int f = 0; f < WIDTHS.length; f++) {
+            long value = 0;
+            for (int d = 0; d < WIDTHS[f]; d++) {
+                int digit = Character.digit(wire[at++], 16);
+                if (digit < 0) {
+                    throw malformed(wire, "a non-hex character at offset " + (at - 1));
+                }
+                value = value << 4 | digit;
+            }
+            if (wire[at++] != ':') {
+                throw malformed(wire, "no ':' at offset " + (at - 1));
+            }
+            fields[f] = value;
+        }
+        byte[] gid = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            gid[i] = (byte) fields[6 + i];
+        }
+        return new PeerAddress((int) fields[0], (int) fields[1], (int) fields[2], (int) fields[3], (int) fields[4],
+                fields[5], Gid.of(gid), (int) fields[22]);
+    }
+
+    private static PerftestException malformed(byte[] wire, String why) {
+        String shown = new String(wire, 0, Math.min(wire.length, WIRE_SIZE), StandardCharsets.ISO_8859_1)
+                .replaceAll("[^\\x20-\\x7e]", "?");
+        return new PerftestException("the peer's address record is malformed (" + why + "): \"" + shown
+                + "\" (is the peer perftest 4.5 running the same test?)");
+    }
+
+    /** {@code true} if the GID is an IPv4-mapped one (RoCE v2 over IPv4), perftest's GID-type compatibility test. */
+    boolean ipv4Mapped() {
+        return gid.isIpv4Mapped();
+    }
+}

@@ -1,0 +1,60 @@
+package org.panamaverbs.bench.perftest;
+
+import java.io.PrintWriter;
+
+import org.panamaverbs.verbs.RdmaUnavailableException;
+import org.panamaverbs.verbs.VerbsException;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The perftest tools in Java: {@code java -cp panama-verbs-bench.jar org.panamaverbs.bench.perftest.Perftest
+ * <tool> [perftest flags] [server]}. Bad input and failures end in one line on stderr naming the tool and a
+ * non-zero exit (2 for the command line, 1 for the rest), never a stack trace.
+ */
+@Command(name = "perftest", mixinStandardHelpOptions = true,
+        description = "perftest 4.5's tools in Java, wire-compatible with the C ones.",
+        subcommands = {IbWriteBw.class})
+public final class Perftest {
+    private Perftest() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        return run(null, args);
+    }
+
+    /** Runs a tool; {@code err}, if not null, receives the error lines instead of stderr. */
+    static int run(PrintWriter err, String... args) {
+        CommandLine cli = new CommandLine(new Perftest());
+        if (err != null) {
+            cli.setErr(err);
+        }
+        cli.setParameterExceptionHandler((e, arguments) -> {
+            CommandLine failed = e.getCommandLine();
+            failed.getErr().println(failed.getCommandName() + ": " + e.getMessage() + " (see --help)");
+            return 2;
+        });
+        cli.setExecutionExceptionHandler((e, failed, parsed) -> {
+            failed.getErr().println(failed.getCommandName() + ": " + describe(e));
+            return 1;
+        });
+        return cli.execute(args);
+    }
+
+    /** One line for a failure: the messages of the library's exceptions already say what to do. */
+    static String describe(Throwable e) {
+        if (e instanceof PerftestException || e instanceof VerbsException || e instanceof RdmaUnavailableException
+                || e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
+            return e.getMessage();
+        }
+        if (e instanceof OutOfMemoryError) {
+            return "not enough memory for the run (" + e.getMessage() + "): lower -s or -n";
+        }
+        return e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+}

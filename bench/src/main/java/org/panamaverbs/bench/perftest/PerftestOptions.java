@@ -1,0 +1,125 @@
+package org.panamaverbs.bench.perftest;
+
+import java.time.Duration;
+
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The command line perftest 4.5's tools share, with perftest's names and defaults. Flags a tool does not
+ * implement yet are accepted by the parser and then refused with a one-line message ({@link #refuse}), never
+ * silently ignored.
+ */
+public final class PerftestOptions {
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SERVER",
+            description = "the server's address: run as the client (without it, run as the server)")
+    String server;
+    @Option(names = {"-d", "--ib-dev"}, paramLabel = "DEV", description = "RDMA device (default: the first)")
+    String device;
+    @Option(names = {"-i", "--ib-port"}, defaultValue = "1", paramLabel = "PORT", description = "device port (default: ${DEFAULT-VALUE})")
+    int ibPort;
+    @Option(names = {"-x", "--gid-index"}, defaultValue = "-1", paramLabel = "INDEX",
+            description = "source GID index (default: the first RoCE v2 IPv4 entry)")
+    int gidIndex;
+    @Option(names = {"-s", "--size"}, paramLabel = "BYTES", description = "message size (default: 65536 for BW tests, 2 for latency tests)")
+    Long size;
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "iterations (default: 5000 for BW tests, 1000 for latency tests)")
+    Integer iterations;
+    @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "run for this long instead of -n iterations")
+    Integer duration;
+    @Option(names = {"-a", "--all"}, description = "run every size from 2 to 2^23 bytes")
+    boolean allSizes;
+    @Option(names = {"-q", "--qp"}, defaultValue = "1", paramLabel = "N", description = "queue pairs (default: ${DEFAULT-VALUE})")
+    int queuePairs;
+    @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "send queue depth (default: 128 for BW tests, 1 for latency tests)")
+    Integer txDepth;
+    @Option(names = {"-r", "--rx-depth"}, defaultValue = "512", paramLabel = "N", description = "receive queue depth (default: ${DEFAULT-VALUE})")
+    int rxDepth;
+    @Option(names = {"-l", "--post_list"}, defaultValue = "1", paramLabel = "N", description = "requests per post call (default: ${DEFAULT-VALUE})")
+    int postList;
+    @Option(names = {"-Q", "--cq-mod"}, defaultValue = "100", paramLabel = "N", description = "signal every Nth request (default: ${DEFAULT-VALUE})")
+    int cqModeration;
+    @Option(names = {"-I", "--inline_size"}, paramLabel = "BYTES", description = "inline size (default: 0)")
+    Integer inlineSize;
+    @Option(names = {"-m", "--mtu"}, paramLabel = "BYTES", description = "path MTU: 256, 512, 1024, 2048 or 4096 (default: the port's active MTU)")
+    Integer mtu;
+    @Option(names = {"-p", "--port"}, defaultValue = "18515", paramLabel = "TCP_PORT", description = "TCP port of the exchange (default: ${DEFAULT-VALUE})")
+    int tcpPort;
+    @Option(names = {"-c", "--connection"}, defaultValue = "RC", paramLabel = "TYPE", description = "transport: RC (UD for the send tools) (default: ${DEFAULT-VALUE})")
+    String connection;
+    @Option(names = {"-b", "--bidirectional"}, description = "traffic in both directions")
+    boolean bidirectional;
+    @Option(names = {"-e", "--events"}, description = "wait for completion events instead of polling")
+    boolean events;
+    @Option(names = {"-R", "--rdma_cm"}, description = "connect the queue pairs with rdma_cm")
+    boolean rdmaCm;
+    @Option(names = {"-F", "--CPU-freq"}, description = "accepted for compatibility (no CPU-frequency warning: time comes from System.nanoTime)")
+    boolean ignoredCpuFrequencyWarning;
+    @Option(names = "--report_gbits", description = "report Gb/sec instead of MB/sec")
+    boolean reportGbits;
+    @Option(names = {"-H", "--report-histogram"}, description = "print the latency histogram (latency tests)")
+    boolean histogram;
+    @Option(names = "--json", description = "print the results as one JSON object on stdout after the table")
+    boolean json;
+    @Option(names = "--warmup", defaultValue = "-1", paramLabel = "N",
+            description = "unmeasured iterations before the run, so the JIT compiles the loop (default: as many as -n)")
+    int warmup;
+    @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
+            description = "how long to wait for the peer at each step of the exchange (default: ${DEFAULT-VALUE})")
+    int timeoutSeconds;
+
+    /** The largest size {@code -a} runs. */
+    static final long MAX_ALL_SIZE = 1L << 23;
+
+    boolean isClient() {
+        return server != null;
+    }
+
+    Duration timeout() {
+        return Duration.ofSeconds(timeoutSeconds);
+    }
+
+    /** The message size: {@code -s}, or {@code defaultSize}; with {@code -a} the largest size, for the buffer. */
+    long bufferMessageSize(long defaultSize) {
+        return allSizes ? MAX_ALL_SIZE : size != null ? size : defaultSize;
+    }
+
+    /** Checks what every tool needs; {@code tool} names the tool in messages. */
+    void validate(String tool, long defaultSize) {
+        long s = size != null ? size : defaultSize;
+        if (s < 1) {
+            throw new PerftestException("-s must be at least 1 byte, not " + s);
+        }
+        if (iterations != null && iterations < 1) {
+            throw new PerftestException("-n must be at least 1, not " + iterations);
+        }
+        if (txDepth != null && txDepth < 1) {
+            throw new PerftestException("-t must be at least 1, not " + txDepth);
+        }
+        if (cqModeration < 1) {
+            throw new PerftestException("-Q must be at least 1, not " + cqModeration);
+        }
+        if (ibPort < 1) {
+            throw new PerftestException("-i must be a port number from 1, not " + ibPort);
+        }
+        if (tcpPort < 1 || tcpPort > 65535) {
+            throw new PerftestException("-p must be a TCP port (1-65535), not " + tcpPort);
+        }
+        if (timeoutSeconds < 1) {
+            throw new PerftestException("--timeout must be at least 1 second, not " + timeoutSeconds);
+        }
+        if (mtu != null && mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
+            throw new PerftestException("-m must be 256, 512, 1024, 2048 or 4096, not " + mtu);
+        }
+        if (allSizes && size != null) {
+            throw new PerftestException("-a runs every size: it cannot be combined with -s");
+        }
+    }
+
+    /** Refuses a flag this tool does not implement (yet): one line, non-zero exit. */
+    static void refuse(String tool, boolean given, String flag) {
+        if (given) {
+            throw new PerftestException(flag + " is not implemented by this " + tool + " (yet); run without it");
+        }
+    }
+}

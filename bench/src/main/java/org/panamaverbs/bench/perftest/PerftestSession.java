@@ -1,0 +1,204 @@
+package org.panamaverbs.bench.perftest;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Locale;
+
+import org.panamaverbs.verbs.Access;
+import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.ConnectOptions;
+import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.Gid;
+import org.panamaverbs.verbs.LinkLayer;
+import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.Mtu;
+import org.panamaverbs.verbs.PortAttributes;
+import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QpEndpoint;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.Rdma;
+
+/**
+ * One side of a perftest test over RC with the TCP exchange, set up in perftest 4.5's order ({@code main} of
+ * {@code write_bw.c}): open the device, connect the socket, exchange versions, cycle buffer, cache line and MTU,
+ * create the resources and print the banner, exchange addresses, connect the queue pair, print both addresses
+ * between two more handshakes. What follows (the run, the report exchange, "done") is the tool's.
+ *
+ * <p>The buffer is perftest's: {@code INC(max(size, cycle_buffer), cache_line) * 2} bytes, the first half sent
+ * from, the second half offered to the peer.
+ */
+final class PerftestSession implements AutoCloseable {
+    /** perftest's page-size cycle buffer and cache line, before taking the peer's maximum. */
+    static final int CYCLE_BUFFER = 4096;
+    static final int CACHE_LINE = 64;
+
+    final PerftestOptions options;
+    final String tool;
+    final PrintStream out;
+    final Context context;
+    final PerftestWire wire;
+    final int cycleBuffer;
+    final int cacheLine;
+    final Mtu pathMtu;
+    final ProtectionDomain pd;
+    final CompletionQueue cq;
+    final QueuePair qp;
+    final MemoryRegion buffer;
+    final long half;
+    final PeerAddress mine;
+    final PeerAddress peer;
+
+    /**
+     * @param testTitle   the banner's test name, e.g. "RDMA_Write BW"
+     * @param messageSize the largest message of the run
+     * @param txDepth     send queue depth
+     * @param rxDepth     receive queue depth
+     * @param outReads    RDMA reads this side accepts outstanding (perftest's {@code out_reads}: 1 unless a read test)
+     * @param access      access flags of the buffer and the queue pair
+     */
+    PerftestSession(PerftestOptions options, String tool, String testTitle, boolean bandwidth, long messageSize,
+            int txDepth, int rxDepth, int outReads, PrintStream out, Access... access) {
+        this.options = options;
+        this.tool = tool;
+        this.out = out;
+        this.context = options.device == null ? Rdma.openFirst() : Rdma.open(options.device);
+        PerftestWire connected = null;
+        try {
+            PortAttributes port = context.queryPort(options.ibPort);
+            if (messageSize > port.maxMessageSize()) {
+                throw new PerftestException("-s " + messageSize + " is above the largest message port " + options.ibPort
+                        + " of " + context.name() + " carries (" + port.maxMessageSize() + " bytes)");
+            }
+            int gidIndex = options.gidIndex >= 0 ? options.gidIndex : context.defaultGidIndex(options.ibPort);
+            Gid gid = context.gid(options.ibPort, gidIndex); // refuses an index the port lacks, before any peer waits
+            Mtu localMtu = port.activeMtu();
+            if (options.mtu != null) {
+                Mtu requested = mtuOf(options.mtu);
+                localMtu = Mtu.min(requested, port.activeMtu());
+            }
+            if (options.isClient()) {
+                connected = PerftestWire.connect(options.server, options.tcpPort, options.timeout());
+            } else {
+                out.println();
+                out.println("************************************");
+                out.println("* Waiting for client to connect... *");
+                out.println("************************************");
+                out.flush();
+                connected = PerftestWire.accept(options.tcpPort, options.timeout().multipliedBy(10));
+            }
+            this.wire = connected;
+            Duration timeout = options.timeout();
+            wire.exchangeVersion(timeout);
+            this.cycleBuffer = Math.max(CYCLE_BUFFER, wire.exchangeInt("cycle buffer", CYCLE_BUFFER, timeout));
+            this.cacheLine = Math.max(CACHE_LINE, wire.exchangeInt("cache line size", CACHE_LINE, timeout));
+            if (Integer.bitCount(cycleBuffer) != 1 || cycleBuffer > 1 << 30 || Integer.bitCount(cacheLine) != 1
+                    || cacheLine > 4096) {
+                throw new PerftestException("the peer sent an implausible cycle buffer (" + cycleBuffer
+                        + ") or cache line size (" + cacheLine + ")");
+            }
+            Mtu peerMtu = Mtu.of(wire.exchangeMtu(localMtu.code(), timeout));
+            this.pathMtu = peerMtu.bytes() < localMtu.bytes() ? peerMtu : localMtu;
+
+            pd = context.allocateProtectionDomain();
+            cq = context.createCompletionQueue(Math.max(txDepth, rxDepth));
+            qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
+                    .gidIndex(gidIndex).build());
+            long slot = align(Math.max(messageSize, cycleBuffer), cacheLine);
+            half = slot;
+            buffer = pd.allocateAndRegister(slot * 2, access);
+            int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
+            mine = new PeerAddress(lid, outReads, qp.qpNumber(), qp.psn(), buffer.rkey(),
+                    buffer.address() + half, gid, 0);
+            printBanner(testTitle, bandwidth, port, gidIndex, txDepth);
+
+            peer = wire.handshake("address record", mine, timeout);
+            if (peer.ipv4Mapped() != mine.ipv4Mapped()) {
+                throw new PerftestException("found incompatibility issue with GID types: this side's GID " + mine.gid()
+                        + " and the peer's " + peer.gid() + " are not both IPv4 or both IPv6; pick another -x");
+            }
+            int accessBits = Access.bits(access);
+            qp.connect(new QpEndpoint(peer.qpn(), peer.psn(), peer.lid(), peer.gid()), ConnectOptions.builder()
+                    .pathMtu(pathMtu).access(accessBits).maxDestReadAtomic(outReads)
+                    .maxReadAtomic(Math.max(1, peer.outReads())).build());
+            printAddress("local", mine);
+            PeerAddress again = wire.handshake("address record", mine, timeout);
+            printAddress("remote", again);
+            wire.handshake("handshake after RTR", mine, timeout);
+        } catch (RuntimeException e) {
+            if (connected != null) {
+                connected.close();
+            }
+            context.close();
+            throw e;
+        }
+    }
+
+    static Mtu mtuOf(int bytes) {
+        for (Mtu m : Mtu.values()) {
+            if (m != Mtu.UNKNOWN && m.bytes() == bytes) {
+                return m;
+            }
+        }
+        throw new PerftestException("-m must be 256, 512, 1024, 2048 or 4096, not " + bytes);
+    }
+
+    static long align(long value, long alignment) {
+        return (value + alignment - 1) / alignment * alignment;
+    }
+
+    /** perftest's {@code ctx_print_test_info}, for what this implementation has (no dual port, SRQ, inline). */
+    private void printBanner(String testTitle, boolean bandwidth, PortAttributes port, int gidIndex, int txDepth) {
+        out.println(BandwidthReport.RESULT_LINE);
+        out.println("                    " + testTitle + " Test");
+        out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
+        out.println(" Number of qps   : 1\t\tTransport type : IB");
+        out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
+        out.println(" PCIe relax order: Unsupported");
+        out.println(" ibv_wr* API     : OFF");
+        if (options.isClient() || options.bidirectional) {
+            out.println(" TX depth        : " + txDepth);
+        }
+        if (bandwidth) {
+            out.println(" CQ Moderation   : " + Math.min(options.cqModeration, txDepth));
+        }
+        out.println(" Mtu             : " + pathMtu.bytes() + "[B]");
+        out.println(" Link type       : " + (port.linkLayer() == LinkLayer.ETHERNET ? "Ethernet" : "IB"));
+        out.println(" GID index       : " + gidIndex);
+        out.println(" Max inline data : 0[B]");
+        out.println(" rdma_cm QPs\t : OFF");
+        out.println(" Data ex. method : Ethernet");
+        out.println(BandwidthReport.RESULT_LINE);
+        out.flush();
+    }
+
+    /** perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero). */
+    private void printAddress(String side, PeerAddress a) {
+        out.println(" " + side + " address: LID " + cHex(a.lid(), 4) + " QPN " + cHex(a.qpn(), 6) + " PSN "
+                + cHex(a.psn(), 6) + " RKey " + cHex(Integer.toUnsignedLong(a.rkey()), 8) + " VAddr "
+                + cHex(a.vaddr(), 16));
+        StringBuilder gid = new StringBuilder(" GID: ");
+        byte[] raw = a.gid().toBytes();
+        for (int i = 0; i < raw.length; i++) {
+            gid.append(String.format(Locale.ROOT, i == 0 ? "%02d" : ":%02d", raw[i] & 0xff));
+        }
+        out.println(gid);
+        out.flush();
+    }
+
+    /** C's {@code %#0<width>x}: "0x" and zero padding to {@code width} characters in all, or just zeros for 0. */
+    static String cHex(long value, int width) {
+        if (value == 0) {
+            return "0".repeat(width);
+        }
+        String digits = Long.toHexString(value);
+        int pad = width - 2 - digits.length();
+        return "0x" + (pad > 0 ? "0".repeat(pad) : "") + digits;
+    }
+
+    @Override
+    public void close() {
+        wire.close();
+        context.close();
+    }
+}

@@ -1,0 +1,62 @@
+package org.panamaverbs.bench.perftest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+class BandwidthReportTest {
+    @Test
+    void peakMatchesPerftestsQuadraticLoopsOnRandomRuns() {
+        Random random = new Random(0x5eed);
+        for (int run = 0; run < 300; run++) {
+            int n = 1 + random.nextInt(400);
+            int cqMod = 1 + random.nextInt(20);
+            long[] posted = new long[n];
+            long[] completed = new long[n];
+            boolean[] signaled = new boolean[n];
+            long now = random.nextInt(1000);
+            for (int i = 0; i < n; i++) {
+                now += random.nextInt(50) + (random.nextInt(30) == 0 ? random.nextInt(5000) : 0);
+                posted[i] = now;
+                signaled[i] = i % cqMod == cqMod - 1 || i == n - 1;
+            }
+            long done = posted[0];
+            for (int i = 0; i < n; i++) {
+                done = Math.max(done, posted[i]) + random.nextInt(80) + (random.nextInt(40) == 0 ? random.nextInt(9000) : 0);
+                completed[i] = signaled[i] ? done : 0;
+            }
+            double expected = BandwidthReport.bestNanosPerMessageQuadratic(posted, completed, signaled);
+            double actual = BandwidthReport.bestNanosPerMessage(posted, completed, signaled);
+            assertEquals(expected, actual, Math.abs(expected) * 1e-12, "run " + run + ", n " + n + ", cq_mod " + cqMod);
+        }
+    }
+
+    @Test
+    void peakOfAMillionIterationsIsFast() {
+        int n = 1_000_000;
+        long[] posted = new long[n];
+        long[] completed = new long[n];
+        boolean[] signaled = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            posted[i] = 100L * i;
+            signaled[i] = i % 100 == 99 || i == n - 1;
+            completed[i] = signaled[i] ? posted[i] + 5000 : 0;
+        }
+        long start = System.nanoTime();
+        double best = BandwidthReport.bestNanosPerMessage(posted, completed, signaled);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        // the full window: (100 * (n - 1) + 5000) / n
+        assertEquals((100.0 * (n - 1) + 5000) / n, best, 1e-9);
+        System.out.println("peak of 10^6 iterations computed in " + millis + " ms");
+    }
+
+    @Test
+    void linesAreFormattedAsPerftestPrintsThem() {
+        BandwidthReport r = new BandwidthReport(65536, 5000, 812.345, 790.5, 0.012648);
+        assertEquals(" 65536      5000             812.35             790.50 \t\t   0.012648", r.line(false));
+        BandwidthReport slow = new BandwidthReport(2, 1000, 0.012, 0.011, 0.68);
+        assertEquals(" 2          1000           0.012000            0.011000            0.680000", slow.line(true));
+    }
+}

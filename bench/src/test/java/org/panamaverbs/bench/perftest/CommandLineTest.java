@@ -1,0 +1,56 @@
+package org.panamaverbs.bench.perftest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import org.junit.jupiter.api.Test;
+
+/** Bad input ends in one line naming what is wrong and a non-zero exit, before any device or peer is touched. */
+class CommandLineTest {
+    record Outcome(int exit, String err) {
+    }
+
+    static Outcome run(String... args) {
+        StringWriter err = new StringWriter();
+        int exit = Perftest.run(new PrintWriter(err, true), args);
+        return new Outcome(exit, err.toString());
+    }
+
+    static void assertOneLine(Outcome o, int exit, String contains) {
+        assertEquals(exit, o.exit(), o.err());
+        assertEquals(1, o.err().lines().count(), o.err());
+        assertTrue(o.err().startsWith("ib_write_bw: "), o.err());
+        assertTrue(o.err().contains(contains), o.err());
+        assertFalse(o.err().contains("\tat "), o.err());
+    }
+
+    @Test
+    void unknownFlagsAndBadNumbersAreCommandLineErrors() {
+        assertOneLine(run("ib_write_bw", "--no-such-flag"), 2, "--no-such-flag");
+        assertOneLine(run("ib_write_bw", "-s", "lots"), 2, "lots");
+    }
+
+    @Test
+    void invalidValuesAreRefused() {
+        assertOneLine(run("ib_write_bw", "-s", "0"), 1, "-s must be at least 1");
+        assertOneLine(run("ib_write_bw", "-n", "0"), 1, "-n must be at least 1");
+        assertOneLine(run("ib_write_bw", "-t", "-5"), 1, "-t must be at least 1");
+        assertOneLine(run("ib_write_bw", "-m", "1500"), 1, "-m must be 256");
+        assertOneLine(run("ib_write_bw", "-p", "70000"), 1, "-p must be a TCP port");
+        assertOneLine(run("ib_write_bw", "-a", "-s", "64"), 1, "-a runs every size");
+    }
+
+    @Test
+    void flagsNotImplementedAreRefusedNotIgnored() {
+        assertOneLine(run("ib_write_bw", "-R"), 1, "-R (rdma_cm) is not implemented");
+        assertOneLine(run("ib_write_bw", "-b"), 1, "-b (bidirectional) is not implemented");
+        assertOneLine(run("ib_write_bw", "-q", "2"), 1, "-q other than 1 is not implemented");
+        assertOneLine(run("ib_write_bw", "-D", "5"), 1, "-D (duration) is not implemented");
+        assertOneLine(run("ib_write_bw", "-c", "UD"), 1, "-c UD (only RC)");
+        assertOneLine(run("ib_write_bw", "-H"), 1, "-H");
+    }
+}

@@ -1,0 +1,75 @@
+package org.panamaverbs.bench.perftest;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.Test;
+import org.panamaverbs.verbs.Gid;
+
+class PeerAddressTest {
+    /** The record of perftest-protocol.md, as C's sprintf(KEY_PRINT_FMT_GID) writes it. */
+    static final String C_RECORD = "0000:0001:000011:abcdef:00001234:00007f0000001000:"
+            + "fe:80:00:00:00:00:00:00:02:50:56:ff:fe:b2:66:8c:00000000:";
+
+    static byte[] wire(String text) {
+        byte[] wire = new byte[PeerAddress.WIRE_SIZE];
+        byte[] ascii = text.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(ascii, 0, wire, 0, ascii.length);
+        return wire;
+    }
+
+    @Test
+    void parsesAndWritesPerftestsRecordByteForByte() {
+        assertEquals(107, C_RECORD.length());
+        PeerAddress a = PeerAddress.parse(wire(C_RECORD));
+        assertEquals(0, a.lid());
+        assertEquals(1, a.outReads());
+        assertEquals(0x11, a.qpn());
+        assertEquals(0xabcdef, a.psn());
+        assertEquals(0x1234, a.rkey());
+        assertEquals(0x7f0000001000L, a.vaddr());
+        assertEquals(Gid.of(new byte[] {(byte) 0xfe, (byte) 0x80, 0, 0, 0, 0, 0, 0, 2, 0x50, 0x56, (byte) 0xff,
+                (byte) 0xfe, (byte) 0xb2, 0x66, (byte) 0x8c}), a.gid());
+        assertEquals(0, a.srqn());
+        assertArrayEquals(wire(C_RECORD), a.encode());
+    }
+
+    @Test
+    void fullWidthValuesRoundTrip() {
+        PeerAddress a = new PeerAddress(0xffff, 0x10, 0xffffff, 0xffffff, 0xffffffff, -1L,
+                Gid.of(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}), 0xffffffff);
+        assertEquals(a, PeerAddress.parse(a.encode()));
+    }
+
+    @Test
+    void refusesWhatIsNotARecord() {
+        PerftestException garbage = assertThrows(PerftestException.class,
+                () -> PeerAddress.parse(wire("GET / HTTP/1.1\r\nHost: x\r\n")));
+        assertTrue(garbage.getMessage().contains("malformed"), garbage.getMessage());
+        byte[] noNul = wire(C_RECORD);
+        noNul[107] = 'x';
+        assertThrows(PerftestException.class, () -> PeerAddress.parse(noNul));
+        byte[] badDigit = wire(C_RECORD.replace("abcdef", "abcdeg"));
+        assertTrue(assertThrows(PerftestException.class, () -> PeerAddress.parse(badDigit)).getMessage()
+                .contains("non-hex"));
+        byte[] noSeparator = wire(C_RECORD.replaceFirst(":", ";"));
+        assertThrows(PerftestException.class, () -> PeerAddress.parse(noSeparator));
+        assertThrows(PerftestException.class, () -> PeerAddress.parse(Arrays.copyOf(wire(C_RECORD), 59)));
+    }
+
+    @Test
+    void printsHexTheWayCsHashFlagDoes() {
+        assertEquals("0000", PerftestSession.cHex(0, 4));
+        assertEquals("0x11", PerftestSession.cHex(0x11, 4));
+        assertEquals("0x0011", PerftestSession.cHex(0x11, 6));
+        assertEquals("0xabcdef", PerftestSession.cHex(0xabcdef, 6));
+        assertEquals("0x001234", PerftestSession.cHex(0x1234, 8));
+        assertEquals("0x00007f00001000", PerftestSession.cHex(0x7f00001000L, 16));
+        assertEquals("0x1234567", PerftestSession.cHex(0x1234567, 4));
+    }
+}
