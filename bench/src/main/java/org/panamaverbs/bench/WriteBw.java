@@ -4,7 +4,8 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import org.panamaverbs.bench.perftest.BandwidthReport;
-import org.panamaverbs.bench.perftest.WriteRun;
+import org.panamaverbs.bench.perftest.RdmaRun;
+import org.panamaverbs.verbs.WrOpcode;
 import org.panamaverbs.verbs.Mtu;
 
 import picocli.CommandLine;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Option;
  * An {@code ib_write_bw}-style RDMA WRITE bandwidth measurement from Java, on two RC queue pairs of one
  * device (loopback): the posting loop, CQ moderation, peak and average computations and the result table
  * are perftest 4.5's (see bench/README.md), shared with the client/server {@code ib_write_bw}
- * ({@link WriteRun}, {@link BandwidthReport}).
+ * ({@link RdmaRun}, {@link BandwidthReport}).
  */
 @Command(name = "write-bw", mixinStandardHelpOptions = true,
         description = "RDMA WRITE bandwidth between two RC queue pairs on one device, printed as ib_write_bw does.")
@@ -62,7 +63,7 @@ public final class WriteBw implements Callable<Integer> {
         long bufferSize = align(Math.max(size, CYCLE_BUFFER), CACHE_LINE) * 2;
         try (LoopbackRig rig = new LoopbackRig(device, port, gidIndex, pathMtu(), bufferSize, txDepth, 1, txDepth)) {
             printBanner(rig, moderation);
-            try (WriteRun run = new WriteRun(rig.a, rig.cqA, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey(), txDepth,
+            try (RdmaRun run = new RdmaRun(rig.a, WrOpcode.RDMA_WRITE, rig.cqA, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey(), txDepth,
                     cqModeration, CYCLE_BUFFER, CACHE_LINE)) {
                 int warmupIterations = warmup < 0 ? iterations : warmup;
                 if (warmupIterations > 0) {

@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "perftest", mixinStandardHelpOptions = true,
         description = "perftest 4.5's tools in Java, wire-compatible with the C ones.",
-        subcommands = {IbWriteBw.class})
+        subcommands = {RdmaBandwidth.Write.class, RdmaBandwidth.Read.class, SendBandwidth.class, Latency.Write.class,
+                Latency.Read.class, Latency.Send.class})
 public final class Perftest {
     private Perftest() {
     }

@@ -43,25 +43,35 @@ final class PerftestSession implements AutoCloseable {
     final Mtu pathMtu;
     final ProtectionDomain pd;
     final CompletionQueue cq;
+    /** The receive completion queue: {@link #cq} itself unless a SEND test. */
+    final CompletionQueue recvCq;
     final QueuePair qp;
     final MemoryRegion buffer;
     final long half;
     final PeerAddress mine;
-    final PeerAddress peer;
+    /** The peer's address record, once {@link #exchangeAddress()} ran. */
+    PeerAddress peer;
+    final boolean readTest;
+    private final int access;
 
     /**
      * @param testTitle   the banner's test name, e.g. "RDMA_Write BW"
+     * @param bandwidth   a bandwidth test (the banner shows the CQ moderation)
+     * @param sendTest    a SEND test (the banner shows the receive depth on the receiving side)
      * @param messageSize the largest message of the run
      * @param txDepth     send queue depth
      * @param rxDepth     receive queue depth
-     * @param outReads    RDMA reads this side accepts outstanding (perftest's {@code out_reads}: 1 unless a read test)
+     * @param readTest    a READ test: this side accepts the device's {@code max_qp_rd_atom} reads outstanding
+     *                    (perftest's {@code out_reads}; 1 otherwise), and the banner and addresses show it
      * @param access      access flags of the buffer and the queue pair
      */
-    PerftestSession(PerftestOptions options, String tool, String testTitle, boolean bandwidth, long messageSize,
-            int txDepth, int rxDepth, int outReads, PrintStream out, Access... access) {
+    PerftestSession(PerftestOptions options, String tool, String testTitle, boolean bandwidth, boolean sendTest,
+            long messageSize, int txDepth, int rxDepth, boolean readTest, PrintStream out, Access... access) {
         this.options = options;
         this.tool = tool;
         this.out = out;
+        this.readTest = readTest;
+        this.access = Access.bits(access);
         this.context = options.device == null ? Rdma.openFirst() : Rdma.open(options.device);
         PerftestWire connected = null;
         try {
@@ -70,6 +80,7 @@ final class PerftestSession implements AutoCloseable {
                 throw new PerftestException("-s " + messageSize + " is above the largest message port " + options.ibPort
                         + " of " + context.name() + " carries (" + port.maxMessageSize() + " bytes)");
             }
+            int outReads = readTest ? Math.max(1, context.attributes().maxQpRdAtom()) : 1;
             int gidIndex = options.gidIndex >= 0 ? options.gidIndex : context.defaultGidIndex(options.ibPort);
             Gid gid = context.gid(options.ibPort, gidIndex); // refuses an index the port lacks, before any peer waits
             Mtu localMtu = port.activeMtu();
@@ -101,8 +112,10 @@ final class PerftestSession implements AutoCloseable {
             this.pathMtu = peerMtu.bytes() < localMtu.bytes() ? peerMtu : localMtu;
 
             pd = context.allocateProtectionDomain();
-            cq = context.createCompletionQueue(Math.max(txDepth, rxDepth));
-            qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
+            cq = context.createCompletionQueue(txDepth);
+            // SEND tests receive too: their completions on a queue of their own, as perftest's recv_cq
+            recvCq = sendTest ? context.createCompletionQueue(rxDepth) : cq;
+            qp = pd.createQueuePair(QpConfig.builder(cq, recvCq).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
                     .gidIndex(gidIndex).build());
             long slot = align(Math.max(messageSize, cycleBuffer), cacheLine);
             half = slot;
@@ -110,21 +123,8 @@ final class PerftestSession implements AutoCloseable {
             int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
             mine = new PeerAddress(lid, outReads, qp.qpNumber(), qp.psn(), buffer.rkey(),
                     buffer.address() + half, gid, 0);
-            printBanner(testTitle, bandwidth, port, gidIndex, txDepth);
+            printBanner(testTitle, bandwidth, sendTest, port, gidIndex, txDepth, rxDepth);
 
-            peer = wire.handshake("address record", mine, timeout);
-            if (peer.ipv4Mapped() != mine.ipv4Mapped()) {
-                throw new PerftestException("found incompatibility issue with GID types: this side's GID " + mine.gid()
-                        + " and the peer's " + peer.gid() + " are not both IPv4 or both IPv6; pick another -x");
-            }
-            int accessBits = Access.bits(access);
-            qp.connect(new QpEndpoint(peer.qpn(), peer.psn(), peer.lid(), peer.gid()), ConnectOptions.builder()
-                    .pathMtu(pathMtu).access(accessBits).maxDestReadAtomic(outReads)
-                    .maxReadAtomic(Math.max(1, peer.outReads())).build());
-            printAddress("local", mine);
-            PeerAddress again = wire.handshake("address record", mine, timeout);
-            printAddress("remote", again);
-            wire.handshake("handshake after RTR", mine, timeout);
         } catch (RuntimeException e) {
             if (connected != null) {
                 connected.close();
@@ -132,6 +132,62 @@ final class PerftestSession implements AutoCloseable {
             context.close();
             throw e;
         }
+    }
+
+    /** Exchanges address records (perftest's first {@code ctx_hand_shake}) and checks the GID types agree. */
+    PeerAddress exchangeAddress() {
+        peer = wire.handshake("address record", mine, options.timeout());
+        if (peer.ipv4Mapped() != mine.ipv4Mapped()) {
+            throw new PerftestException("found incompatibility issue with GID types: this side's GID " + mine.gid()
+                    + " and the peer's " + peer.gid() + " are not both IPv4 or both IPv6; pick another -x");
+        }
+        return peer;
+    }
+
+    /** perftest's {@code ctx_connect} for RC: INIT, RTR to the peer's QPN and PSN, RTS. */
+    void connect() {
+        int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
+        qp.connect(new QpEndpoint(peer.qpn(), peer.psn(), peer.lid(), peer.gid()), ConnectOptions.builder()
+                .pathMtu(pathMtu).access(access).maxDestReadAtomic(mine.outReads())
+                .maxReadAtomic(Math.max(1, Math.min(peer.outReads(), initiatorDepth))).build());
+    }
+
+    /** One more {@code ctx_hand_shake}: the peers' barrier between phases. */
+    void handshake(String what) {
+        handshake(what, options.timeout());
+    }
+
+    void handshake(String what, Duration timeout) {
+        wire.handshake(what, mine, timeout);
+    }
+
+    /** Prints this side's address ({@code ctx_print_pingpong_data}, side "local"). */
+    void printLocal() {
+        printAddress("local", mine);
+    }
+
+    /** A handshake, then the peer's address as it came ({@code side = REMOTE}). */
+    void handshakeAndPrintRemote() {
+        printAddress("remote", wire.handshake("address record", mine, options.timeout()));
+    }
+
+    /** The bandwidth table's header. */
+    void printBandwidthHeader() {
+        out.println(BandwidthReport.RESULT_LINE);
+        out.println(options.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+        out.flush();
+    }
+
+    /** The latency table's header. */
+    void printLatencyHeader() {
+        out.println(BandwidthReport.RESULT_LINE);
+        out.println(LatencyReport.RESULT_FMT_LAT);
+        out.flush();
+    }
+
+    /** How long the side that waits for the other's run waits: ten times the step timeout. */
+    Duration runTimeout() {
+        return options.timeout().multipliedBy(10);
     }
 
     static Mtu mtuOf(int bytes) {
@@ -148,7 +204,8 @@ final class PerftestSession implements AutoCloseable {
     }
 
     /** perftest's {@code ctx_print_test_info}, for what this implementation has (no dual port, SRQ, inline). */
-    private void printBanner(String testTitle, boolean bandwidth, PortAttributes port, int gidIndex, int txDepth) {
+    private void printBanner(String testTitle, boolean bandwidth, boolean sendTest, PortAttributes port, int gidIndex,
+            int txDepth, int rxDepth) {
         out.println(BandwidthReport.RESULT_LINE);
         out.println("                    " + testTitle + " Test");
         out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
@@ -159,13 +216,20 @@ final class PerftestSession implements AutoCloseable {
         if (options.isClient() || options.bidirectional) {
             out.println(" TX depth        : " + txDepth);
         }
+        if (sendTest && (!options.isClient() || options.bidirectional)) {
+            out.println(" RX depth        : " + rxDepth);
+        }
         if (bandwidth) {
             out.println(" CQ Moderation   : " + Math.min(options.cqModeration, txDepth));
         }
         out.println(" Mtu             : " + pathMtu.bytes() + "[B]");
         out.println(" Link type       : " + (port.linkLayer() == LinkLayer.ETHERNET ? "Ethernet" : "IB"));
         out.println(" GID index       : " + gidIndex);
-        out.println(" Max inline data : 0[B]");
+        if (readTest) {
+            out.println(" Outstand reads  : " + mine.outReads());
+        } else {
+            out.println(" Max inline data : 0[B]");
+        }
         out.println(" rdma_cm QPs\t : OFF");
         out.println(" Data ex. method : Ethernet");
         out.println(BandwidthReport.RESULT_LINE);
@@ -175,7 +239,7 @@ final class PerftestSession implements AutoCloseable {
     /** perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero). */
     private void printAddress(String side, PeerAddress a) {
         out.println(" " + side + " address: LID " + cHex(a.lid(), 4) + " QPN " + cHex(a.qpn(), 6) + " PSN "
-                + cHex(a.psn(), 6) + " RKey " + cHex(Integer.toUnsignedLong(a.rkey()), 8) + " VAddr "
+                + cHex(a.psn(), 6) + (readTest ? " OUT " + cHex(a.outReads(), 4) : "") + " RKey " + cHex(Integer.toUnsignedLong(a.rkey()), 8) + " VAddr "
                 + cHex(a.vaddr(), 16));
         StringBuilder gid = new StringBuilder(" GID: ");
         byte[] raw = a.gid().toBytes();

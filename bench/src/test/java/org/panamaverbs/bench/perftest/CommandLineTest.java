@@ -21,9 +21,13 @@ class CommandLineTest {
     }
 
     static void assertOneLine(Outcome o, int exit, String contains) {
+        assertOneLine(o, exit, contains, "ib_write_bw");
+    }
+
+    static void assertOneLine(Outcome o, int exit, String contains, String tool) {
         assertEquals(exit, o.exit(), o.err());
         assertEquals(1, o.err().lines().count(), o.err());
-        assertTrue(o.err().startsWith("ib_write_bw: "), o.err());
+        assertTrue(o.err().startsWith(tool + ": "), o.err());
         assertTrue(o.err().contains(contains), o.err());
         assertFalse(o.err().contains("\tat "), o.err());
     }
@@ -52,5 +56,15 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "-D", "5"), 1, "-D (duration) is not implemented");
         assertOneLine(run("ib_write_bw", "-c", "UD"), 1, "-c UD (only RC)");
         assertOneLine(run("ib_write_bw", "-H"), 1, "-H");
+    }
+
+    @Test
+    void eachToolRefusesWhatItCannotRun() {
+        assertOneLine(run("ib_write_lat", "-n", "3"), 1, "at least 4", "ib_write_lat");
+        assertOneLine(run("ib_read_lat", "--warmup", "5"), 1, "--warmup", "ib_read_lat");
+        assertOneLine(run("ib_send_lat", "-t", "4"), 1, "-t other than 1", "ib_send_lat");
+        assertOneLine(run("ib_send_bw", "-a"), 1, "-a (every size)", "ib_send_bw");
+        assertOneLine(run("ib_read_bw", "-e"), 1, "-e (completion events)", "ib_read_bw");
+        assertOneLine(run("ib_send_bw", "-c", "UD"), 1, "-c UD", "ib_send_bw");
     }
 }

@@ -7,20 +7,19 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import org.panamaverbs.verbs.Access;
+import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code ib_write_bw}: RDMA WRITE bandwidth between a server and a client over RC, wire-compatible with perftest 4.5
- * in both directions (a Java client against a C server and the reverse). The client writes {@code -n} messages of
- * {@code -s} bytes (or every size with {@code -a}) into the server's buffer and prints perftest's result line; the
- * server waits, receives the client's report and prints the same line, as C's server does.
+ * {@code ib_write_bw} and {@code ib_read_bw}: RDMA WRITE or READ bandwidth between a server and a client over RC,
+ * wire-compatible with perftest 4.5 in both directions (a Java client against a C server and the reverse). The
+ * client writes into (or reads from) the server's buffer {@code -n} times {@code -s} bytes (or every size with
+ * {@code -a}) and prints perftest's result line; the server waits, receives the client's report and prints the
+ * same line, as C's server does.
  */
-@Command(name = "ib_write_bw", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "RDMA WRITE bandwidth, client/server, wire-compatible with perftest's ib_write_bw.")
-public final class IbWriteBw implements Callable<Integer> {
-    static final String TOOL = "ib_write_bw";
+abstract class RdmaBandwidth implements Callable<Integer> {
     static final long DEFAULT_SIZE = 65536;
     static final int DEFAULT_ITERATIONS = 5000;
     static final int DEFAULT_TX_DEPTH = 128;
@@ -28,47 +27,73 @@ public final class IbWriteBw implements Callable<Integer> {
     @Mixin
     PerftestOptions o;
     private final PrintStream out;
+    private final String tool;
+    private final WrOpcode opcode;
+    private final String title;
 
-    public IbWriteBw() {
-        this(System.out);
+    RdmaBandwidth(String tool, WrOpcode opcode, String title) {
+        this.tool = tool;
+        this.opcode = opcode;
+        this.title = title;
+        this.out = System.out;
     }
 
-    IbWriteBw(PrintStream out) {
-        this.out = out;
+    /** {@code ib_write_bw}. */
+    @Command(name = "ib_write_bw", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "RDMA WRITE bandwidth, client/server, wire-compatible with perftest's ib_write_bw.")
+    public static final class Write extends RdmaBandwidth {
+        public Write() {
+            super("ib_write_bw", WrOpcode.RDMA_WRITE, "RDMA_Write BW");
+        }
+    }
+
+    /** {@code ib_read_bw}. */
+    @Command(name = "ib_read_bw", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "RDMA READ bandwidth, client/server, wire-compatible with perftest's ib_read_bw.")
+    public static final class Read extends RdmaBandwidth {
+        public Read() {
+            super("ib_read_bw", WrOpcode.RDMA_READ, "RDMA_Read BW");
+        }
     }
 
     @Override
     public Integer call() {
-        o.validate(TOOL, DEFAULT_SIZE);
-        PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration)");
-        PerftestOptions.refuse(TOOL, o.queuePairs != 1, "-q other than 1");
-        PerftestOptions.refuse(TOOL, o.postList != 1, "-l other than 1");
-        PerftestOptions.refuse(TOOL, o.inlineSize != null && o.inlineSize != 0, "-I (inline)");
-        PerftestOptions.refuse(TOOL, !o.connection.equalsIgnoreCase("RC"), "-c " + o.connection + " (only RC)");
-        PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional)");
-        PerftestOptions.refuse(TOOL, o.events, "-e (completion events)");
-        PerftestOptions.refuse(TOOL, o.rdmaCm, "-R (rdma_cm)");
-        PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
+        o.validate(tool, DEFAULT_SIZE);
+        PerftestOptions.refuse(tool, o.duration != null, "-D (duration)");
+        PerftestOptions.refuse(tool, o.queuePairs != 1, "-q other than 1");
+        PerftestOptions.refuse(tool, o.postList != 1, "-l other than 1");
+        PerftestOptions.refuse(tool, o.inlineSize != null && o.inlineSize != 0, "-I (inline)");
+        PerftestOptions.refuse(tool, !o.connection.equalsIgnoreCase("RC"), "-c " + o.connection + " (only RC)");
+        PerftestOptions.refuse(tool, o.bidirectional, "-b (bidirectional)");
+        PerftestOptions.refuse(tool, o.events, "-e (completion events)");
+        PerftestOptions.refuse(tool, o.rdmaCm, "-R (rdma_cm)");
+        PerftestOptions.refuse(tool, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
         int txDepth = o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH;
         long largest = o.bufferMessageSize(DEFAULT_SIZE);
-        try (PerftestSession s = new PerftestSession(o, TOOL, "RDMA_Write BW", true, largest, txDepth, 1, 1, out,
-                Access.LOCAL_WRITE, Access.REMOTE_WRITE)) {
-            out.println(BandwidthReport.RESULT_LINE);
-            out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
-            out.flush();
+        boolean read = opcode == WrOpcode.RDMA_READ;
+        try (PerftestSession s = new PerftestSession(o, tool, title, true, false, largest, txDepth, 1, read, out,
+                read ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
+                        : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE})) {
+            // write_bw.c / read_bw.c: addresses, connect, local, remote, one more handshake, the header
+            s.exchangeAddress();
+            s.connect();
+            s.printLocal();
+            s.handshakeAndPrintRemote();
+            s.handshake("handshake after RTR");
+            s.printBandwidthHeader();
             Duration timeout = o.timeout();
             List<BandwidthReport> reports = new ArrayList<>();
             if (!s.wire.isClient()) {
                 // the server only waits for the client's run, then prints the client's report
-                s.wire.handshake("end-of-run handshake", s.mine, timeout.multipliedBy(10));
+                s.handshake("end-of-run handshake", s.runTimeout());
                 BandwidthReport theirs = exchangeReports(s, new BandwidthReport(0, 0, 0, 0, 0), timeout);
                 out.println(theirs.line(o.reportGbits));
                 reports.add(theirs);
                 s.wire.closeConnection(s.mine, timeout);
                 out.println(BandwidthReport.RESULT_LINE);
             } else {
-                try (WriteRun run = new WriteRun(s.qp, s.cq, s.buffer, 0, s.peer.vaddr(), s.peer.rkey(), txDepth,
+                try (RdmaRun run = new RdmaRun(s.qp, opcode, s.cq, s.buffer, 0, s.peer.vaddr(), s.peer.rkey(), txDepth,
                         o.cqModeration, s.cycleBuffer, s.cacheLine)) {
                     long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
                     for (long size : sizes) {
@@ -83,12 +108,12 @@ public final class IbWriteBw implements Callable<Integer> {
                     }
                 }
                 out.println(BandwidthReport.RESULT_LINE);
-                s.wire.handshake("end-of-run handshake", s.mine, timeout);
+                s.handshake("end-of-run handshake");
                 exchangeReports(s, reports.getLast(), timeout);
                 s.wire.closeConnection(s.mine, timeout);
             }
             if (o.json) {
-                out.println(Json.bandwidth(TOOL, s, o, reports));
+                out.println(Json.bandwidth(tool, s, o, reports));
             }
             out.flush();
         }

@@ -11,13 +11,14 @@ import org.panamaverbs.verbs.WorkCompletions;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
- * The posting loop of perftest's {@code run_iter_bw} for RDMA WRITE on one queue pair: up to {@code tx_depth}
+ * The posting loop of perftest's {@code run_iter_bw} for RDMA WRITE, READ or SEND on one queue pair: up to {@code tx_depth}
  * requests outstanding, every {@code cq_mod}-th (and the last) signaled, local and remote addresses advancing by
  * the message size rounded up to the cache line and wrapping at the cycle buffer when the message fits in half of
  * it ({@code increase_loc_addr}/{@code increase_rem_addr}). Nothing is allocated inside the loop.
  */
-public final class WriteRun implements AutoCloseable {
+public final class RdmaRun implements AutoCloseable {
     private final QueuePair qp;
+    private final WrOpcode opcode;
     private final CompletionQueue cq;
     private final MemoryRegion local;
     private final long localOffset;
@@ -31,13 +32,15 @@ public final class WriteRun implements AutoCloseable {
     private final WorkCompletions wcs = WorkCompletions.allocate(16);
 
     /**
-     * @param local       the registered buffer the messages are sent from, starting at {@code localOffset}
-     * @param remoteBase  the peer's buffer address, written at {@code remoteBase} onwards
+     * @param opcode      {@link WrOpcode#RDMA_WRITE}, {@link WrOpcode#RDMA_READ} or {@link WrOpcode#SEND}
+     * @param local       the registered buffer written from or read into, starting at {@code localOffset}
+     * @param remoteBase  the peer's buffer address, accessed at {@code remoteBase} onwards
      * @param txDepth     requests outstanding at most (perftest's {@code -t})
      */
-    public WriteRun(QueuePair qp, CompletionQueue cq, MemoryRegion local, long localOffset, long remoteBase, int rkey,
+    public RdmaRun(QueuePair qp, WrOpcode opcode, CompletionQueue cq, MemoryRegion local, long localOffset, long remoteBase, int rkey,
             int txDepth, int cqModeration, long cycleBuffer, long cacheLine) {
         this.qp = qp;
+        this.opcode = opcode;
         this.cq = cq;
         this.local = local;
         this.localOffset = localOffset;
@@ -59,19 +62,22 @@ public final class WriteRun implements AutoCloseable {
         return size > cacheLine ? (size + cacheLine - 1) / cacheLine * cacheLine : cacheLine;
     }
 
-    /** Posts {@code iterations} writes of {@code size} bytes and waits for them; the timestamps of the run. */
+    /** Posts {@code iterations} requests of {@code size} bytes and waits for them; the timestamps of the run. */
     public Timestamps execute(int iterations, int size) {
         Timestamps t = new Timestamps(iterations, cqModeration);
         boolean advance = size <= cycleBuffer / 2;
         long step = step(size, cacheLine);
         long wrapEvery = Math.max(1, cycleBuffer / step);
-        SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).sge(local, localOffset, size);
+        SendWorkRequest wr = wrs.get(0).opcode(opcode).sge(local, localOffset, size);
         int posted = 0;
         int completed = 0;
         long offset = 0;
         while (completed < iterations) {
             while (posted < iterations && posted - completed < txDepth) {
-                wr.id(posted).flags(t.signaled[posted] ? SendFlags.SIGNALED : 0).remote(remoteBase + offset, rkey);
+                wr.id(posted).flags(t.signaled[posted] ? SendFlags.SIGNALED : 0);
+                if (opcode != WrOpcode.SEND) {
+                    wr.remote(remoteBase + offset, rkey);
+                }
                 if (advance) {
                     wr.sge(local, localOffset + offset, size);
                 }
@@ -93,7 +99,7 @@ public final class WriteRun implements AutoCloseable {
                 WorkCompletion wc = wcs.get(i);
                 if (!wc.isSuccess()) {
                     throw new PerftestException("completion with error: " + wc.status() + " (vendor error 0x"
-                            + Integer.toHexString(wc.vendorError()) + ") for write " + wc.wrId());
+                            + Integer.toHexString(wc.vendorError()) + ") for request " + wc.wrId() + " (" + opcode + ")");
                 }
                 int index = (int) wc.wrId();
                 t.completed[index] = System.nanoTime();

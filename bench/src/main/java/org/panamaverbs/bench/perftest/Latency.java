@@ -1,0 +1,325 @@
+package org.panamaverbs.bench.perftest;
+
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import org.panamaverbs.verbs.Access;
+import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.SendFlags;
+import org.panamaverbs.verbs.SendWorkRequest;
+import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.WorkCompletion;
+import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.WrOpcode;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * {@code ib_write_lat}, {@code ib_read_lat} and {@code ib_send_lat} over RC, wire-compatible with perftest 4.5:
+ * each follows its C tool's sequence of handshakes ({@code write_lat.c}, {@code read_lat.c}, {@code send_lat.c})
+ * and its ping-pong loop ({@code run_iter_lat_write}, {@code run_iter_lat}, {@code run_iter_lat_send}), and prints
+ * perftest's latency line ({@link LatencyReport}). Every wait for the peer is bounded by {@code --timeout}.
+ */
+abstract class Latency implements Callable<Integer> {
+    static final long DEFAULT_SIZE = 2;
+    static final int DEFAULT_ITERATIONS = 1000;
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+
+    @Mixin
+    PerftestOptions o;
+    final PrintStream out = System.out;
+    final String tool;
+
+    Latency(String tool) {
+        this.tool = tool;
+    }
+
+    /** {@code ib_write_lat}: both sides write into each other's buffer and spin on its last byte. */
+    @Command(name = "ib_write_lat", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "RDMA WRITE latency (ping-pong), client/server, wire-compatible with perftest's ib_write_lat.")
+    public static final class Write extends Latency {
+        public Write() {
+            super("ib_write_lat");
+        }
+
+        @Override
+        List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations) {
+            // write_lat.c: two handshakes before connecting, local, remote, one more, the header; no "done"
+            s.handshake("address record");
+            s.exchangeAddress();
+            s.connect();
+            s.printLocal();
+            s.handshakeAndPrintRemote();
+            s.handshake("handshake after RTR");
+            s.printLatencyHeader();
+            List<LatencyReport> reports = new ArrayList<>();
+            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+                for (long size : sizes) {
+                    long[] posted = new long[iterations];
+                    writePingPong(s, wrs, wcs, (int) size, posted, iterations);
+                    reports.add(report(LatencyReport.of(size, posted, 2)));
+                }
+            }
+            out.println(BandwidthReport.RESULT_LINE);
+            return reports;
+        }
+
+        /** {@code run_iter_lat_write}: the server posts first; each side waits for the peer's n-th byte. */
+        private void writePingPong(PerftestSession s, SendWorkRequests wrs, WorkCompletions wcs, int size,
+                long[] posted, int iterations) {
+            MemorySegment buffer = s.buffer.segment();
+            long postByte = size - 1;
+            long pollByte = s.half + size - 1;
+            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(s.buffer, 0, size)
+                    .remote(s.peer.vaddr(), s.peer.rkey());
+            boolean server = !s.wire.isClient();
+            int sent = 0;
+            int completed = 0;
+            int received = 0;
+            // the counters of earlier sizes left the bytes at some value: perftest counts from 0 again as well
+            while (sent < iterations || completed < iterations || received < iterations) {
+                if (received < iterations && !(sent < 1 && server)) {
+                    received++;
+                    awaitByte(buffer, pollByte, (byte) received, s);
+                }
+                if (sent < iterations) {
+                    posted[sent] = System.nanoTime();
+                    BYTE.set(buffer, postByte, (byte) ++sent);
+                    wr.id(sent);
+                    check(s.qp.postSend(wrs, 1), "ibv_post_send", sent);
+                }
+                if (completed < iterations) {
+                    awaitCompletion(s.cq, wcs, s, "RDMA WRITE");
+                    completed++;
+                }
+            }
+        }
+
+        private void awaitByte(MemorySegment buffer, long at, byte value, PerftestSession s) {
+            long deadline = System.nanoTime() + s.options.timeout().toNanos();
+            int spins = 0;
+            while ((byte) BYTE.getVolatile(buffer, at) != value) {
+                if ((++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
+                    throw new PerftestException("the peer's write number " + (value & 0xff) + " did not arrive within "
+                            + s.options.timeout().toSeconds() + " s (is it running the same test and size?)");
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** {@code ib_read_lat}: only the client reads; the server waits for it to finish. */
+    @Command(name = "ib_read_lat", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "RDMA READ latency, client/server, wire-compatible with perftest's ib_read_lat.")
+    public static final class Read extends Latency {
+        public Read() {
+            super("ib_read_lat");
+        }
+
+        @Override
+        boolean readTest() {
+            return true;
+        }
+
+        @Override
+        List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations) {
+            s.handshake("address record");
+            s.exchangeAddress();
+            s.connect();
+            s.printLocal();
+            s.handshakeAndPrintRemote();
+            s.handshake("handshake after RTR");
+            List<LatencyReport> reports = new ArrayList<>();
+            if (!s.wire.isClient()) {
+                // read_lat.c: the server closes at once (its closing handshake waits for the client's run)
+                s.wire.closeConnection(s.mine, s.runTimeout());
+                out.println(BandwidthReport.RESULT_LINE);
+                return reports;
+            }
+            s.printLatencyHeader();
+            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+                for (long size : sizes) {
+                    SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                            .sge(s.buffer, 0, (int) size).remote(s.peer.vaddr(), s.peer.rkey());
+                    long[] posted = new long[iterations];
+                    for (int i = 0; i < iterations; i++) {
+                        posted[i] = System.nanoTime();
+                        wr.id(i);
+                        check(s.qp.postSend(wrs, 1), "ibv_post_send", i);
+                        awaitCompletion(s.cq, wcs, s, "RDMA READ");
+                    }
+                    reports.add(report(LatencyReport.of(size, posted, 1)));
+                }
+            }
+            s.wire.closeConnection(s.mine, s.options.timeout());
+            out.println(BandwidthReport.RESULT_LINE);
+            return reports;
+        }
+    }
+
+    /** {@code ib_send_lat}: SEND ping-pong; the client sends first, each side answers each receive. */
+    @Command(name = "ib_send_lat", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "SEND latency (ping-pong), client/server, wire-compatible with perftest's ib_send_lat.")
+    public static final class Send extends Latency {
+        public Send() {
+            super("ib_send_lat");
+        }
+
+        @Override
+        boolean sendTest() {
+            return true;
+        }
+
+        @Override
+        List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations) {
+            // send_lat.c: addresses, connect, handshake, local, remote, the header, then per size: post the
+            // receives, handshake (so no send arrives before them), run, report; then close
+            s.exchangeAddress();
+            s.connect();
+            s.handshake("handshake after connect");
+            s.printLocal();
+            s.handshakeAndPrintRemote();
+            s.printLatencyHeader();
+            List<LatencyReport> reports = new ArrayList<>();
+            int depth = s.qp.capabilities().maxRecvWr();
+            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1);
+                 RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+                for (long size : sizes) {
+                    recvs.get(0).sge(s.buffer, s.half, (int) size);
+                    for (int i = 0; i < depth; i++) {
+                        recvs.get(0).id(i);
+                        check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
+                    }
+                    s.handshake("handshake after posting receives");
+                    long[] posted = new long[iterations];
+                    sendPingPong(s, wrs, wcs, recvs, (int) size, posted, iterations);
+                    reports.add(report(LatencyReport.of(size, posted, 2)));
+                }
+            }
+            out.println(BandwidthReport.RESULT_LINE);
+            s.wire.closeConnection(s.mine, s.options.timeout());
+            return reports;
+        }
+
+        /** {@code run_iter_lat_send} with one signaled send at a time (latency tests run with tx depth 1). */
+        private void sendPingPong(PerftestSession s, SendWorkRequests wrs, WorkCompletions wcs, RecvWorkRequests recvs,
+                int size, long[] posted, int iterations) {
+            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(s.buffer, 0, size);
+            boolean client = s.wire.isClient();
+            int sent = 0;
+            int received = 0;
+            while (sent < iterations || received < iterations) {
+                if (received < iterations && !(sent < 1 && client)) {
+                    awaitCompletion(s.recvCq, wcs, s, "receive");
+                    received++;
+                    check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
+                }
+                if (sent < iterations) {
+                    posted[sent] = System.nanoTime();
+                    wr.id(sent);
+                    sent++;
+                    check(s.qp.postSend(wrs, 1), "ibv_post_send", sent);
+                    awaitCompletion(s.cq, wcs, s, "SEND");
+                }
+            }
+        }
+    }
+
+    boolean readTest() {
+        return false;
+    }
+
+    boolean sendTest() {
+        return false;
+    }
+
+    /** The tool's sequence after the banner; returns its reports. */
+    abstract List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations);
+
+    @Override
+    public Integer call() {
+        o.validate(tool, DEFAULT_SIZE);
+        PerftestOptions.refuse(tool, o.duration != null, "-D (duration)");
+        PerftestOptions.refuse(tool, o.queuePairs != 1, "-q other than 1");
+        PerftestOptions.refuse(tool, o.postList != 1, "-l other than 1");
+        PerftestOptions.refuse(tool, o.inlineSize != null && o.inlineSize != 0, "-I (inline)");
+        PerftestOptions.refuse(tool, !o.connection.equalsIgnoreCase("RC"), "-c " + o.connection + " (only RC)");
+        PerftestOptions.refuse(tool, o.bidirectional, "-b (bidirectional)");
+        PerftestOptions.refuse(tool, o.events, "-e (completion events)");
+        PerftestOptions.refuse(tool, o.rdmaCm, "-R (rdma_cm)");
+        PerftestOptions.refuse(tool, o.warmup > 0, "--warmup (a latency test has no warm-up: the C peer would not take part)");
+        PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
+        int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
+        if (iterations < 4) {
+            throw new PerftestException("-n must be at least 4 for a latency test (perftest drops 3 samples), not " + iterations);
+        }
+        long largest = o.bufferMessageSize(DEFAULT_SIZE);
+        long[] sizes = o.allSizes ? RdmaBandwidth.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
+        String title = switch (tool) {
+            case "ib_write_lat" -> "RDMA_Write Latency";
+            case "ib_read_lat" -> "RDMA_Read Latency";
+            default -> "Send Latency";
+        };
+        Access[] access = readTest() ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
+                : sendTest() ? new Access[] {Access.LOCAL_WRITE} : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE};
+        int rxDepth = sendTest() ? Math.max(1, Math.min(o.rxDepth, 512)) : 1;
+        try (PerftestSession s = new PerftestSession(o, tool, title, false, sendTest(), largest, 1, rxDepth, readTest(),
+                out, access)) {
+            List<LatencyReport> reports = run(s, sizes, iterations);
+            if (o.json) {
+                out.println(Json.latency(tool, s, reports));
+            }
+            out.flush();
+        }
+        return 0;
+    }
+
+    /** Prints a report (and the histogram with {@code -H}) and returns it. */
+    LatencyReport report(LatencyReport r) {
+        if (o.histogram) {
+            out.print(r.histogramLines());
+            out.println(BandwidthReport.RESULT_LINE);
+            out.println(LatencyReport.RESULT_FMT_LAT);
+        }
+        out.println(r.line());
+        out.flush();
+        return r;
+    }
+
+    static void check(int rc, String verb, long iteration) {
+        if (rc != 0) {
+            throw new PerftestException(verb + " failed with errno " + rc + " at iteration " + iteration);
+        }
+    }
+
+    /** Polls {@code cq} for one completion, bounded by the step timeout; a failed one is an error. */
+    static void awaitCompletion(CompletionQueue cq, WorkCompletions wcs, PerftestSession s, String what) {
+        long deadline = System.nanoTime() + s.options.timeout().toNanos();
+        int spins = 0;
+        while (true) {
+            int n = cq.poll(wcs);
+            if (n < 0) {
+                throw new PerftestException("ibv_poll_cq failed with " + n);
+            }
+            if (n > 0) {
+                WorkCompletion wc = wcs.get(0);
+                if (!wc.isSuccess()) {
+                    throw new PerftestException("completion with error: " + wc.status() + " (vendor error 0x"
+                            + Integer.toHexString(wc.vendorError()) + ") for " + what + " " + wc.wrId());
+                }
+                return;
+            }
+            if ((++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
+                throw new PerftestException("no " + what + " completion within " + s.options.timeout().toSeconds()
+                        + " s (is the peer running the same test?)");
+            }
+        }
+    }
+}
