@@ -51,13 +51,9 @@ abstract class Latency implements Callable<Integer> {
 
         @Override
         List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations) {
-            // write_lat.c: two handshakes before connecting, local, remote, one more, the header; no "done"
+            // write_lat.c: one handshake more than write_bw.c before connecting; no "done" at the end
             s.handshake("address record");
-            s.exchangeAddress();
-            s.connect();
-            s.printLocal();
-            s.handshakeAndPrintRemote();
-            s.handshake("handshake after RTR");
+            s.connectAndPrint();
             s.printLatencyHeader();
             List<LatencyReport> reports = new ArrayList<>();
             try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
@@ -130,12 +126,8 @@ abstract class Latency implements Callable<Integer> {
 
         @Override
         List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations) {
-            s.handshake("address record");
-            s.exchangeAddress();
-            s.connect();
-            s.printLocal();
-            s.handshakeAndPrintRemote();
-            s.handshake("handshake after RTR");
+            s.handshake("address record"); // read_lat.c as write_lat.c
+            s.connectAndPrint();
             List<LatencyReport> reports = new ArrayList<>();
             if (!s.wire.isClient()) {
                 // read_lat.c: the server closes at once (its closing handshake waits for the client's run)
@@ -246,14 +238,7 @@ abstract class Latency implements Callable<Integer> {
     @Override
     public Integer call() {
         o.validate(tool, DEFAULT_SIZE);
-        PerftestOptions.refuse(tool, o.duration != null, "-D (duration)");
-        PerftestOptions.refuse(tool, o.queuePairs != 1, "-q other than 1");
-        PerftestOptions.refuse(tool, o.postList != 1, "-l other than 1");
-        PerftestOptions.refuse(tool, o.inlineSize != null && o.inlineSize != 0, "-I (inline)");
-        PerftestOptions.refuse(tool, !o.connection.equalsIgnoreCase("RC"), "-c " + o.connection + " (only RC)");
-        PerftestOptions.refuse(tool, o.bidirectional, "-b (bidirectional)");
-        PerftestOptions.refuse(tool, o.events, "-e (completion events)");
-        PerftestOptions.refuse(tool, o.rdmaCm, "-R (rdma_cm)");
+        o.refuseUnimplemented(tool);
         PerftestOptions.refuse(tool, o.warmup > 0, "--warmup (a latency test has no warm-up: the C peer would not take part)");
         PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
@@ -311,8 +296,7 @@ abstract class Latency implements Callable<Integer> {
             if (n > 0) {
                 WorkCompletion wc = wcs.get(0);
                 if (!wc.isSuccess()) {
-                    throw new PerftestException("completion with error: " + wc.status() + " (vendor error 0x"
-                            + Integer.toHexString(wc.vendorError()) + ") for " + what + " " + wc.wrId());
+                    throw PerftestException.failedCompletion(wc, what + " " + wc.wrId());
                 }
                 return;
             }

@@ -116,6 +116,18 @@ public final class PerftestOptions {
         }
     }
 
+    /** Refuses the flags no tool implements yet (perftest's -D, -q, -l, -I, -c other than RC, -b, -e, -R). */
+    void refuseUnimplemented(String tool) {
+        refuse(tool, duration != null, "-D (duration)");
+        refuse(tool, queuePairs != 1, "-q other than 1");
+        refuse(tool, postList != 1, "-l other than 1");
+        refuse(tool, inlineSize != null && inlineSize != 0, "-I (inline)");
+        refuse(tool, !connection.equalsIgnoreCase("RC"), "-c " + connection + " (only RC)");
+        refuse(tool, bidirectional, "-b (bidirectional)");
+        refuse(tool, events, "-e (completion events)");
+        refuse(tool, rdmaCm, "-R (rdma_cm)");
+    }
+
     /** Refuses a flag this tool does not implement (yet): one line, non-zero exit. */
     static void refuse(String tool, boolean given, String flag) {
         if (given) {

@@ -152,6 +152,18 @@ final class PerftestSession implements AutoCloseable {
                 .maxReadAtomic(Math.max(1, Math.min(peer.outReads(), initiatorDepth))).build());
     }
 
+    /**
+     * The middle of {@code write_bw.c}, {@code read_bw.c}, {@code write_lat.c} and {@code read_lat.c}: exchange
+     * addresses, connect, print this side's address, a handshake and the peer's address, one more handshake.
+     */
+    void connectAndPrint() {
+        exchangeAddress();
+        connect();
+        printLocal();
+        handshakeAndPrintRemote();
+        handshake("handshake after RTR");
+    }
+
     /** One more {@code ctx_hand_shake}: the peers' barrier between phases. */
     void handshake(String what) {
         handshake(what, options.timeout());

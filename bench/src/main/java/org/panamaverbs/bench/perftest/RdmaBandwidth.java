@@ -59,14 +59,7 @@ abstract class RdmaBandwidth implements Callable<Integer> {
     @Override
     public Integer call() {
         o.validate(tool, DEFAULT_SIZE);
-        PerftestOptions.refuse(tool, o.duration != null, "-D (duration)");
-        PerftestOptions.refuse(tool, o.queuePairs != 1, "-q other than 1");
-        PerftestOptions.refuse(tool, o.postList != 1, "-l other than 1");
-        PerftestOptions.refuse(tool, o.inlineSize != null && o.inlineSize != 0, "-I (inline)");
-        PerftestOptions.refuse(tool, !o.connection.equalsIgnoreCase("RC"), "-c " + o.connection + " (only RC)");
-        PerftestOptions.refuse(tool, o.bidirectional, "-b (bidirectional)");
-        PerftestOptions.refuse(tool, o.events, "-e (completion events)");
-        PerftestOptions.refuse(tool, o.rdmaCm, "-R (rdma_cm)");
+        o.refuseUnimplemented(tool);
         PerftestOptions.refuse(tool, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
         int txDepth = o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH;
@@ -75,12 +68,7 @@ abstract class RdmaBandwidth implements Callable<Integer> {
         try (PerftestSession s = new PerftestSession(o, tool, title, true, false, largest, txDepth, 1, read, out,
                 read ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                         : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE})) {
-            // write_bw.c / read_bw.c: addresses, connect, local, remote, one more handshake, the header
-            s.exchangeAddress();
-            s.connect();
-            s.printLocal();
-            s.handshakeAndPrintRemote();
-            s.handshake("handshake after RTR");
+            s.connectAndPrint();
             s.printBandwidthHeader();
             Duration timeout = o.timeout();
             List<BandwidthReport> reports = new ArrayList<>();

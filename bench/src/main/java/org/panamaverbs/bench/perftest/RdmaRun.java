@@ -98,8 +98,7 @@ public final class RdmaRun implements AutoCloseable {
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs.get(i);
                 if (!wc.isSuccess()) {
-                    throw new PerftestException("completion with error: " + wc.status() + " (vendor error 0x"
-                            + Integer.toHexString(wc.vendorError()) + ") for request " + wc.wrId() + " (" + opcode + ")");
+                    throw PerftestException.failedCompletion(wc, opcode + " " + wc.wrId());
                 }
                 int index = (int) wc.wrId();
                 t.completed[index] = System.nanoTime();

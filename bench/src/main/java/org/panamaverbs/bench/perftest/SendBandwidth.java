@@ -31,14 +31,7 @@ public final class SendBandwidth implements Callable<Integer> {
     @Override
     public Integer call() {
         o.validate(TOOL, RdmaBandwidth.DEFAULT_SIZE);
-        PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration)");
-        PerftestOptions.refuse(TOOL, o.queuePairs != 1, "-q other than 1");
-        PerftestOptions.refuse(TOOL, o.postList != 1, "-l other than 1");
-        PerftestOptions.refuse(TOOL, o.inlineSize != null && o.inlineSize != 0, "-I (inline)");
-        PerftestOptions.refuse(TOOL, !o.connection.equalsIgnoreCase("RC"), "-c " + o.connection + " (only RC so far)");
-        PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional)");
-        PerftestOptions.refuse(TOOL, o.events, "-e (completion events)");
-        PerftestOptions.refuse(TOOL, o.rdmaCm, "-R (rdma_cm)");
+        o.refuseUnimplemented(TOOL);
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         PerftestOptions.refuse(TOOL, o.allSizes, "-a (every size)");
         int iterations = o.iterations != null ? o.iterations : RdmaBandwidth.DEFAULT_ITERATIONS;
@@ -99,8 +92,7 @@ public final class SendBandwidth implements Callable<Integer> {
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs.get(i);
                 if (!wc.isSuccess()) {
-                    throw new PerftestException("receive completion with error: " + wc.status() + " (vendor error 0x"
-                            + Integer.toHexString(wc.vendorError()) + ") after " + received + " receives");
+                    throw PerftestException.failedCompletion(wc, "receive " + (received + 1));
                 }
                 if (received++ == 0) {
                     first = System.nanoTime();
