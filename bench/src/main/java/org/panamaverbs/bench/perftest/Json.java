@@ -9,14 +9,14 @@ final class Json {
     private Json() {
     }
 
-    static String bandwidth(String tool, PerftestSession s, PerftestOptions o, List<BandwidthReport> reports) {
+    static String bandwidth(String tool, String role, String device, int mtu, PerftestOptions o,
+            List<BandwidthReport> reports) {
         String unit = o.reportGbits ? "Gb/sec" : "MB/sec";
         String results = reports.stream().map(r -> String.format(Locale.ROOT,
                 "{\"bytes\":%d,\"iterations\":%d,\"bw_peak\":%.6f,\"bw_average\":%.6f,\"msg_rate_mpps\":%.6f}",
                 r.size(), r.iterations(), r.peak(), r.average(), r.messageRate())).collect(Collectors.joining(","));
         return String.format(Locale.ROOT, "{\"tool\":%s,\"role\":%s,\"device\":%s,\"mtu\":%d,\"unit\":%s,"
-                + "\"results\":[%s]}", quote(tool), quote(s.wire.isClient() ? "client" : "server"),
-                quote(s.context.name()), s.pathMtu.bytes(), quote(unit), results);
+                + "\"results\":[%s]}", quote(tool), quote(role), quote(device), mtu, quote(unit), results);
     }
 
     static String latency(String tool, PerftestSession s, List<LatencyReport> reports) {

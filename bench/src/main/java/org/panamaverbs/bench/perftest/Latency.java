@@ -239,6 +239,7 @@ abstract class Latency implements Callable<Integer> {
     public Integer call() {
         o.validate(tool, DEFAULT_SIZE);
         o.refuseUnimplemented(tool);
+        PerftestOptions.refuse(tool, o.loopback, "--loopback");
         PerftestOptions.refuse(tool, o.warmup > 0, "--warmup (a latency test has no warm-up: the C peer would not take part)");
         PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;

@@ -25,7 +25,7 @@ public final class Perftest {
         System.exit(run(args));
     }
 
-    static int run(String... args) {
+    public static int run(String... args) {
         return run(null, args);
     }
 

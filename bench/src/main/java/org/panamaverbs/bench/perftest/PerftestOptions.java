@@ -64,6 +64,8 @@ public final class PerftestOptions {
     @Option(names = "--warmup", defaultValue = "-1", paramLabel = "N",
             description = "unmeasured iterations before the run, so the JIT compiles the loop (default: as many as -n)")
     int warmup;
+    @Option(names = "--loopback", description = "no peer: two queue pairs of this process on one device (bandwidth tests)")
+    boolean loopback;
     @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
             description = "how long to wait for the peer at each step of the exchange (default: ${DEFAULT-VALUE})")
     int timeoutSeconds;

@@ -248,18 +248,24 @@ final class PerftestSession implements AutoCloseable {
         out.flush();
     }
 
-    /** perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero). */
     private void printAddress(String side, PeerAddress a) {
-        out.println(" " + side + " address: LID " + cHex(a.lid(), 4) + " QPN " + cHex(a.qpn(), 6) + " PSN "
-                + cHex(a.psn(), 6) + (readTest ? " OUT " + cHex(a.outReads(), 4) : "") + " RKey " + cHex(Integer.toUnsignedLong(a.rkey()), 8) + " VAddr "
-                + cHex(a.vaddr(), 16));
-        StringBuilder gid = new StringBuilder(" GID: ");
+        out.print(addressLines(side, a, readTest));
+        out.flush();
+    }
+
+    /** perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero). */
+    static String addressLines(String side, PeerAddress a, boolean readTest) {
+        StringBuilder b = new StringBuilder();
+        b.append(" ").append(side).append(" address: LID ").append(cHex(a.lid(), 4)).append(" QPN ")
+                .append(cHex(a.qpn(), 6)).append(" PSN ").append(cHex(a.psn(), 6))
+                .append(readTest ? " OUT " + cHex(a.outReads(), 4) : "").append(" RKey ")
+                .append(cHex(Integer.toUnsignedLong(a.rkey()), 8)).append(" VAddr ").append(cHex(a.vaddr(), 16))
+                .append('\n').append(" GID: ");
         byte[] raw = a.gid().toBytes();
         for (int i = 0; i < raw.length; i++) {
-            gid.append(String.format(Locale.ROOT, i == 0 ? "%02d" : ":%02d", raw[i] & 0xff));
+            b.append(String.format(Locale.ROOT, i == 0 ? "%02d" : ":%02d", raw[i] & 0xff));
         }
-        out.println(gid);
-        out.flush();
+        return b.append('\n').toString();
     }
 
     /** C's {@code %#0<width>x}: "0x" and zero padding to {@code width} characters in all, or just zeros for 0. */

@@ -6,7 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import org.panamaverbs.bench.LoopbackRig;
 import org.panamaverbs.verbs.Access;
+import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.Mtu;
+import org.panamaverbs.verbs.QpEndpoint;
+import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Command;
@@ -19,7 +24,7 @@ import picocli.CommandLine.Mixin;
  * {@code -a}) and prints perftest's result line; the server waits, receives the client's report and prints the
  * same line, as C's server does.
  */
-abstract class RdmaBandwidth implements Callable<Integer> {
+public abstract class RdmaBandwidth implements Callable<Integer> {
     static final long DEFAULT_SIZE = 65536;
     static final int DEFAULT_ITERATIONS = 5000;
     static final int DEFAULT_TX_DEPTH = 128;
@@ -64,6 +69,12 @@ abstract class RdmaBandwidth implements Callable<Integer> {
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
         int txDepth = o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH;
         long largest = o.bufferMessageSize(DEFAULT_SIZE);
+        if (o.loopback) {
+            if (o.isClient()) {
+                throw new PerftestException("--loopback runs both queue pairs in this process: give no server address");
+            }
+            return loopback(iterations, txDepth, largest);
+        }
         boolean read = opcode == WrOpcode.RDMA_READ;
         try (PerftestSession s = new PerftestSession(o, tool, title, true, false, largest, txDepth, 1, read, out,
                 read ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
@@ -101,11 +112,67 @@ abstract class RdmaBandwidth implements Callable<Integer> {
                 s.wire.closeConnection(s.mine, timeout);
             }
             if (o.json) {
-                out.println(Json.bandwidth(tool, s, o, reports));
+                out.println(Json.bandwidth(tool, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
         }
         return 0;
+    }
+
+    /**
+     * The single-process mode: two RC queue pairs of one device connected to each other, the first writing into
+     * (or reading from) the second's buffer, with the same loop, figures and table as the client/server run.
+     */
+    private int loopback(int iterations, int txDepth, long largest) {
+        long buffer = PerftestSession.align(Math.max(largest, PerftestSession.CYCLE_BUFFER), PerftestSession.CACHE_LINE) * 2;
+        Mtu pathMtu = o.mtu == null ? null : PerftestSession.mtuOf(o.mtu);
+        try (LoopbackRig rig = new LoopbackRig(o.device, o.ibPort, o.gidIndex, pathMtu, buffer, txDepth, 1, txDepth)) {
+            Mtu active = rig.context.queryPort(o.ibPort).activeMtu();
+            out.println(BandwidthReport.RESULT_LINE);
+            out.println("                    " + title + " Test (Panama Verbs, loopback)");
+            out.println(" Dual-port       : OFF\t\tDevice         : " + rig.context.name());
+            out.println(" Number of qps   : 1\t\tTransport type : IB");
+            out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
+            out.println(" TX depth        : " + txDepth);
+            out.println(" CQ Moderation   : " + Math.min(o.cqModeration, txDepth));
+            out.println(" Mtu             : " + (pathMtu == null ? active : Mtu.min(pathMtu, active)).bytes() + "[B]");
+            out.println(" Link type       : " + rig.context.queryPort(o.ibPort).linkLayer());
+            out.println(" GID index       : " + rig.a.gidIndex());
+            out.println(" Max inline data : 0[B]");
+            out.println(" rdma_cm QPs\t : OFF");
+            out.println(" Data ex. method : none (loopback on one device)");
+            out.println(BandwidthReport.RESULT_LINE);
+            boolean read = opcode == WrOpcode.RDMA_READ;
+            out.print(PerftestSession.addressLines("local", loopbackAddress(rig.a, rig.mrA), read));
+            out.print(PerftestSession.addressLines("remote", loopbackAddress(rig.b, rig.mrB), read));
+            out.println(BandwidthReport.RESULT_LINE);
+            out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+            List<BandwidthReport> reports = new ArrayList<>();
+            try (RdmaRun run = new RdmaRun(rig.a, opcode, rig.cqA, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey(), txDepth,
+                    o.cqModeration, PerftestSession.CYCLE_BUFFER, PerftestSession.CACHE_LINE)) {
+                for (long size : o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE}) {
+                    int warmup = o.warmup < 0 ? iterations : o.warmup;
+                    if (warmup > 0) {
+                        run.execute(warmup, (int) size);
+                    }
+                    BandwidthReport report = run.execute(iterations, (int) size).report(size, o.reportGbits);
+                    out.println(report.line(o.reportGbits));
+                    reports.add(report);
+                }
+            }
+            out.println(BandwidthReport.RESULT_LINE);
+            if (o.json) {
+                out.println(Json.bandwidth(tool, "loopback", rig.context.name(),
+                        (pathMtu == null ? active : Mtu.min(pathMtu, active)).bytes(), o, reports));
+            }
+            out.flush();
+        }
+        return 0;
+    }
+
+    private static PeerAddress loopbackAddress(QueuePair qp, MemoryRegion mr) {
+        QpEndpoint e = qp.localEndpoint();
+        return new PeerAddress(e.lid(), 1, e.qpNumber(), e.psn(), mr.rkey(), mr.address(), e.gid(), 0);
     }
 
     /** perftest's {@code xchg_bw_reports}: size, iterations (u64), peak, average, message rate, each its own exchange. */

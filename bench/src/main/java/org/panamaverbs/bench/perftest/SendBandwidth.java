@@ -34,6 +34,7 @@ public final class SendBandwidth implements Callable<Integer> {
         o.refuseUnimplemented(TOOL);
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         PerftestOptions.refuse(TOOL, o.allSizes, "-a (every size)");
+        PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
         int iterations = o.iterations != null ? o.iterations : RdmaBandwidth.DEFAULT_ITERATIONS;
         int txDepth = o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH;
         int rxDepth = Math.max(1, o.rxDepth);
@@ -69,7 +70,7 @@ public final class SendBandwidth implements Callable<Integer> {
             out.println(BandwidthReport.RESULT_LINE);
             s.wire.closeConnection(s.mine, s.runTimeout());
             if (o.json) {
-                out.println(Json.bandwidth(TOOL, s, o, reports));
+                out.println(Json.bandwidth(TOOL, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
         }
