@@ -255,7 +255,7 @@ abstract class Latency implements Callable<Integer> {
         };
         Access[] access = readTest() ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                 : sendTest() ? new Access[] {Access.LOCAL_WRITE} : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE};
-        int rxDepth = sendTest() ? Math.max(1, Math.min(o.rxDepth, 512)) : 1;
+        int rxDepth = sendTest() ? PerftestOptions.sendRxDepth(o.rxDepth, iterations) : 1;
         try (PerftestSession s = new PerftestSession(o, tool, title, false, sendTest(), largest, 1, rxDepth, readTest(),
                 out, access)) {
             List<LatencyReport> reports = run(s, sizes, iterations);

@@ -118,6 +118,12 @@ public final class PerftestOptions {
         }
     }
 
+    /** perftest's receive depth of a SEND test: no deeper than the run is long, and even (its work-around). */
+    static int sendRxDepth(int requested, int iterations) {
+        int depth = Math.max(1, Math.min(requested, iterations));
+        return depth % 2 == 1 ? depth + 1 : depth;
+    }
+
     /** Refuses the flags no tool implements yet (perftest's -D, -q, -l, -I, -c other than RC, -b, -e, -R). */
     void refuseUnimplemented(String tool) {
         refuse(tool, duration != null, "-D (duration)");

@@ -52,6 +52,7 @@ final class PerftestSession implements AutoCloseable {
     /** The peer's address record, once {@link #exchangeAddress()} ran. */
     PeerAddress peer;
     final boolean readTest;
+    final boolean sendTest;
     private final int access;
 
     /**
@@ -71,6 +72,7 @@ final class PerftestSession implements AutoCloseable {
         this.tool = tool;
         this.out = out;
         this.readTest = readTest;
+        this.sendTest = sendTest;
         this.access = Access.bits(access);
         this.context = options.device == null ? Rdma.openFirst() : Rdma.open(options.device);
         PerftestWire connected = null;
@@ -249,18 +251,21 @@ final class PerftestSession implements AutoCloseable {
     }
 
     private void printAddress(String side, PeerAddress a) {
-        out.print(addressLines(side, a, readTest));
+        out.print(addressLines(side, a, readTest, sendTest));
         out.flush();
     }
 
     /** perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero). */
-    static String addressLines(String side, PeerAddress a, boolean readTest) {
+    static String addressLines(String side, PeerAddress a, boolean readTest, boolean sendTest) {
         StringBuilder b = new StringBuilder();
         b.append(" ").append(side).append(" address: LID ").append(cHex(a.lid(), 4)).append(" QPN ")
                 .append(cHex(a.qpn(), 6)).append(" PSN ").append(cHex(a.psn(), 6))
-                .append(readTest ? " OUT " + cHex(a.outReads(), 4) : "").append(" RKey ")
-                .append(cHex(Integer.toUnsignedLong(a.rkey()), 8)).append(" VAddr ").append(cHex(a.vaddr(), 16))
-                .append('\n').append(" GID: ");
+                .append(readTest ? " OUT " + cHex(a.outReads(), 4) : "");
+        if (!sendTest) { // a SEND test has no remote buffer to name
+            b.append(" RKey ").append(cHex(Integer.toUnsignedLong(a.rkey()), 8)).append(" VAddr ")
+                    .append(cHex(a.vaddr(), 16));
+        }
+        b.append('\n').append(" GID: ");
         byte[] raw = a.gid().toBytes();
         for (int i = 0; i < raw.length; i++) {
             b.append(String.format(Locale.ROOT, i == 0 ? "%02d" : ":%02d", raw[i] & 0xff));

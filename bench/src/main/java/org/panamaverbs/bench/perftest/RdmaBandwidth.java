@@ -67,7 +67,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         o.refuseUnimplemented(tool);
         PerftestOptions.refuse(tool, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
-        int txDepth = o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH;
+        // perftest: the send queue is no deeper than the run is long
+        int txDepth = Math.min(o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH, iterations);
         long largest = o.bufferMessageSize(DEFAULT_SIZE);
         if (o.loopback) {
             if (o.isClient()) {
@@ -143,8 +144,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.println(" Data ex. method : none (loopback on one device)");
             out.println(BandwidthReport.RESULT_LINE);
             boolean read = opcode == WrOpcode.RDMA_READ;
-            out.print(PerftestSession.addressLines("local", loopbackAddress(rig.a, rig.mrA), read));
-            out.print(PerftestSession.addressLines("remote", loopbackAddress(rig.b, rig.mrB), read));
+            out.print(PerftestSession.addressLines("local", loopbackAddress(rig.a, rig.mrA), read, false));
+            out.print(PerftestSession.addressLines("remote", loopbackAddress(rig.b, rig.mrB), read, false));
             out.println(BandwidthReport.RESULT_LINE);
             out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
             List<BandwidthReport> reports = new ArrayList<>();

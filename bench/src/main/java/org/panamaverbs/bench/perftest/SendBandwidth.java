@@ -36,8 +36,8 @@ public final class SendBandwidth implements Callable<Integer> {
         PerftestOptions.refuse(TOOL, o.allSizes, "-a (every size)");
         PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
         int iterations = o.iterations != null ? o.iterations : RdmaBandwidth.DEFAULT_ITERATIONS;
-        int txDepth = o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH;
-        int rxDepth = Math.max(1, o.rxDepth);
+        int txDepth = Math.min(o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH, iterations);
+        int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
         long size = o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE;
         try (PerftestSession s = new PerftestSession(o, TOOL, "Send BW", true, true, size, txDepth, rxDepth, false,
                 out, Access.LOCAL_WRITE)) {
