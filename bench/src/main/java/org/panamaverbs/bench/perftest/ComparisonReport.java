@@ -1,0 +1,165 @@
+package org.panamaverbs.bench.perftest;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Turns bench/compare-perftest's CSV ({@code tool,size,pair,impl,value}) into a Markdown table of medians with
+ * the median of the per-pair Java/C ratios and their spread, and an SVG plot of the medians against size (one
+ * panel for the bandwidth tools, one for the latency tools; Java solid, C dashed).
+ *
+ * <p>Usage: {@code java -cp panama-verbs-bench.jar org.panamaverbs.bench.perftest.ComparisonReport CSV MD SVG}
+ */
+public final class ComparisonReport {
+    private ComparisonReport() {
+    }
+
+    /** One point: a tool at a size, the C and Java values of each pair in the order they ran. */
+    record Point(String tool, long size, List<Double> c, List<Double> java) {
+        double cMedian() {
+            return median(c);
+        }
+
+        double javaMedian() {
+            return median(java);
+        }
+
+        /** The per-pair Java/C ratios. */
+        List<Double> ratios() {
+            List<Double> r = new ArrayList<>();
+            for (int i = 0; i < Math.min(c.size(), java.size()); i++) {
+                r.add(java.get(i) / c.get(i));
+            }
+            return r;
+        }
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println("usage: ComparisonReport CSV MD SVG");
+            System.exit(2);
+        }
+        List<Point> points = read(Path.of(args[0]));
+        Files.writeString(Path.of(args[1]), markdown(points));
+        Files.writeString(Path.of(args[2]), svg(points));
+    }
+
+    static List<Point> read(Path csv) throws IOException {
+        Map<String, Point> byKey = new TreeMap<>();
+        for (String line : Files.readAllLines(csv)) {
+            String[] f = line.split(",");
+            if (f.length < 5 || f[0].equals("tool") || f[4].isBlank()) {
+                continue;
+            }
+            long size = Long.parseLong(f[1]);
+            Point p = byKey.computeIfAbsent(f[0] + String.format(Locale.ROOT, "%012d", size),
+                    k -> new Point(f[0], size, new ArrayList<>(), new ArrayList<>()));
+            (f[3].equals("java") ? p.java() : p.c()).add(Double.parseDouble(f[4]));
+        }
+        return new ArrayList<>(byKey.values());
+    }
+
+    static boolean latency(String tool) {
+        return tool.endsWith("_lat");
+    }
+
+    static String markdown(List<Point> points) {
+        StringBuilder b = new StringBuilder();
+        b.append("| tool | bytes | C (median) | Java (median) | Java/C (median of pairs) | Java/C range | pairs |\n");
+        b.append("|---|---|---|---|---|---|---|\n");
+        for (Point p : points) {
+            List<Double> ratios = p.ratios();
+            String unit = latency(p.tool()) ? " µs" : " MB/s";
+            b.append(String.format(Locale.ROOT, "| %s | %d | %.2f%s | %.2f%s | %.2f | %.2f-%.2f | %d |%n", p.tool(),
+                    p.size(), p.cMedian(), unit, p.javaMedian(), unit, median(ratios),
+                    ratios.stream().mapToDouble(d -> d).min().orElse(Double.NaN),
+                    ratios.stream().mapToDouble(d -> d).max().orElse(Double.NaN), ratios.size()));
+        }
+        return b.toString();
+    }
+
+    private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+
+    static String svg(List<Point> points) {
+        int width = 960;
+        int height = 420;
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                + "font-family=\"sans-serif\" font-size=\"12\">%n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>%n",
+                width, height));
+        panel(b, points.stream().filter(p -> !latency(p.tool())).toList(), 60, "bandwidth, BW average [MB/s]");
+        panel(b, points.stream().filter(p -> latency(p.tool())).toList(), 540, "latency, t_typical [µs]");
+        b.append("</svg>\n");
+        return b.toString();
+    }
+
+    /** One panel at x offset {@code left}: log2 sizes on x, linear values from 0 on y. */
+    private static void panel(StringBuilder b, List<Point> points, int left, String title) {
+        int top = 40;
+        int w = 380;
+        int h = 300;
+        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>%n", left, top - 15,
+                title));
+        b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+                + "stroke=\"#999\"/>%n", left, top, w, h));
+        if (points.isEmpty()) {
+            return;
+        }
+        double minX = points.stream().mapToDouble(p -> log2(p.size())).min().orElse(0);
+        double maxX = Math.max(minX + 1, points.stream().mapToDouble(p -> log2(p.size())).max().orElse(1));
+        double maxY = points.stream().mapToDouble(p -> Math.max(p.cMedian(), p.javaMedian())).max().orElse(1) * 1.1;
+        for (int t = 0; t <= 4; t++) {
+            double v = maxY * t / 4;
+            int y = top + h - (int) (h * t / 4.0);
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>%n", left - 4,
+                    y + 4, v));
+        }
+        for (Point p : points) {
+            int x = left + (int) (w * (log2(p.size()) - minX) / (maxX - minX));
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>%n", x,
+                    top + h + 15, p.size()));
+        }
+        Map<String, List<Point>> byTool = points.stream()
+                .collect(Collectors.groupingBy(Point::tool, TreeMap::new, Collectors.toList()));
+        int color = 0;
+        int legend = top + 10;
+        for (Map.Entry<String, List<Point>> e : byTool.entrySet()) {
+            String c = COLORS[color++ % COLORS.length];
+            for (boolean java : new boolean[] {true, false}) {
+                StringBuilder path = new StringBuilder();
+                for (Point p : e.getValue()) {
+                    double value = java ? p.javaMedian() : p.cMedian();
+                    int x = left + (int) (w * (log2(p.size()) - minX) / (maxX - minX));
+                    int y = top + h - (int) (h * value / maxY);
+                    path.append(path.isEmpty() ? "M" : " L").append(x).append(' ').append(y);
+                }
+                b.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",
+                        path, c, java ? "" : " stroke-dasharray=\"6 4\""));
+            }
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s (Java solid, C dashed)</text>%n",
+                    left + 8, legend += 15, c, e.getKey()));
+        }
+        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">message size [bytes]</text>%n",
+                left + w / 2, top + h + 32));
+    }
+
+    private static double log2(long v) {
+        return Math.log(v) / Math.log(2);
+    }
+
+    static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+}
