@@ -219,12 +219,12 @@ public final class MemoryRegion extends VerbsResource {
         return true;
     }
 
-    /** The local key without the closed check, for callers that just passed {@link #sliceAddress}. */
     /** The registered memory's start address, unchecked (for offsets; {@link #sliceAddress} checks). */
     long baseAddress() {
         return segment.address();
     }
 
+    /** The local key without the closed check, for callers that just passed {@link #sliceAddress}. */
     int lkeyUnchecked() {
         return lkey;
     }
