@@ -21,21 +21,24 @@ public final class ComparisonReport {
     private ComparisonReport() {
     }
 
-    /** One point: a tool at a size, the C and Java values of each pair in the order they ran. */
-    record Point(String tool, long size, List<Double> c, List<Double> java) {
+    /** One point: a tool at a size, the C and Java values by pair number (a failed run has none). */
+    record Point(String tool, long size, Map<Integer, Double> c, Map<Integer, Double> java) {
         double cMedian() {
-            return median(c);
+            return median(List.copyOf(c.values()));
         }
 
         double javaMedian() {
-            return median(java);
+            return median(List.copyOf(java.values()));
         }
 
-        /** The per-pair Java/C ratios. */
+        /** The Java/C ratio of every pair where both ran. */
         List<Double> ratios() {
             List<Double> r = new ArrayList<>();
-            for (int i = 0; i < Math.min(c.size(), java.size()); i++) {
-                r.add(java.get(i) / c.get(i));
+            for (Map.Entry<Integer, Double> e : c.entrySet()) {
+                Double j = java.get(e.getKey());
+                if (j != null) {
+                    r.add(j / e.getValue());
+                }
             }
             return r;
         }
@@ -60,8 +63,8 @@ public final class ComparisonReport {
             }
             long size = Long.parseLong(f[1]);
             Point p = byKey.computeIfAbsent(f[0] + String.format(Locale.ROOT, "%012d", size),
-                    k -> new Point(f[0], size, new ArrayList<>(), new ArrayList<>()));
-            (f[3].equals("java") ? p.java() : p.c()).add(Double.parseDouble(f[4]));
+                    k -> new Point(f[0], size, new TreeMap<>(), new TreeMap<>()));
+            (f[3].equals("java") ? p.java() : p.c()).put(Integer.parseInt(f[2]), Double.parseDouble(f[4]));
         }
         return new ArrayList<>(byKey.values());
     }
