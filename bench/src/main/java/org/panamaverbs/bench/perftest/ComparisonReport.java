@@ -11,7 +11,8 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Turns bench/compare-perftest's CSV ({@code tool,size,pair,impl,value}) into a Markdown table of medians with
+ * Turns bench/compare-perftest's CSV ({@code tool,size,pair,impl,value}: message rate in Mpps for the
+ * bandwidth tools, typical latency in µs for the latency tools) into a Markdown table of medians with
  * the median of the per-pair Java/C ratios and their spread, and an SVG plot of the medians against size (one
  * panel for the bandwidth tools, one for the latency tools; Java solid, C dashed).
  *
@@ -79,8 +80,8 @@ public final class ComparisonReport {
         b.append("|---|---|---|---|---|---|---|\n");
         for (Point p : points) {
             List<Double> ratios = p.ratios();
-            String unit = latency(p.tool()) ? " µs" : " MB/s";
-            b.append(String.format(Locale.ROOT, "| %s | %d | %.2f%s | %.2f%s | %.2f | %.2f-%.2f | %d |%n", p.tool(),
+            String unit = latency(p.tool()) ? " µs" : " Mpps";
+            b.append(String.format(Locale.ROOT, "| %s | %d | %.4g%s | %.4g%s | %.2f | %.2f-%.2f | %d |%n", p.tool(),
                     p.size(), p.cMedian(), unit, p.javaMedian(), unit, median(ratios),
                     ratios.stream().mapToDouble(d -> d).min().orElse(Double.NaN),
                     ratios.stream().mapToDouble(d -> d).max().orElse(Double.NaN), ratios.size()));
@@ -97,7 +98,7 @@ public final class ComparisonReport {
         b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                 + "font-family=\"sans-serif\" font-size=\"12\">%n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>%n",
                 width, height));
-        panel(b, points.stream().filter(p -> !latency(p.tool())).toList(), 60, "bandwidth, BW average [MB/s]");
+        panel(b, points.stream().filter(p -> !latency(p.tool())).toList(), 60, "bandwidth tools, message rate [Mpps]");
         panel(b, points.stream().filter(p -> latency(p.tool())).toList(), 540, "latency, t_typical [µs]");
         b.append("</svg>\n");
         return b.toString();
@@ -118,11 +119,12 @@ public final class ComparisonReport {
         double minX = points.stream().mapToDouble(p -> log2(p.size())).min().orElse(0);
         double maxX = Math.max(minX + 1, points.stream().mapToDouble(p -> log2(p.size())).max().orElse(1));
         double maxY = points.stream().mapToDouble(p -> Math.max(p.cMedian(), p.javaMedian())).max().orElse(1) * 1.1;
+        String tickFormat = maxY < 10 ? "%.3f" : "%.0f";
         for (int t = 0; t <= 4; t++) {
             double v = maxY * t / 4;
             int y = top + h - (int) (h * t / 4.0);
-            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>%n", left - 4,
-                    y + 4, v));
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">" + tickFormat
+                    + "</text>%n", left - 4, y + 4, v));
         }
         for (Point p : points) {
             int x = left + (int) (w * (log2(p.size()) - minX) / (maxX - minX));
