@@ -191,7 +191,7 @@ abstract class Latency implements Callable<Integer> {
                     }
                     s.handshake("handshake after posting receives");
                     long[] posted = new long[iterations];
-                    sendPingPong(s, wrs, wcs, recvs, (int) size, posted, iterations);
+                    sendPingPong(s, wrs, wcs, recvs, (int) size, posted, iterations, depth);
                     reports.add(report(LatencyReport.of(size, posted, 2)));
                 }
             }
@@ -202,7 +202,7 @@ abstract class Latency implements Callable<Integer> {
 
         /** {@code run_iter_lat_send} with one signaled send at a time (latency tests run with tx depth 1). */
         private void sendPingPong(PerftestSession s, SendWorkRequests wrs, WorkCompletions wcs, RecvWorkRequests recvs,
-                int size, long[] posted, int iterations) {
+                int size, long[] posted, int iterations, int depth) {
             SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(s.buffer, 0, size);
             boolean client = s.wire.isClient();
             int sent = 0;
@@ -211,7 +211,11 @@ abstract class Latency implements Callable<Integer> {
                 if (received < iterations && !(sent < 1 && client)) {
                     awaitCompletion(s.recvCq, wcs, s, "receive");
                     received++;
-                    check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
+                    // as perftest: repost only while more messages will come, so no receive is left posted
+                    // when the next size (-a) posts its own
+                    if (received + depth <= iterations) {
+                        check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
+                    }
                 }
                 if (sent < iterations) {
                     posted[sent] = System.nanoTime();
@@ -237,7 +241,7 @@ abstract class Latency implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        o.validate(tool, DEFAULT_SIZE);
+        o.validate(DEFAULT_SIZE);
         o.refuseUnimplemented(tool);
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
         PerftestOptions.refuse(tool, o.warmup > 0, "--warmup (a latency test has no warm-up: the C peer would not take part)");
@@ -256,7 +260,7 @@ abstract class Latency implements Callable<Integer> {
         Access[] access = readTest() ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                 : sendTest() ? new Access[] {Access.LOCAL_WRITE} : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE};
         int rxDepth = sendTest() ? PerftestOptions.sendRxDepth(o.rxDepth, iterations) : 1;
-        try (PerftestSession s = new PerftestSession(o, tool, title, false, sendTest(), largest, 1, rxDepth, readTest(),
+        try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, 1, rxDepth, readTest(),
                 out, access)) {
             List<LatencyReport> reports = run(s, sizes, iterations);
             if (o.json) {

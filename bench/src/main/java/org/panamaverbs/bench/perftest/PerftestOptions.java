@@ -86,8 +86,8 @@ public final class PerftestOptions {
         return allSizes ? MAX_ALL_SIZE : size != null ? size : defaultSize;
     }
 
-    /** Checks what every tool needs; {@code tool} names the tool in messages. */
-    void validate(String tool, long defaultSize) {
+    /** Checks what every tool needs (picocli names the tool in front of the message). */
+    void validate(long defaultSize) {
         long s = size != null ? size : defaultSize;
         if (s < 1) {
             throw new PerftestException("-s must be at least 1 byte, not " + s);

@@ -34,7 +34,6 @@ final class PerftestSession implements AutoCloseable {
     static final int CACHE_LINE = 64;
 
     final PerftestOptions options;
-    final String tool;
     final PrintStream out;
     final Context context;
     final PerftestWire wire;
@@ -66,10 +65,9 @@ final class PerftestSession implements AutoCloseable {
      *                    (perftest's {@code out_reads}; 1 otherwise), and the banner and addresses show it
      * @param access      access flags of the buffer and the queue pair
      */
-    PerftestSession(PerftestOptions options, String tool, String testTitle, boolean bandwidth, boolean sendTest,
+    PerftestSession(PerftestOptions options, String testTitle, boolean bandwidth, boolean sendTest,
             long messageSize, int txDepth, int rxDepth, boolean readTest, PrintStream out, Access... access) {
         this.options = options;
-        this.tool = tool;
         this.out = out;
         this.readTest = readTest;
         this.sendTest = sendTest;

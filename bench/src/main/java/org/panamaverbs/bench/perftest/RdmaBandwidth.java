@@ -63,7 +63,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        o.validate(tool, DEFAULT_SIZE);
+        o.validate(DEFAULT_SIZE);
         o.refuseUnimplemented(tool);
         PerftestOptions.refuse(tool, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
@@ -77,7 +77,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             return loopback(iterations, txDepth, largest);
         }
         boolean read = opcode == WrOpcode.RDMA_READ;
-        try (PerftestSession s = new PerftestSession(o, tool, title, true, false, largest, txDepth, 1, read, out,
+        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, txDepth, 1, read, out,
                 read ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                         : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE})) {
             s.connectAndPrint();

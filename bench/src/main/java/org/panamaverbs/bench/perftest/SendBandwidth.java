@@ -30,7 +30,7 @@ public final class SendBandwidth implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        o.validate(TOOL, RdmaBandwidth.DEFAULT_SIZE);
+        o.validate(RdmaBandwidth.DEFAULT_SIZE);
         o.refuseUnimplemented(TOOL);
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         PerftestOptions.refuse(TOOL, o.allSizes, "-a (every size)");
@@ -39,7 +39,7 @@ public final class SendBandwidth implements Callable<Integer> {
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH, iterations);
         int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
         long size = o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE;
-        try (PerftestSession s = new PerftestSession(o, TOOL, "Send BW", true, true, size, txDepth, rxDepth, false,
+        try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, size, txDepth, rxDepth, false,
                 out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
             // a handshake so no send comes before them; the run; each side's own line; close
