@@ -202,6 +202,11 @@ final class PerftestSession implements AutoCloseable {
         return options.timeout().multipliedBy(10);
     }
 
+    /** The link layer as perftest's banner names it. */
+    static String linkType(PortAttributes port) {
+        return port.linkLayer() == LinkLayer.ETHERNET ? "Ethernet" : "IB";
+    }
+
     static Mtu mtuOf(int bytes) {
         for (Mtu m : Mtu.values()) {
             if (m != Mtu.UNKNOWN && m.bytes() == bytes) {
@@ -235,7 +240,7 @@ final class PerftestSession implements AutoCloseable {
             out.println(" CQ Moderation   : " + Math.min(options.cqModeration, txDepth));
         }
         out.println(" Mtu             : " + pathMtu.bytes() + "[B]");
-        out.println(" Link type       : " + (port.linkLayer() == LinkLayer.ETHERNET ? "Ethernet" : "IB"));
+        out.println(" Link type       : " + linkType(port));
         out.println(" GID index       : " + gidIndex);
         if (readTest) {
             out.println(" Outstand reads  : " + mine.outReads());

@@ -137,7 +137,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.println(" TX depth        : " + txDepth);
             out.println(" CQ Moderation   : " + Math.min(o.cqModeration, txDepth));
             out.println(" Mtu             : " + (pathMtu == null ? active : Mtu.min(pathMtu, active)).bytes() + "[B]");
-            out.println(" Link type       : " + rig.context.queryPort(o.ibPort).linkLayer());
+            out.println(" Link type       : " + PerftestSession.linkType(rig.context.queryPort(o.ibPort)));
             out.println(" GID index       : " + rig.a.gidIndex());
             out.println(" Max inline data : 0[B]");
             out.println(" rdma_cm QPs\t : OFF");
