@@ -58,7 +58,9 @@ import org.panamaverbs.verbs.WrOpcode;
  *       markers: two shared scopes per call, without the API's checks and bookkeeping), {@code *JavaRawLong}
  *       with the pointers as {@code long}s (what the public API passes now, without its checks: the floor
  *       for an FFM call), and {@code postSendJavaPatchAll} re-sets flags and the SGE of request 0 on every post
- *       (the setter path: refreshSpecial and the SGE checks). {@link NativeDataPathNonCritical} runs the Java
+ *       (the setter path: refreshSpecial and the SGE checks); {@code postSendJavaNoId} and
+ *       {@code postSendJavaRawLongNoId} post without writing {@code wr_id}, which splits the flyweight write from
+ *       the post path. {@link NativeDataPathNonCritical} runs the Java
  *       benchmarks with the downcalls linked without {@code Linker.Option.critical}.</li>
  * </ul>
  * Every implementation runs the same loop of {@value #LOOP} operations per invocation (the C one in C, the
@@ -283,6 +285,33 @@ public class NativeDataPath {
         for (int i = 0; i < LOOP; i++) {
             p.sendShared.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), i);
             failed += DataPath.post(p.postSendFunction, p.qpShared, p.sendShared, p.badShared) != 0 ? 1 : 0;
+        }
+        return failed;
+    }
+
+    /** As {@link #postSendJava} without writing {@code wr_id}: the post path alone, without the flyweight write. */
+    @Benchmark
+    @OperationsPerInvocation(LOOP)
+    public long postSendJavaNoId(Posts p) {
+        QueuePair qp = p.stub.qp;
+        SendWorkRequests sends = p.sends;
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            failed += qp.postSend(sends, p.chain) != 0 ? 1 : 0;
+        }
+        return failed;
+    }
+
+    /** As {@link #postSendJavaRawLong} without writing {@code wr_id}: the FFM call alone. */
+    @Benchmark
+    @OperationsPerInvocation(LOOP)
+    public long postSendJavaRawLongNoId(Posts p) {
+        long qp = p.qpGlobal.address();
+        long wr = p.sendGlobal.address();
+        long bad = p.badGlobal.address();
+        long failed = 0;
+        for (int i = 0; i < LOOP; i++) {
+            failed += DataPath.post(p.postSendFunction, qp, wr, bad) != 0 ? 1 : 0;
         }
         return failed;
     }
