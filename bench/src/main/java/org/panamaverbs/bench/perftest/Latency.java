@@ -73,7 +73,7 @@ abstract class Latency implements Callable<Integer> {
             MemorySegment buffer = s.buffer.segment();
             long postByte = size - 1;
             long pollByte = s.half + size - 1;
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(s.buffer, 0, size)
+            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(sendFlags(size)).sge(s.buffer, 0, size)
                     .remote(s.peer.vaddr(), s.peer.rkey());
             boolean server = !s.wire.isClient();
             int sent = 0;
@@ -89,10 +89,10 @@ abstract class Latency implements Callable<Integer> {
                     posted[sent] = System.nanoTime();
                     BYTE.set(buffer, postByte, (byte) ++sent);
                     wr.id(sent);
-                    check(s.qp.postSend(wrs, 1), "ibv_post_send", sent);
+                    Completions.check(s.qp.postSend(wrs, 1), "ibv_post_send", sent);
                 }
                 if (completed < iterations) {
-                    awaitCompletion(s.cq, wcs, s, "RDMA WRITE");
+                    Completions.awaitOne(s.cq, wcs, s, "RDMA WRITE");
                     completed++;
                 }
             }
@@ -144,8 +144,8 @@ abstract class Latency implements Callable<Integer> {
                     for (int i = 0; i < iterations; i++) {
                         posted[i] = System.nanoTime();
                         wr.id(i);
-                        check(s.qp.postSend(wrs, 1), "ibv_post_send", i);
-                        awaitCompletion(s.cq, wcs, s, "RDMA READ");
+                        Completions.check(s.qp.postSend(wrs, 1), "ibv_post_send", i);
+                        Completions.awaitOne(s.cq, wcs, s, "RDMA READ");
                     }
                     reports.add(report(LatencyReport.of(size, posted, 1)));
                 }
@@ -187,7 +187,7 @@ abstract class Latency implements Callable<Integer> {
                     recvs.get(0).sge(s.buffer, s.half, (int) size);
                     for (int i = 0; i < depth; i++) {
                         recvs.get(0).id(i);
-                        check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
+                        Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
                     }
                     s.handshake("handshake after posting receives");
                     long[] posted = new long[iterations];
@@ -203,26 +203,26 @@ abstract class Latency implements Callable<Integer> {
         /** {@code run_iter_lat_send} with one signaled send at a time (latency tests run with tx depth 1). */
         private void sendPingPong(PerftestSession s, SendWorkRequests wrs, WorkCompletions wcs, RecvWorkRequests recvs,
                 int size, long[] posted, int iterations, int depth) {
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(s.buffer, 0, size);
+            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(sendFlags(size)).sge(s.buffer, 0, size);
             boolean client = s.wire.isClient();
             int sent = 0;
             int received = 0;
             while (sent < iterations || received < iterations) {
                 if (received < iterations && !(sent < 1 && client)) {
-                    awaitCompletion(s.recvCq, wcs, s, "receive");
+                    Completions.awaitOne(s.recvCq, wcs, s, "receive");
                     received++;
                     // as perftest: repost only while more messages will come, so no receive is left posted
                     // when the next size (-a) posts its own
                     if (received + depth <= iterations) {
-                        check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
+                        Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
                     }
                 }
                 if (sent < iterations) {
                     posted[sent] = System.nanoTime();
                     wr.id(sent);
                     sent++;
-                    check(s.qp.postSend(wrs, 1), "ibv_post_send", sent);
-                    awaitCompletion(s.cq, wcs, s, "SEND");
+                    Completions.check(s.qp.postSend(wrs, 1), "ibv_post_send", sent);
+                    Completions.awaitOne(s.cq, wcs, s, "SEND");
                 }
             }
         }
@@ -236,6 +236,11 @@ abstract class Latency implements Callable<Integer> {
         return false;
     }
 
+    /** Every request signaled; inline up to {@code -I} bytes, as perftest's {@code ctx_set_send_wqes}. */
+    int sendFlags(int size) {
+        return SendFlags.SIGNALED | (size <= o.inlineSize() ? SendFlags.INLINE : 0);
+    }
+
     /** The tool's sequence after the banner; returns its reports. */
     abstract List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations);
 
@@ -243,9 +248,15 @@ abstract class Latency implements Callable<Integer> {
     public Integer call() {
         o.validate(DEFAULT_SIZE);
         o.refuseUnimplemented(tool);
+        PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
         PerftestOptions.refuse(tool, o.warmup > 0, "--warmup (a latency test has no warm-up: the C peer would not take part)");
         PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
+        if (o.events && tool.equals("ib_write_lat")) {
+            throw new PerftestException("-e: events feature not available on WRITE verb (perftest refuses it too)");
+        }
+        PerftestOptions.refuse(tool, o.postList != 1, "-l (post lists are supported in bandwidth tests only)");
+        PerftestOptions.refuse(tool, readTest() && o.inlineSize() > 0, "-I (RDMA READ carries no payload to inline)");
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
         if (iterations < 4) {
             throw new PerftestException("-n must be at least 4 for a latency test (perftest drops 3 samples), not " + iterations);
@@ -271,6 +282,7 @@ abstract class Latency implements Callable<Integer> {
         return 0;
     }
 
+
     /** Prints a report (and the histogram with {@code -H}) and returns it. */
     LatencyReport report(LatencyReport r) {
         if (o.histogram) {
@@ -281,34 +293,5 @@ abstract class Latency implements Callable<Integer> {
         out.println(r.line());
         out.flush();
         return r;
-    }
-
-    static void check(int rc, String verb, long iteration) {
-        if (rc != 0) {
-            throw new PerftestException(verb + " failed with errno " + rc + " at iteration " + iteration);
-        }
-    }
-
-    /** Polls {@code cq} for one completion, bounded by the step timeout; a failed one is an error. */
-    static void awaitCompletion(CompletionQueue cq, WorkCompletions wcs, PerftestSession s, String what) {
-        long deadline = System.nanoTime() + s.options.timeout().toNanos();
-        int spins = 0;
-        while (true) {
-            int n = cq.poll(wcs);
-            if (n < 0) {
-                throw new PerftestException("ibv_poll_cq failed with " + n);
-            }
-            if (n > 0) {
-                WorkCompletion wc = wcs.get(0);
-                if (!wc.isSuccess()) {
-                    throw PerftestException.failedCompletion(wc, what + " " + wc.wrId());
-                }
-                return;
-            }
-            if ((++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
-                throw new PerftestException("no " + what + " completion within " + s.options.timeout().toSeconds()
-                        + " s (is the peer running the same test?)");
-            }
-        }
     }
 }

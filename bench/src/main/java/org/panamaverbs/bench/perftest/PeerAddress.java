@@ -23,6 +23,41 @@ import org.panamaverbs.verbs.Gid;
 public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, Gid gid, int srqn) {
     /** {@code KEY_MSG_SIZE_GID}. */
     public static final int WIRE_SIZE = 108;
+    /** The all-zero record perftest's {@code -R} handshakes send before the queue pair exists. */
+    public static final PeerAddress EMPTY = new PeerAddress(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
+
+    /** {@code sizeof(struct pingpong_dest)}: the record's size over rdma_cm. */
+    public static final int BINARY_SIZE = 56;
+
+    /**
+     * The record as perftest sends it over its rdma_cm exchange ({@code rdma_write_keys}): {@code struct
+     * pingpong_dest} with every integer big-endian: lid, out_reads, qpn, psn, rkey (4 bytes each), 4 bytes of
+     * padding, vaddr (8), the GID (16), srqn and gid_index (4 each; 0 here).
+     */
+    public byte[] encodeBinary() {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(BINARY_SIZE); // big-endian by default, zero padding
+        b.putInt(lid).putInt(outReads).putInt(qpn).putInt(psn).putInt(rkey).putInt(0).putLong(vaddr).put(gid.toBytes())
+                .putInt(srqn).putInt(0);
+        return b.array();
+    }
+
+    /** The record from perftest's binary form ({@code rdma_read_keys}, which ignores srqn and gid_index too). */
+    public static PeerAddress decodeBinary(byte[] wire) {
+        if (wire.length != BINARY_SIZE) {
+            throw new PerftestException("an address record over rdma_cm is " + BINARY_SIZE + " bytes, not " + wire.length);
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(wire);
+        int lid = b.getInt();
+        int outReads = b.getInt();
+        int qpn = b.getInt();
+        int psn = b.getInt();
+        int rkey = b.getInt();
+        b.getInt(); // padding before the 8-byte vaddr
+        long vaddr = b.getLong();
+        byte[] gid = new byte[16];
+        b.get(gid);
+        return new PeerAddress(lid, outReads, qpn, psn, rkey, vaddr, Gid.of(gid), 0);
+    }
 
     /** The record perftest sends: 107 characters and a NUL. */
     public byte[] encode() {

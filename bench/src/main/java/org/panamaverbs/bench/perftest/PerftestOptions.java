@@ -37,8 +37,8 @@ public final class PerftestOptions {
     int rxDepth;
     @Option(names = {"-l", "--post_list"}, defaultValue = "1", paramLabel = "N", description = "requests per post call (default: ${DEFAULT-VALUE})")
     int postList;
-    @Option(names = {"-Q", "--cq-mod"}, defaultValue = "100", paramLabel = "N", description = "signal every Nth request (default: ${DEFAULT-VALUE})")
-    int cqModeration;
+    @Option(names = {"-Q", "--cq-mod"}, paramLabel = "N", description = "signal every Nth request (default: 100; with -l, the post list size)")
+    Integer cqModerationOption;
     @Option(names = {"-I", "--inline_size"}, paramLabel = "BYTES", description = "inline size (default: 0)")
     Integer inlineSize;
     @Option(names = {"-m", "--mtu"}, paramLabel = "BYTES", description = "path MTU: 256, 512, 1024, 2048 or 4096 (default: the port's active MTU)")
@@ -98,8 +98,14 @@ public final class PerftestOptions {
         if (txDepth != null && txDepth < 1) {
             throw new PerftestException("-t must be at least 1, not " + txDepth);
         }
-        if (cqModeration < 1) {
-            throw new PerftestException("-Q must be at least 1, not " + cqModeration);
+        if (cqModerationOption != null && cqModerationOption < 1) {
+            throw new PerftestException("-Q must be at least 1, not " + cqModerationOption);
+        }
+        if (postList < 1) {
+            throw new PerftestException("-l must be at least 1, not " + postList);
+        }
+        if (inlineSize != null && inlineSize < 0) {
+            throw new PerftestException("-I must not be negative, not " + inlineSize);
         }
         if (ibPort < 1) {
             throw new PerftestException("-i must be a port number from 1, not " + ibPort);
@@ -113,8 +119,58 @@ public final class PerftestOptions {
         if (mtu != null && mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
             throw new PerftestException("-m must be 256, 512, 1024, 2048 or 4096, not " + mtu);
         }
+        if (duration != null && duration < 1) {
+            throw new PerftestException("-D must be at least 1 second, not " + duration);
+        }
+        if (duration != null && (allSizes || iterations != null)) {
+            throw new PerftestException("-D runs for a time: it cannot be combined with " + (allSizes ? "-a" : "-n"));
+        }
+        if (rdmaCm && loopback) {
+            throw new PerftestException("-R connects to a peer: it cannot be combined with --loopback");
+        }
         if (allSizes && size != null) {
             throw new PerftestException("-a runs every size: it cannot be combined with -s");
+        }
+    }
+
+    /** Requests signaled: every {@code -Q}th; perftest's default 100, or the post list's size with {@code -l}. */
+    int cqModeration() {
+        return cqModerationOption != null ? cqModerationOption : postList > 1 ? postList : 100;
+    }
+
+    /** perftest's margin of {@code -D}: a quarter of the duration, in whole seconds, before and after the sample. */
+    long marginNanos() {
+        return Duration.ofSeconds(duration / 4).toNanos();
+    }
+
+    /** {@code -I}: the largest message sent inline (0: none). */
+    int inlineSize() {
+        return inlineSize == null ? 0 : inlineSize;
+    }
+
+    /**
+     * perftest's checks of {@code -l} for a bandwidth test run of {@code iterations}: whole lists, a moderation
+     * that divides the list, and room for a list in the send queue. Prints perftest's note when the moderation
+     * follows the list.
+     */
+    void checkPostList(int iterations, int txDepth, java.io.PrintStream out) {
+        if (postList == 1) {
+            return;
+        }
+        if (iterations % postList != 0) {
+            throw new PerftestException("Number of iterations must be a multiple of post list size (-n " + iterations
+                    + ", -l " + postList + ")");
+        }
+        if (cqModerationOption == null) {
+            out.print(BandwidthReport.RESULT_LINE + "\n");
+            out.println("Post List requested - CQ moderation will be the size of the post list");
+        } else if (postList % cqModerationOption != 0) {
+            throw new PerftestException("Post list size must be a multiple of CQ moderation (-l " + postList + ", -Q "
+                    + cqModerationOption + ")");
+        }
+        if (txDepth < postList) {
+            throw new PerftestException("-t " + txDepth + " leaves no room for a post list of " + postList
+                    + " (the send queue must hold a whole list)");
         }
     }
 
@@ -124,16 +180,11 @@ public final class PerftestOptions {
         return depth % 2 == 1 ? depth + 1 : depth;
     }
 
-    /** Refuses the flags no tool implements yet (perftest's -D, -q, -l, -I, -c other than RC, -b, -e, -R). */
+    /** Refuses the flags no tool implements yet (perftest's -q, -c other than RC, -b). */
     void refuseUnimplemented(String tool) {
-        refuse(tool, duration != null, "-D (duration)");
         refuse(tool, queuePairs != 1, "-q other than 1");
-        refuse(tool, postList != 1, "-l other than 1");
-        refuse(tool, inlineSize != null && inlineSize != 0, "-I (inline)");
         refuse(tool, !connection.equalsIgnoreCase("RC"), "-c " + connection + " (only RC)");
         refuse(tool, bidirectional, "-b (bidirectional)");
-        refuse(tool, events, "-e (completion events)");
-        refuse(tool, rdmaCm, "-R (rdma_cm)");
     }
 
     /** Refuses a flag this tool does not implement (yet): one line, non-zero exit. */

@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
 
+import org.panamaverbs.cm.ConnectionParameters;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.ConnectOptions;
@@ -45,6 +46,10 @@ final class PerftestSession implements AutoCloseable {
     /** The receive completion queue: {@link #cq} itself unless a SEND test. */
     final CompletionQueue recvCq;
     final QueuePair qp;
+    /** The device the resources live on: {@link #context}, or with {@code -R} the one rdma_cm resolved to. */
+    final Context resourceContext;
+    /** With {@code -R}, the rdma_cm connection that owns {@link #qp}; null otherwise. */
+    private RdmaCmLink cm;
     final MemoryRegion buffer;
     final long half;
     final PeerAddress mine;
@@ -89,14 +94,16 @@ final class PerftestSession implements AutoCloseable {
                 localMtu = Mtu.min(requested, port.activeMtu());
             }
             if (options.isClient()) {
-                connected = PerftestWire.connect(options.server, options.tcpPort, options.timeout());
+                connected = options.rdmaCm ? PerftestWire.connectRdmaCm(options.server, options.tcpPort, options.timeout())
+                        : PerftestWire.connect(options.server, options.tcpPort, options.timeout());
             } else {
                 out.println();
                 out.println("************************************");
                 out.println("* Waiting for client to connect... *");
                 out.println("************************************");
                 out.flush();
-                connected = PerftestWire.accept(options.tcpPort, options.timeout().multipliedBy(10));
+                connected = options.rdmaCm ? PerftestWire.acceptRdmaCm(options.tcpPort, options.timeout().multipliedBy(10))
+                        : PerftestWire.accept(options.tcpPort, options.timeout().multipliedBy(10));
             }
             this.wire = connected;
             Duration timeout = options.timeout();
@@ -111,23 +118,52 @@ final class PerftestSession implements AutoCloseable {
             Mtu peerMtu = Mtu.of(wire.exchangeMtu(localMtu.code(), timeout));
             this.pathMtu = peerMtu.bytes() < localMtu.bytes() ? peerMtu : localMtu;
 
-            pd = context.allocateProtectionDomain();
-            cq = context.createCompletionQueue(txDepth);
+            // -R: the queue pair is rdma_cm's, on the device rdma_cm resolves the address to; between two handshakes
+            // of all-zero records, as create_rdma_cm_connection
+            Context resources = context;
+            if (options.rdmaCm) {
+                if (!options.isClient()) {
+                    cm = RdmaCmLink.listen(options.tcpPort); // before the handshake, after which a client connects
+                }
+                wire.handshake("handshake before the rdma_cm connection", PeerAddress.EMPTY, timeout);
+                if (options.isClient()) {
+                    cm = RdmaCmLink.resolve(options.server, options.tcpPort, timeout);
+                } else {
+                    cm.awaitRequest(options.timeout().multipliedBy(10));
+                }
+                resources = cm.context();
+            }
+            resourceContext = resources;
+            pd = resources.allocateProtectionDomain();
+            // -e: each queue with a completion channel of its own, so each can be armed and awaited alone
+            cq = resources.createCompletionQueue(txDepth, options.events ? resources.createCompletionChannel() : null);
             // SEND tests receive too: their completions on a queue of their own, as perftest's recv_cq
-            recvCq = sendTest ? context.createCompletionQueue(rxDepth) : cq;
-            qp = pd.createQueuePair(QpConfig.builder(cq, recvCq).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
-                    .gidIndex(gidIndex).build());
+            recvCq = sendTest ? resources.createCompletionQueue(rxDepth,
+                    options.events ? resources.createCompletionChannel() : null) : cq;
+            QpConfig config = QpConfig.builder(cq, recvCq).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
+                    .gidIndex(gidIndex).maxInlineData(options.inlineSize()).build();
+            if (cm == null) {
+                qp = pd.createQueuePair(config);
+            } else {
+                // rdma_connect/rdma_accept with perftest's parameters: reads outstanding only for READ tests, retries 7
+                int reads = readTest ? outReads : 0;
+                qp = cm.connect(pd, config, new ConnectionParameters(new byte[0], reads, reads, 7, 7), timeout);
+                wire.handshake("handshake after the rdma_cm connection", PeerAddress.EMPTY, timeout);
+            }
             long slot = align(Math.max(messageSize, cycleBuffer), cacheLine);
             half = slot;
             buffer = pd.allocateAndRegister(slot * 2, access);
             int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
             mine = new PeerAddress(lid, outReads, qp.qpNumber(), qp.psn(), buffer.rkey(),
-                    buffer.address() + half, gid, 0);
+                    buffer.address() + half, cm == null ? gid : resources.gid(options.ibPort, gidIndex), 0);
             printBanner(testTitle, bandwidth, sendTest, port, gidIndex, txDepth, rxDepth);
 
         } catch (RuntimeException e) {
             if (connected != null) {
                 connected.close();
+            }
+            if (cm != null) {
+                cm.close();
             }
             context.close();
             throw e;
@@ -137,15 +173,18 @@ final class PerftestSession implements AutoCloseable {
     /** Exchanges address records (perftest's first {@code ctx_hand_shake}) and checks the GID types agree. */
     PeerAddress exchangeAddress() {
         peer = wire.handshake("address record", mine, options.timeout());
-        if (peer.ipv4Mapped() != mine.ipv4Mapped()) {
+        if (cm == null && peer.ipv4Mapped() != mine.ipv4Mapped()) { // perftest skips the check with -R
             throw new PerftestException("found incompatibility issue with GID types: this side's GID " + mine.gid()
                     + " and the peer's " + peer.gid() + " are not both IPv4 or both IPv6; pick another -x");
         }
         return peer;
     }
 
-    /** perftest's {@code ctx_connect} for RC: INIT, RTR to the peer's QPN and PSN, RTS. */
+    /** perftest's {@code ctx_connect} for RC: INIT, RTR to the peer's QPN and PSN, RTS; nothing with {@code -R}. */
     void connect() {
+        if (cm != null) {
+            return; // rdma_cm connected the queue pair
+        }
         int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
         qp.connect(new QpEndpoint(peer.qpn(), peer.psn(), peer.lid(), peer.gid()), ConnectOptions.builder()
                 .pathMtu(pathMtu).access(access).maxDestReadAtomic(mine.outReads())
@@ -225,6 +264,9 @@ final class PerftestSession implements AutoCloseable {
             int txDepth, int rxDepth) {
         out.println(BandwidthReport.RESULT_LINE);
         out.println("                    " + testTitle + " Test");
+        if (options.events) {
+            out.println(" Test with events. Using " + context.name() + "_comp0");
+        }
         out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
         out.println(" Number of qps   : 1\t\tTransport type : IB");
         out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
@@ -233,11 +275,14 @@ final class PerftestSession implements AutoCloseable {
         if (options.isClient() || options.bidirectional) {
             out.println(" TX depth        : " + txDepth);
         }
+        if (options.postList > 1) {
+            out.println(" Post List       : " + options.postList);
+        }
         if (sendTest && (!options.isClient() || options.bidirectional)) {
             out.println(" RX depth        : " + rxDepth);
         }
         if (bandwidth) {
-            out.println(" CQ Moderation   : " + Math.min(options.cqModeration, txDepth));
+            out.println(" CQ Moderation   : " + Math.min(options.cqModeration(), txDepth));
         }
         out.println(" Mtu             : " + pathMtu.bytes() + "[B]");
         out.println(" Link type       : " + linkType(port));
@@ -245,16 +290,24 @@ final class PerftestSession implements AutoCloseable {
         if (readTest) {
             out.println(" Outstand reads  : " + mine.outReads());
         } else {
-            out.println(" Max inline data : 0[B]");
+            out.println(" Max inline data : " + options.inlineSize() + "[B]");
         }
-        out.println(" rdma_cm QPs\t : OFF");
-        out.println(" Data ex. method : Ethernet");
+        out.println(" rdma_cm QPs\t : " + (options.rdmaCm ? "ON" : "OFF"));
+        out.print(" Data ex. method : " + (wire.isRdmaCm() ? "rdma_cm" : "Ethernet"));
+        if (options.rdmaCm && !options.isClient()) {
+            out.println();
+            out.println(BandwidthReport.RESULT_LINE);
+            out.println(" Waiting for client rdma_cm QP to connect");
+            out.print(" Please run the same command with the IB/RoCE interface IP");
+        }
+        out.println();
         out.println(BandwidthReport.RESULT_LINE);
         out.flush();
     }
 
     private void printAddress(String side, PeerAddress a) {
-        out.print(addressLines(side, a, readTest, sendTest));
+        // over rdma_cm perftest prints with its exchange's verb, SEND: no OUT, RKey or VAddr
+        out.print(wire.isRdmaCm() ? addressLines(side, a, false, true) : addressLines(side, a, readTest, sendTest));
         out.flush();
     }
 
@@ -289,6 +342,9 @@ final class PerftestSession implements AutoCloseable {
     @Override
     public void close() {
         wire.close();
+        if (cm != null) {
+            cm.close(); // disconnects (bounded), frees the queue pair, the ids and what was created on rdma_cm's device
+        }
         context.close();
     }
 }

@@ -28,19 +28,30 @@ public final class PerftestWire implements AutoCloseable {
     public static final int DEFAULT_PORT = 18515;
     private static final byte[] DONE = {'d', 'o', 'n', 'e', 0};
 
-    private final Socket socket;
+    private final Transport transport;
     private final boolean client;
-    private final InputStream in;
-    private final OutputStream out;
-    private final String peer;
+    /** Over rdma_cm address records travel as perftest's binary {@code struct pingpong_dest}, and no "done" follows. */
+    private final boolean rdmaCm;
 
-    private PerftestWire(Socket socket, boolean client) throws IOException {
-        this.socket = socket;
+    /** How the exchange's messages move: a TCP socket, or perftest's rdma_cm connection ({@link RdmaCmChannel}). */
+    interface Transport extends AutoCloseable {
+        /** Sends one message. */
+        void send(String what, byte[] message);
+
+        /** Receives exactly {@code into.length} bytes within {@code timeout}. */
+        void receive(String what, byte[] into, Duration timeout);
+
+        /** The peer, for messages. */
+        String peer();
+
+        @Override
+        void close();
+    }
+
+    private PerftestWire(Transport transport, boolean client, boolean rdmaCm) {
+        this.transport = transport;
         this.client = client;
-        this.in = socket.getInputStream();
-        this.out = socket.getOutputStream();
-        this.peer = socket.getRemoteSocketAddress().toString();
-        socket.setTcpNoDelay(true);
+        this.rdmaCm = rdmaCm;
     }
 
     /**
@@ -52,7 +63,7 @@ public final class PerftestWire implements AutoCloseable {
             listener.setReuseAddress(true);
             listener.bind(new InetSocketAddress("0.0.0.0", port), 1);
             listener.setSoTimeout(millis(timeout));
-            return new PerftestWire(listener.accept(), false);
+            return new PerftestWire(new TcpTransport(listener.accept()), false, false);
         } catch (SocketTimeoutException e) {
             throw new PerftestException("no client connected to port " + port + " within " + timeout.toSeconds() + " s");
         } catch (IOException e) {
@@ -65,12 +76,27 @@ public final class PerftestWire implements AutoCloseable {
         Socket socket = new Socket();
         try {
             socket.connect(new InetSocketAddress(host, port), millis(timeout));
-            return new PerftestWire(socket, true);
+            return new PerftestWire(new TcpTransport(socket), true, false);
         } catch (IOException e) {
             closeQuietly(socket);
             throw new PerftestException("cannot connect to " + host + ":" + port + " (" + e.getMessage()
                     + "): is the server running and listening on that port?", e);
         }
+    }
+
+    /** Server side over rdma_cm ({@code -R}): accepts one client's exchange connection on {@code port}. */
+    public static PerftestWire acceptRdmaCm(int port, Duration timeout) {
+        return new PerftestWire(RdmaCmChannel.accept(port, timeout), false, true);
+    }
+
+    /** Client side over rdma_cm ({@code -R}). */
+    public static PerftestWire connectRdmaCm(String host, int port, Duration timeout) {
+        return new PerftestWire(RdmaCmChannel.connect(host, port, timeout), true, true);
+    }
+
+    /** Whether the exchange runs over rdma_cm ("Data ex. method : rdma_cm"). */
+    public boolean isRdmaCm() {
+        return rdmaCm;
     }
 
     /** Whether this is the client side (the one given a server address). */
@@ -89,11 +115,11 @@ public final class PerftestWire implements AutoCloseable {
     public byte[] exchange(String what, byte[] mine, Duration timeout) {
         byte[] theirs = new byte[mine.length];
         if (client) {
-            send(what, mine);
-            receive(what, theirs, timeout);
+            transport.send(what, mine);
+            transport.receive(what, theirs, timeout);
         } else {
-            receive(what, theirs, timeout);
-            send(what, mine);
+            transport.receive(what, theirs, timeout);
+            transport.send(what, mine);
         }
         return theirs;
     }
@@ -153,47 +179,83 @@ public final class PerftestWire implements AutoCloseable {
 
     /** perftest's {@code ctx_hand_shake}: exchanges address records; also the barrier between phases. */
     public PeerAddress handshake(String what, PeerAddress mine, Duration timeout) {
-        return PeerAddress.parse(exchange(what, mine.encode(), timeout));
+        return rdmaCm ? PeerAddress.decodeBinary(exchange(what, mine.encodeBinary(), timeout))
+                : PeerAddress.parse(exchange(what, mine.encode(), timeout));
     }
 
     /**
-     * perftest's {@code ctx_close_connection}: a last handshake, then "done" and a NUL that nobody reads, then
-     * the socket is closed.
+     * perftest's {@code ctx_close_connection}: a last handshake, then over TCP "done" and a NUL that nobody
+     * reads, then the connection is closed.
      */
     public void closeConnection(PeerAddress mine, Duration timeout) {
         handshake("closing handshake", mine, timeout);
-        send("done", DONE);
+        if (!rdmaCm) {
+            transport.send("done", DONE);
+        }
         close();
     }
 
-    private void send(String what, byte[] message) {
-        try {
-            out.write(message);
-            out.flush();
-        } catch (IOException e) {
-            throw new PerftestException("cannot send the " + what + " to " + peer + ": " + e.getMessage(), e);
-        }
+    @Override
+    public void close() {
+        transport.close();
     }
 
-    private void receive(String what, byte[] into, Duration timeout) {
-        try {
-            socket.setSoTimeout(millis(timeout));
-            int at = 0;
-            while (at < into.length) {
-                int n = in.read(into, at, into.length - at);
-                if (n < 0) {
-                    throw new EOFException();
-                }
-                at += n;
+    /** The exchange over a TCP socket: fixed-size writes, reads of exactly the expected size. */
+    private static final class TcpTransport implements Transport {
+        private final Socket socket;
+        private final InputStream in;
+        private final OutputStream out;
+        private final String peer;
+
+        TcpTransport(Socket socket) throws IOException {
+            this.socket = socket;
+            this.in = socket.getInputStream();
+            this.out = socket.getOutputStream();
+            this.peer = socket.getRemoteSocketAddress().toString();
+            socket.setTcpNoDelay(true);
+        }
+
+        @Override
+        public String peer() {
+            return peer;
+        }
+
+        @Override
+        public void send(String what, byte[] message) {
+            try {
+                out.write(message);
+                out.flush();
+            } catch (IOException e) {
+                throw new PerftestException("cannot send the " + what + " to " + peer + ": " + e.getMessage(), e);
             }
-        } catch (SocketTimeoutException e) {
-            throw new PerftestException("the peer " + peer + " sent no " + what + " within " + timeout.toSeconds()
-                    + " s (is it out of step, or a different test?)");
-        } catch (EOFException e) {
-            throw new PerftestException("the peer " + peer + " closed the connection before sending the " + what
-                    + " (" + into.length + " bytes expected)");
-        } catch (IOException e) {
-            throw new PerftestException("cannot read the " + what + " from " + peer + ": " + e.getMessage(), e);
+        }
+
+        @Override
+        public void receive(String what, byte[] into, Duration timeout) {
+            try {
+                socket.setSoTimeout(millis(timeout));
+                int at = 0;
+                while (at < into.length) {
+                    int n = in.read(into, at, into.length - at);
+                    if (n < 0) {
+                        throw new EOFException();
+                    }
+                    at += n;
+                }
+            } catch (SocketTimeoutException e) {
+                throw new PerftestException("the peer " + peer + " sent no " + what + " within " + timeout.toSeconds()
+                        + " s (is it out of step, or a different test?)");
+            } catch (EOFException e) {
+                throw new PerftestException("the peer " + peer + " closed the connection before sending the " + what
+                        + " (" + into.length + " bytes expected)");
+            } catch (IOException e) {
+                throw new PerftestException("cannot read the " + what + " from " + peer + ": " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public void close() {
+            closeQuietly(socket);
         }
     }
 
@@ -207,10 +269,5 @@ public final class PerftestWire implements AutoCloseable {
         } catch (IOException ignored) {
             // nothing to do: the connect already failed
         }
-    }
-
-    @Override
-    public void close() {
-        closeQuietly(socket);
     }
 }

@@ -70,10 +70,20 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         // perftest: the send queue is no deeper than the run is long
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH, iterations);
         long largest = o.bufferMessageSize(DEFAULT_SIZE);
+        if (opcode == WrOpcode.RDMA_READ) {
+            PerftestOptions.refuse(tool, o.inlineSize() > 0, "-I (RDMA READ carries no payload to inline)");
+        }
+        if (o.events && opcode == WrOpcode.RDMA_WRITE) {
+            throw new PerftestException("-e: events feature not available on WRITE verb (perftest refuses it too)");
+        }
+        o.checkPostList(iterations, txDepth, out);
         if (o.loopback) {
             if (o.isClient()) {
                 throw new PerftestException("--loopback runs both queue pairs in this process: give no server address");
             }
+            PerftestOptions.refuse(tool, o.inlineSize() > 0, "-I with --loopback");
+            PerftestOptions.refuse(tool, o.events, "-e with --loopback");
+            PerftestOptions.refuse(tool, o.duration != null, "-D with --loopback");
             return loopback(iterations, txDepth, largest);
         }
         boolean read = opcode == WrOpcode.RDMA_READ;
@@ -94,14 +104,20 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                 out.println(BandwidthReport.RESULT_LINE);
             } else {
                 try (RdmaRun run = new RdmaRun(s.qp, opcode, s.cq, s.buffer, 0, s.peer.vaddr(), s.peer.rkey(), txDepth,
-                        o.cqModeration, s.cycleBuffer, s.cacheLine)) {
+                        o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
                     for (long size : sizes) {
-                        int warmup = o.warmup < 0 ? iterations : o.warmup;
-                        if (warmup > 0) {
-                            run.execute(warmup, (int) size);
+                        BandwidthReport report;
+                        if (o.duration != null) { // perftest's margins are the warm-up
+                            report = run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), (int) size,
+                                    o.reportGbits);
+                        } else {
+                            int warmup = warmupIterations(iterations);
+                            if (warmup > 0) {
+                                run.execute(warmup, (int) size);
+                            }
+                            report = run.execute(iterations, (int) size).report(size, o.reportGbits);
                         }
-                        BandwidthReport report = run.execute(iterations, (int) size).report(size, o.reportGbits);
                         out.println(report.line(o.reportGbits));
                         out.flush();
                         reports.add(report);
@@ -135,7 +151,10 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.println(" Number of qps   : 1\t\tTransport type : IB");
             out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
             out.println(" TX depth        : " + txDepth);
-            out.println(" CQ Moderation   : " + Math.min(o.cqModeration, txDepth));
+            if (o.postList > 1) {
+                out.println(" Post List       : " + o.postList);
+            }
+            out.println(" CQ Moderation   : " + Math.min(o.cqModeration(), txDepth));
             out.println(" Mtu             : " + (pathMtu == null ? active : Mtu.min(pathMtu, active)).bytes() + "[B]");
             out.println(" Link type       : " + PerftestSession.linkType(rig.context.queryPort(o.ibPort)));
             out.println(" GID index       : " + rig.a.gidIndex());
@@ -150,9 +169,9 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
             List<BandwidthReport> reports = new ArrayList<>();
             try (RdmaRun run = new RdmaRun(rig.a, opcode, rig.cqA, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey(), txDepth,
-                    o.cqModeration, PerftestSession.CYCLE_BUFFER, PerftestSession.CACHE_LINE)) {
+                    o.cqModeration(), PerftestSession.CYCLE_BUFFER, PerftestSession.CACHE_LINE, o.postList, o.inlineSize(), o.events)) {
                 for (long size : o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE}) {
-                    int warmup = o.warmup < 0 ? iterations : o.warmup;
+                    int warmup = warmupIterations(iterations);
                     if (warmup > 0) {
                         run.execute(warmup, (int) size);
                     }
@@ -174,6 +193,12 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     private static PeerAddress loopbackAddress(QueuePair qp, MemoryRegion mr) {
         QpEndpoint e = qp.localEndpoint();
         return new PeerAddress(e.lid(), 1, e.qpNumber(), e.psn(), mr.rkey(), mr.address(), e.gid(), 0);
+    }
+
+    /** Unmeasured iterations before a run: {@code --warmup}, or as many as the run, in whole post lists. */
+    private int warmupIterations(int iterations) {
+        int warmup = o.warmup < 0 ? iterations : o.warmup;
+        return (warmup + o.postList - 1) / o.postList * o.postList;
     }
 
     /** perftest's {@code xchg_bw_reports}: size, iterations (u64), peak, average, message rate, each its own exchange. */

@@ -28,7 +28,10 @@ public final class RdmaRun implements AutoCloseable {
     private final int cqModeration;
     private final long cycleBuffer;
     private final long cacheLine;
-    private final SendWorkRequests wrs = SendWorkRequests.allocate(1, 1);
+    private final int postList;
+    private final int inlineSize;
+    private final boolean events;
+    private final SendWorkRequests wrs;
     private final WorkCompletions wcs = WorkCompletions.allocate(16);
 
     /**
@@ -36,9 +39,14 @@ public final class RdmaRun implements AutoCloseable {
      * @param local       the registered buffer written from or read into, starting at {@code localOffset}
      * @param remoteBase  the peer's buffer address, accessed at {@code remoteBase} onwards
      * @param txDepth     requests outstanding at most (perftest's {@code -t})
+     * @param postList    requests per {@code ibv_post_send} call (perftest's {@code -l}); with more than one the
+     *                    addresses stay put, as perftest's
+     * @param inlineSize  messages up to this size are sent inline (perftest's {@code -I}; 0: never)
+     * @param events      wait for the completion channel before polling (perftest's {@code -e}; the queue needs
+     *                    a channel of its own)
      */
     public RdmaRun(QueuePair qp, WrOpcode opcode, CompletionQueue cq, MemoryRegion local, long localOffset, long remoteBase, int rkey,
-            int txDepth, int cqModeration, long cycleBuffer, long cacheLine) {
+            int txDepth, int cqModeration, long cycleBuffer, long cacheLine, int postList, int inlineSize, boolean events) {
         this.qp = qp;
         this.opcode = opcode;
         this.cq = cq;
@@ -50,6 +58,10 @@ public final class RdmaRun implements AutoCloseable {
         this.cqModeration = Math.min(cqModeration, txDepth);
         this.cycleBuffer = cycleBuffer;
         this.cacheLine = cacheLine;
+        this.postList = postList;
+        this.inlineSize = inlineSize;
+        this.events = events;
+        this.wrs = SendWorkRequests.allocate(postList, 1);
     }
 
     /** The cq moderation in effect (perftest caps {@code -Q} at {@code -t}). */
@@ -64,48 +76,132 @@ public final class RdmaRun implements AutoCloseable {
 
     /** Posts {@code iterations} requests of {@code size} bytes and waits for them; the timestamps of the run. */
     public Timestamps execute(int iterations, int size) {
+        if (iterations % postList != 0) {
+            throw new IllegalArgumentException(iterations + " iterations are not whole post lists of " + postList);
+        }
         Timestamps t = new Timestamps(iterations, cqModeration);
-        boolean advance = size <= cycleBuffer / 2;
-        long step = step(size, cacheLine);
-        long wrapEvery = Math.max(1, cycleBuffer / step);
-        SendWorkRequest wr = wrs.get(0).opcode(opcode).sge(local, localOffset, size);
+        prepare(size);
         int posted = 0;
         int completed = 0;
-        long offset = 0;
         while (completed < iterations) {
-            while (posted < iterations && posted - completed < txDepth) {
-                wr.id(posted).flags(t.signaled[posted] ? SendFlags.SIGNALED : 0);
-                if (opcode != WrOpcode.SEND) {
-                    wr.remote(remoteBase + offset, rkey);
+            while (posted < iterations && posted - completed + postList <= txDepth) {
+                long now = System.nanoTime();
+                for (int j = 0; j < postList; j++) {
+                    t.posted[posted + j] = now;
                 }
-                if (advance) {
-                    wr.sge(local, localOffset + offset, size);
-                }
-                t.posted[posted] = System.nanoTime();
-                int rc = qp.postSend(wrs, 1);
-                if (rc != 0) {
-                    throw new PerftestException("ibv_post_send failed with errno " + rc + " at iteration " + posted);
-                }
-                if (advance) {
-                    offset = (posted + 1) % wrapEvery == 0 ? 0 : offset + step;
-                }
-                posted++;
+                postList(posted, iterations - 1, size);
+                posted += postList;
             }
-            int n = cq.poll(wcs);
-            if (n < 0) {
-                throw new PerftestException("ibv_poll_cq failed with " + n);
-            }
+            int n = Completions.reap(cq, wcs, events);
             for (int i = 0; i < n; i++) {
-                WorkCompletion wc = wcs.get(i);
-                if (!wc.isSuccess()) {
-                    throw PerftestException.failedCompletion(wc, opcode + " " + wc.wrId());
-                }
-                int index = (int) wc.wrId();
+                int index = (int) checked(wcs.get(i));
                 t.completed[index] = System.nanoTime();
                 completed = index + 1;
             }
         }
         return t;
+    }
+
+    /**
+     * perftest's duration mode ({@code -D}): posts for {@code durationNanos}, counting the messages completed
+     * between the margins (the first and last {@code marginNanos}, perftest's {@code -D}/4 whole seconds), as
+     * its {@code SAMPLE_STATE}; requests still outstanding at the end are left to the queue pair's teardown, as
+     * perftest's. No peak: perftest reports 0.
+     */
+    public BandwidthReport executeFor(long durationNanos, long marginNanos, int size, boolean gbits) {
+        prepare(size);
+        long start = System.nanoTime();
+        long sampleFrom = start + marginNanos;
+        long sampleUntil = start + durationNanos - marginNanos;
+        long end = start + durationNanos;
+        long sampleStart = 0;
+        long sampleEnd = 0;
+        long sampled = 0;
+        long posted = 0;
+        long completed = 0;
+        while (true) {
+            long now = System.nanoTime();
+            if (sampleStart == 0 && now - sampleFrom >= 0) {
+                sampleStart = now;
+            }
+            if (sampleEnd == 0 && now - sampleUntil >= 0) {
+                sampleEnd = now;
+            }
+            if (now - end >= 0) {
+                break;
+            }
+            while (posted - completed + postList <= txDepth) {
+                postList(posted, -1, size);
+                posted += postList;
+            }
+            int n = Completions.reap(cq, wcs, events);
+            for (int i = 0; i < n; i++) {
+                completed = checked(wcs.get(i)) + 1;
+                if (sampleStart != 0 && sampleEnd == 0) {
+                    sampled += cqModeration;
+                }
+            }
+        }
+        double seconds = (sampleEnd - sampleStart) / 1e9;
+        double factor = gbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
+        return new BandwidthReport(size, sampled, 0, size * (double) sampled / seconds / factor, sampled / seconds / 1e6);
+    }
+
+    // what prepare() sets for one run's size
+    private int inline;
+    private boolean advance;
+    private long step;
+    private long wrapEvery;
+    private long offset;
+
+    /** Fills the requests for messages of {@code size} bytes: opcode, local and remote addresses, inline or not. */
+    private void prepare(int size) {
+        inline = size <= inlineSize ? SendFlags.INLINE : 0;
+        for (int j = 0; j < postList; j++) {
+            wrs.get(j).opcode(opcode).sge(local, localOffset, size);
+            if (opcode != WrOpcode.SEND) {
+                wrs.get(j).remote(remoteBase, rkey);
+            }
+        }
+        // a list posts the same addresses each time, as perftest's; single posts walk the cycle buffer
+        advance = postList == 1 && size <= cycleBuffer / 2;
+        step = step(size, cacheLine);
+        wrapEvery = Math.max(1, cycleBuffer / step);
+        offset = 0;
+    }
+
+    /**
+     * Posts requests {@code first} to {@code first + postList - 1}: every {@code cqModeration}-th signaled, and
+     * request {@code last} (-1: none), then moves the addresses on.
+     */
+    private void postList(long first, long last, int size) {
+        for (int j = 0; j < postList; j++) {
+            long request = first + j;
+            boolean signaled = request % cqModeration == cqModeration - 1 || request == last;
+            wrs.get(j).id(request).flags((signaled ? SendFlags.SIGNALED : 0) | inline);
+        }
+        SendWorkRequest wr = wrs.get(0);
+        if (advance) {
+            if (opcode != WrOpcode.SEND) {
+                wr.remote(remoteBase + offset, rkey);
+            }
+            wr.sge(local, localOffset + offset, size);
+        }
+        int rc = qp.postSend(wrs, postList);
+        if (rc != 0) {
+            throw new PerftestException("ibv_post_send failed with errno " + rc + " at iteration " + first);
+        }
+        if (advance) {
+            offset = (first + 1) % wrapEvery == 0 ? 0 : offset + step;
+        }
+    }
+
+    /** A completion's request number; a failed completion is an error. */
+    private long checked(WorkCompletion wc) {
+        if (!wc.isSuccess()) {
+            throw PerftestException.failedCompletion(wc, opcode + " " + wc.wrId());
+        }
+        return wc.wrId();
     }
 
     @Override

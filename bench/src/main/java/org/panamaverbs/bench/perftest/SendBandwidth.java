@@ -32,6 +32,7 @@ public final class SendBandwidth implements Callable<Integer> {
     public Integer call() {
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
         o.refuseUnimplemented(TOOL);
+        PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         PerftestOptions.refuse(TOOL, o.allSizes, "-a (every size)");
         PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
@@ -39,6 +40,7 @@ public final class SendBandwidth implements Callable<Integer> {
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH, iterations);
         int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
         long size = o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE;
+        o.checkPostList(iterations, txDepth, out);
         try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, size, txDepth, rxDepth, false,
                 out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
@@ -53,14 +55,14 @@ public final class SendBandwidth implements Callable<Integer> {
             if (s.wire.isClient()) {
                 s.handshake("handshake before the run", s.runTimeout());
                 try (RdmaRun run = new RdmaRun(s.qp, WrOpcode.SEND, s.cq, s.buffer, 0, 0, 0, txDepth,
-                        o.cqModeration, s.cycleBuffer, s.cacheLine)) {
+                        o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     reports.add(run.execute(iterations, (int) size).report(size, o.reportGbits));
                 }
             } else {
                 try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(16)) {
                     recvs.get(0).sge(s.buffer, s.half, (int) size);
                     for (int i = 0; i < s.qp.capabilities().maxRecvWr(); i++) {
-                        Latency.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
+                        Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
                     }
                     s.handshake("handshake before the run");
                     reports.add(receive(s, recvs, wcs, iterations, size));
@@ -86,10 +88,7 @@ public final class SendBandwidth implements Callable<Integer> {
         long deadline = System.nanoTime() + s.runTimeout().toNanos();
         int spins = 0;
         while (received < iterations) {
-            int n = s.recvCq.poll(wcs);
-            if (n < 0) {
-                throw new PerftestException("ibv_poll_cq failed with " + n);
-            }
+            int n = Completions.reap(s.recvCq, wcs, o.events);
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs.get(i);
                 if (!wc.isSuccess()) {
@@ -99,11 +98,11 @@ public final class SendBandwidth implements Callable<Integer> {
                     first = System.nanoTime();
                 }
                 if (posted < iterations) { // as perftest: only as many receives as messages will come
-                    Latency.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
+                    Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
                     posted++;
                 }
             }
-            if (n == 0 && (++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
+            if (n == 0 && ((++spins & 0x3ff) == 0 || o.events) && System.nanoTime() - deadline > 0) {
                 throw new PerftestException("only " + received + " of " + iterations + " messages arrived within "
                         + s.runTimeout().toSeconds() + " s");
             }

@@ -52,6 +52,26 @@ class BandwidthReportTest {
         System.out.println("peak of 10^6 iterations computed in " + millis + " ms");
     }
 
+    /** perftest's noPeak: above 20000 iterations it reports a peak of 0, and the average over the whole run. */
+    @Test
+    void runsAbove20000IterationsReportNoPeak() {
+        for (int n : new int[] {20000, 20001}) {
+            long[] posted = new long[n];
+            long[] completed = new long[n];
+            boolean[] signaled = new boolean[n];
+            for (int i = 0; i < n; i++) {
+                posted[i] = 1000L * i;
+                signaled[i] = i % 100 == 99 || i == n - 1;
+                completed[i] = signaled[i] ? posted[i] + 500 : 0;
+            }
+            BandwidthReport r = BandwidthReport.of(1024, posted, completed, signaled, false);
+            assertEquals(n, r.iterations());
+            assertEquals(n > 20000, r.peak() == 0, "peak " + r.peak() + " for " + n);
+            double seconds = (1000.0 * (n - 1) + 500) / 1e9;
+            assertEquals(1024.0 * n / seconds / 0x100000, r.average(), 1e-6);
+        }
+    }
+
     @Test
     void linesAreFormattedAsPerftestPrintsThem() {
         BandwidthReport r = new BandwidthReport(65536, 5000, 812.345, 790.5, 0.012648);

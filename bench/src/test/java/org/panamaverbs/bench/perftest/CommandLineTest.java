@@ -46,14 +46,13 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "-m", "1500"), 1, "-m must be 256");
         assertOneLine(run("ib_write_bw", "-p", "70000"), 1, "-p must be a TCP port");
         assertOneLine(run("ib_write_bw", "-a", "-s", "64"), 1, "-a runs every size");
+        assertOneLine(run("ib_write_bw", "-R", "--loopback"), 1, "-R connects to a peer");
     }
 
     @Test
     void flagsNotImplementedAreRefusedNotIgnored() {
-        assertOneLine(run("ib_write_bw", "-R"), 1, "-R (rdma_cm) is not implemented");
         assertOneLine(run("ib_write_bw", "-b"), 1, "-b (bidirectional) is not implemented");
         assertOneLine(run("ib_write_bw", "-q", "2"), 1, "-q other than 1 is not implemented");
-        assertOneLine(run("ib_write_bw", "-D", "5"), 1, "-D (duration) is not implemented");
         assertOneLine(run("ib_write_bw", "-c", "UD"), 1, "-c UD (only RC)");
         assertOneLine(run("ib_write_bw", "-H"), 1, "-H");
     }
@@ -64,7 +63,15 @@ class CommandLineTest {
         assertOneLine(run("ib_read_lat", "--warmup", "5"), 1, "--warmup", "ib_read_lat");
         assertOneLine(run("ib_send_lat", "-t", "4"), 1, "-t other than 1", "ib_send_lat");
         assertOneLine(run("ib_send_bw", "-a"), 1, "-a (every size)", "ib_send_bw");
-        assertOneLine(run("ib_read_bw", "-e"), 1, "-e (completion events)", "ib_read_bw");
+        assertOneLine(run("ib_read_bw", "-I", "64"), 1, "-I (RDMA READ carries no payload", "ib_read_bw");
+        assertOneLine(run("ib_write_lat", "-l", "4"), 1, "-l (post lists are supported in bandwidth tests only)", "ib_write_lat");
+        assertOneLine(run("ib_write_bw", "-l", "4", "-n", "10"), 1, "multiple of post list size", "ib_write_bw");
+        assertOneLine(run("ib_write_bw", "-l", "4", "-Q", "3"), 1, "multiple of CQ moderation", "ib_write_bw");
+        assertOneLine(run("ib_read_bw", "--loopback", "-e"), 1, "-e with --loopback", "ib_read_bw");
+        assertOneLine(run("ib_write_lat", "-e"), 1, "events feature not available on WRITE verb", "ib_write_lat");
+        assertOneLine(run("ib_send_bw", "-D", "5"), 1, "-D (duration; ib_write_bw and ib_read_bw have it)", "ib_send_bw");
+        assertOneLine(run("ib_write_bw", "-D", "0"), 1, "-D must be at least 1", "ib_write_bw");
+        assertOneLine(run("ib_write_bw", "-D", "5", "-n", "100"), 1, "cannot be combined with -n", "ib_write_bw");
         assertOneLine(run("ib_send_bw", "-c", "UD"), 1, "-c UD", "ib_send_bw");
     }
 }

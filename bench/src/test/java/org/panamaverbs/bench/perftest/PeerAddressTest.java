@@ -39,6 +39,20 @@ class PeerAddressTest {
         assertArrayEquals(wire(C_RECORD), a.encode());
     }
 
+    /** perftest's rdma_write_keys: struct pingpong_dest with htobe32/htobe64 fields, laid out as gcc pads it. */
+    @Test
+    void binaryRecordIsPerftestsStructInNetworkOrder() {
+        PeerAddress a = PeerAddress.parse(wire(C_RECORD));
+        byte[] binary = a.encodeBinary();
+        assertEquals(56, binary.length);
+        assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x11, 0, (byte) 0xab, (byte) 0xcd, (byte) 0xef,
+                0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x7f, 0, 0, 0, 0x10, 0}, Arrays.copyOf(binary, 32));
+        assertArrayEquals(a.gid().toBytes(), Arrays.copyOfRange(binary, 32, 48));
+        assertEquals(a, PeerAddress.decodeBinary(binary));
+        assertEquals(PeerAddress.EMPTY, PeerAddress.decodeBinary(new byte[56]));
+        assertThrows(PerftestException.class, () -> PeerAddress.decodeBinary(new byte[55]));
+    }
+
     @Test
     void fullWidthValuesRoundTrip() {
         PeerAddress a = new PeerAddress(0xffff, 0x10, 0xffffff, 0xffffff, 0xffffffff, -1L,

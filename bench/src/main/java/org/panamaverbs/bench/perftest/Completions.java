@@ -1,0 +1,63 @@
+package org.panamaverbs.bench.perftest;
+
+import java.time.Duration;
+
+import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.WorkCompletion;
+import org.panamaverbs.verbs.WorkCompletions;
+
+/**
+ * How the tools post and reap: a post's return code checked, and completions taken either by polling or, with
+ * perftest's {@code -e}, by waiting for the queue's completion channel first ({@code ctx_notify_events}: arm,
+ * wait for the event, then poll), every wait bounded.
+ */
+final class Completions {
+    /** How long one event wait lasts before the caller's loop looks at its own deadline again. */
+    private static final Duration EVENT_SLICE = Duration.ofSeconds(1);
+
+    private Completions() {
+    }
+
+    /** A post's result: 0, or an error naming the verb and the iteration. */
+    static void check(int rc, String verb, long iteration) {
+        if (rc != 0) {
+            throw new PerftestException(verb + " failed with errno " + rc + " at iteration " + iteration);
+        }
+    }
+
+    /**
+     * Completions now: one poll, or with {@code events} a wait of at most a second for the queue's channel and
+     * then a poll (0 when nothing came).
+     *
+     * @throws PerftestException if the poll fails
+     */
+    static int reap(CompletionQueue cq, WorkCompletions wcs, boolean events) {
+        int n = events ? cq.awaitCompletions(wcs, EVENT_SLICE) : cq.poll(wcs);
+        if (n < 0) {
+            throw new PerftestException("ibv_poll_cq failed with " + n);
+        }
+        return n;
+    }
+
+    /** Reaps {@code cq} until one completion, bounded by the step timeout; a failed one is an error. */
+    static void awaitOne(CompletionQueue cq, WorkCompletions wcs, PerftestSession s, String what) {
+        long deadline = System.nanoTime() + s.options.timeout().toNanos();
+        int spins = 0;
+        while (true) {
+            int n = reap(cq, wcs, s.options.events);
+            if (n > 0) {
+                WorkCompletion wc = wcs.get(0);
+                if (!wc.isSuccess()) {
+                    throw PerftestException.failedCompletion(wc, what + " " + wc.wrId());
+                }
+                return;
+            }
+            if ((++spins & 0x3ff) == 0 || s.options.events) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new PerftestException("no " + what + " completion within " + s.options.timeout().toSeconds()
+                            + " s (is the peer running the same test?)");
+                }
+            }
+        }
+    }
+}
