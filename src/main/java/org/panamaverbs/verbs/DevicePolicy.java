@@ -151,8 +151,8 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
             case XRC_QUEUE_PAIRS -> gated(capability, queuePairRefusal(QpType.XRC_SEND, 0, 0), "");
             case SHARED_RECEIVE_QUEUES -> gated(capability, sharedReceiveQueueRefusal(), "max_srq " + device.maxSrq());
             case ATOMICS -> gated(capability, atomicsRefusal(), "atomic_cap " + device.atomicCapability());
-            case INLINE_DATA -> gated(capability, inlineRefusal("ibv_create_qp"),
-                    "up to the max_inline_data ibv_create_qp grants the queue pair");
+            case INLINE_DATA -> gated(capability, inlineRefusal("ibv_create_qp"), inlineRefusal("ibv_create_qp") != null ? ""
+                    : "up to the max_inline_data ibv_create_qp grants the queue pair");
             case OPCODE_SEND -> gated(capability, opcodeRefusal(WrOpcode.SEND, 0), "");
             case OPCODE_SEND_WITH_IMM -> gated(capability, opcodeRefusal(WrOpcode.SEND_WITH_IMM, 0), "");
             case OPCODE_RDMA_WRITE -> gated(capability, opcodeRefusal(WrOpcode.RDMA_WRITE, 0), "");
@@ -196,7 +196,7 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         }
         boolean reported = (device.deviceCapFlags() & MEMORY_WINDOW_FLAGS) != 0;
         return new CapabilityVerdict(capability, CapabilityVerdict.Status.ABSENT, (reported
-                ? String.format("device_cap_flags 0x%08x reports memory windows, for C programs: ", device.deviceCapFlags())
+                ? String.format("device_cap_flags 0x%08x reports memory windows (usable from C); ", device.deviceCapFlags())
                 : String.format("device_cap_flags 0x%08x reports none; ", device.deviceCapFlags()))
                 + "Panama Verbs has no memory-window API", null);
     }

@@ -161,23 +161,20 @@ final class CapabilityTableCheck {
     }
 
     /**
-     * rdma_create_ep looks up the device serving the address and opens it with the {@code panamaverbs.profile}
-     * property's profile, so the property carries this context's emulated class for the attempt.
+     * rdma_create_ep on the device's address. Under an emulated profile the gate is asked directly: rdma_cm ids
+     * borrow librdmacm's device context, whose profile is the detected one (or the {@code panamaverbs.profile}
+     * property's when it is first borrowed), so a context opened with {@link Rdma#open(String, HardwareClass)}
+     * does not reach them; CmConnectionTest runs the real call under the property in a second JVM.
      */
     private void createEndpoint() {
-        String before = System.getProperty("panamaverbs.profile");
-        System.setProperty("panamaverbs.profile", context.profile().emulated()
-                ? context.profile().hardwareClass().propertyValue() : "native");
+        if (context.profile().emulated()) {
+            context.policy().requireCreateEndpoint();
+            return;
+        }
         try (CmEventChannel channel = CmEventChannel.create();
              CmId id = CmId.createEndpoint(channel, new InetSocketAddress(cmAddress, 0), true, PortSpace.TCP,
                      Duration.ofMinutes(2))) {
             require(id.context().name().equals(context.name()), "rdma_create_ep bound to " + id.context().name());
-        } finally {
-            if (before == null) {
-                System.clearProperty("panamaverbs.profile");
-            } else {
-                System.setProperty("panamaverbs.profile", before);
-            }
         }
     }
 

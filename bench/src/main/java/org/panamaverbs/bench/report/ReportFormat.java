@@ -108,9 +108,10 @@ final class ReportFormat {
             out.append("  profile: ").append(facts.profile().describe().strip().indent(2).stripLeading());
             out.append("  capabilities:\n");
             for (CapabilityVerdict verdict : facts.capabilities()) {
-                out.append(String.format("    %-42s %-8s %s", verdict.capability().label(), status(verdict), verdict.detail()).stripTrailing())
-                        .append('\n');
-                if (verdict.refusal() != null) {
+                boolean refusalOnly = verdict.detail().isEmpty() && verdict.status() == CapabilityVerdict.Status.REFUSED;
+                out.append(String.format("    %-42s %-8s %s", verdict.capability().label(), status(verdict),
+                        refusalOnly ? verdict.refusal() : verdict.detail()).stripTrailing()).append('\n');
+                if (verdict.refusal() != null && !refusalOnly) {
                     out.append(String.format("    %-42s %-8s %s%n", "", "", (verdict.status() == CapabilityVerdict.Status.LIMITED
                             ? "past it: " : "") + verdict.refusal()));
                 }
