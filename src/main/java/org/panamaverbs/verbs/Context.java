@@ -212,11 +212,7 @@ public final class Context extends VerbsResource {
     }
 
     private static DeviceProfile profileFor(Context context, HardwareClass emulate) {
-        List<GidEntry> gids = new ArrayList<>();
-        for (int port = 1; port <= context.attributes.physicalPortCount(); port++) {
-            gids.addAll(context.gidTable(port));
-        }
-        DeviceProfile detected = DeviceProfile.detect(context.attributes, gids);
+        DeviceProfile detected = DeviceProfile.detect(context.attributes, context.gidTables());
         if (emulate == null) {
             String property = System.getProperty("panamaverbs.profile");
             emulate = property == null || property.isBlank() ? null : HardwareClass.ofPropertyValue(property);
@@ -232,12 +228,35 @@ public final class Context extends VerbsResource {
         return profile;
     }
 
-    /** The gates of this context's profile, consulted by every verb. */
+    /**
+     * What this context allows, one {@link CapabilityVerdict} per {@link Capability}, under its profile (detected
+     * or emulated): allowed, limited, refused with the exact message the refusing verb's gate throws, or absent.
+     * Asks the same gates the verbs ask ({@code DevicePolicy}), the port GID tables ({@code ibv_query_gid_table})
+     * and whether librdmacm loads; creates nothing on the device.
+     *
+     * @throws IllegalStateException if the context is closed
+     * @throws VerbsException naming {@code ibv_query_port} or {@code ibv_query_gid_table} if a query fails
+     */
+    public List<CapabilityVerdict> capabilities() {
+        ensureOpen();
+        return policy.verdicts(gidTables(), org.panamaverbs.internal.NativeLibrary.probe(org.panamaverbs.internal.NativeLibrary.RDMACM));
+    }
+
+    /** The GID tables of every port, one list. */
+    private List<GidEntry> gidTables() {
+        List<GidEntry> gids = new ArrayList<>();
+        for (int port = 1; port <= attributes.physicalPortCount(); port++) {
+            gids.addAll(gidTable(port));
+        }
+        return gids;
+    }
+
     /** Called by a closing memory region of this context, under the tree lock. */
     void regionClosed() {
         regionGeneration++;
     }
 
+    /** The gates of this context's profile, consulted by every verb. */
     DevicePolicy policy() {
         return policy;
     }

@@ -1,5 +1,8 @@
 package org.panamaverbs.verbs;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Every gate in one place: what a device allows, derived from its {@link DeviceProfile} (detected or
  * emulated), and the {@link UnsupportedVerbException} for what it does not. The verbs classes consult the
@@ -36,36 +39,182 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         return profile.capabilities();
     }
 
+    // Each gate is a refusal (null when allowed) and a require method that throws it: the verbs call the
+    // require methods, capabilities() reports the refusals, so the report cannot drift from the gates.
+
+    /** Refusal of {@code ibv_create_srq}, or null. */
+    abstract UnsupportedVerbException sharedReceiveQueueRefusal();
+
+    /** Refusal of {@code ibv_create_qp} for {@code type} with {@code liveUdQueuePairs} UD queue pairs already open, or null. */
+    abstract UnsupportedVerbException queuePairTypeRefusal(QpType type, int liveUdQueuePairs);
+
+    /** Refusal of atomic work requests (compare-and-swap, fetch-and-add), or null. */
+    abstract UnsupportedVerbException atomicsRefusal();
+
+    /** Refusal of inline data ({@code max_inline_data} at creation, {@code IBV_SEND_INLINE} at post), or null. */
+    abstract UnsupportedVerbException inlineRefusal(String verb);
+
+    /** Refusal of {@code rdma_create_ep}, or null. */
+    abstract UnsupportedVerbException createEndpointRefusal();
+
+    private static void throwIfRefused(UnsupportedVerbException refusal) {
+        if (refusal != null) {
+            throw refusal;
+        }
+    }
+
     /** Gate of {@code ibv_create_srq}. */
-    abstract void requireSharedReceiveQueues();
+    final void requireSharedReceiveQueues() {
+        throwIfRefused(sharedReceiveQueueRefusal());
+    }
 
     /** Gate of {@code ibv_create_qp} for {@code type}, with {@code liveUdQueuePairs} UD queue pairs already open. */
-    abstract void requireQueuePairType(QpType type, int liveUdQueuePairs);
+    final void requireQueuePairType(QpType type, int liveUdQueuePairs) {
+        throwIfRefused(queuePairTypeRefusal(type, liveUdQueuePairs));
+    }
 
     /** Gate of atomic work requests (compare-and-swap, fetch-and-add). */
-    abstract void requireAtomics();
+    final void requireAtomics() {
+        throwIfRefused(atomicsRefusal());
+    }
 
     /** Gate of inline data ({@code max_inline_data} at creation, {@code IBV_SEND_INLINE} at post). */
-    abstract void requireInline(String verb);
+    final void requireInline(String verb) {
+        throwIfRefused(inlineRefusal(verb));
+    }
 
     /** Gate of {@code rdma_create_ep}. */
-    abstract void requireCreateEndpoint();
+    final void requireCreateEndpoint() {
+        throwIfRefused(createEndpointRefusal());
+    }
+
+    /** Refusal of {@code ibv_reg_mr} with remote access flags ({@link Access#REMOTE_WRITE} and the like), or null. */
+    final UnsupportedVerbException remoteAccessRefusal(int accessBits) {
+        if (!capabilities().rdmaAndImmediate() && (accessBits & REMOTE_ACCESS) != 0) {
+            return new UnsupportedVerbException("ibv_reg_mr", QEMU_MODEL + " and gives every memory region rkey"
+                    + " 0xffffffff, so remote access cannot work", ONLY_SEND_REMEDY);
+        }
+        return null;
+    }
 
     /** Gate of {@code ibv_reg_mr} with remote access flags ({@link Access#REMOTE_WRITE} and the like). */
     final void requireRemoteAccess(int accessBits) {
-        if (!capabilities().rdmaAndImmediate() && (accessBits & REMOTE_ACCESS) != 0) {
-            throw new UnsupportedVerbException("ibv_reg_mr", QEMU_MODEL + " and gives every memory region rkey"
-                    + " 0xffffffff, so remote access cannot work", ONLY_SEND_REMEDY);
+        throwIfRefused(remoteAccessRefusal(accessBits));
+    }
+
+    /** Refusal of a send request with {@code opcode} at position {@code index} of a chain, or null. */
+    final UnsupportedVerbException opcodeRefusal(WrOpcode opcode, int index) {
+        if (!capabilities().rdmaAndImmediate() && opcode != WrOpcode.SEND) {
+            return new UnsupportedVerbException("ibv_post_send", QEMU_MODEL + "; work request " + index + " is "
+                    + opcode + ", which would arrive as a plain SEND" + (opcode == WrOpcode.SEND_WITH_IMM
+                    || opcode == WrOpcode.RDMA_WRITE_WITH_IMM ? " without its immediate data" : ""), ONLY_SEND_REMEDY);
         }
+        return null;
     }
 
     /** Gate of a send request with {@code opcode} (checked at post only where {@link #checksOpcodes()}). */
     final void requireOpcode(WrOpcode opcode, int index) {
-        if (!capabilities().rdmaAndImmediate() && opcode != WrOpcode.SEND) {
-            throw new UnsupportedVerbException("ibv_post_send", QEMU_MODEL + "; work request " + index + " is "
-                    + opcode + ", which would arrive as a plain SEND" + (opcode == WrOpcode.SEND_WITH_IMM
-                    || opcode == WrOpcode.RDMA_WRITE_WITH_IMM ? " without its immediate data" : ""), ONLY_SEND_REMEDY);
+        throwIfRefused(opcodeRefusal(opcode, index));
+    }
+
+    /** {@code device_cap_flags} bits of memory windows: {@code IBV_DEVICE_MEM_WINDOW}, {@code _TYPE_2A}, {@code _TYPE_2B}. */
+    private static final int MEMORY_WINDOW_FLAGS = 1 << 17 | 1 << 23 | 1 << 24;
+
+    /**
+     * Every {@link Capability} as this policy answers it, for {@link Context#capabilities()}: the refused and
+     * limited ones carry the message of the exception their gate throws.
+     *
+     * @param gids           the GID tables of every port
+     * @param rdmacmProblem  why librdmacm does not load, or null when it does
+     */
+    final List<CapabilityVerdict> verdicts(List<GidEntry> gids, String rdmacmProblem) {
+        List<CapabilityVerdict> verdicts = new ArrayList<>();
+        for (Capability capability : Capability.values()) {
+            verdicts.add(verdict(capability, gids, rdmacmProblem));
         }
+        return List.copyOf(verdicts);
+    }
+
+    private CapabilityVerdict verdict(Capability capability, List<GidEntry> gids, String rdmacmProblem) {
+        DeviceProfile.Capabilities allowed = capabilities();
+        int udLimit = allowed.maxUdQueuePairs();
+        return switch (capability) {
+            case RC_QUEUE_PAIRS -> gated(capability, queuePairRefusal(QpType.RC, 0, 0), "max_qp " + device.maxQp());
+            case UD_QUEUE_PAIRS -> gated(capability, queuePairRefusal(QpType.UD, 0, 0), "");
+            case UD_QUEUE_PAIR_COUNT -> udLimit < 0
+                    ? new CapabilityVerdict(capability, CapabilityVerdict.Status.ALLOWED, "up to the device's max_qp "
+                            + device.maxQp(), null)
+                    : new CapabilityVerdict(capability, CapabilityVerdict.Status.LIMITED, "at most " + udLimit
+                            + " open at once per context", queuePairRefusal(QpType.UD, 0, udLimit).getMessage());
+            case UC_QUEUE_PAIRS -> gated(capability, queuePairRefusal(QpType.UC, 0, 0), "");
+            case RAW_PACKET_QUEUE_PAIRS -> gated(capability, queuePairRefusal(QpType.RAW_PACKET, 0, 0), "");
+            case XRC_QUEUE_PAIRS -> gated(capability, queuePairRefusal(QpType.XRC_SEND, 0, 0), "");
+            case SHARED_RECEIVE_QUEUES -> gated(capability, sharedReceiveQueueRefusal(), "max_srq " + device.maxSrq());
+            case ATOMICS -> gated(capability, atomicsRefusal(), "atomic_cap " + device.atomicCapability());
+            case INLINE_DATA -> gated(capability, inlineRefusal("ibv_create_qp"), inlineRefusal("ibv_create_qp") != null ? ""
+                    : "up to the max_inline_data ibv_create_qp grants the queue pair");
+            case OPCODE_SEND -> gated(capability, opcodeRefusal(WrOpcode.SEND, 0), "");
+            case OPCODE_SEND_WITH_IMM -> gated(capability, opcodeRefusal(WrOpcode.SEND_WITH_IMM, 0), "");
+            case OPCODE_RDMA_WRITE -> gated(capability, opcodeRefusal(WrOpcode.RDMA_WRITE, 0), "");
+            case OPCODE_RDMA_WRITE_WITH_IMM -> gated(capability, opcodeRefusal(WrOpcode.RDMA_WRITE_WITH_IMM, 0), "");
+            case OPCODE_RDMA_READ -> gated(capability, opcodeRefusal(WrOpcode.RDMA_READ, 0), "");
+            case REMOTE_ACCESS -> gated(capability, remoteAccessRefusal(REMOTE_ACCESS), "");
+            case ROCE_V1 -> roce(capability, GidType.ROCE_V1, allowed.roceV1(), gids);
+            case ROCE_V2 -> roce(capability, GidType.ROCE_V2, allowed.roceV2(), gids);
+            case MEMORY_WINDOWS -> memoryWindows(capability);
+            case EXTENDED_VERBS -> extendedVerbs(capability);
+            case RDMA_CM -> rdmacmProblem != null ? absentRdmacm(capability, rdmacmProblem)
+                    : new CapabilityVerdict(capability, CapabilityVerdict.Status.ALLOWED, device.maxQpRdAtom() == 0
+                            ? "responder resources and initiator depth are capped at max_qp_rd_atom 0 and"
+                                    + " max_qp_init_rd_atom " + device.maxQpInitRdAtom() : "", null);
+            case RDMA_CREATE_EP -> rdmacmProblem != null ? absentRdmacm(capability, rdmacmProblem)
+                    : gated(capability, createEndpointRefusal(), "");
+        };
+    }
+
+    private static CapabilityVerdict gated(Capability capability, UnsupportedVerbException refusal, String detail) {
+        return refusal == null ? new CapabilityVerdict(capability, CapabilityVerdict.Status.ALLOWED, detail, null)
+                : new CapabilityVerdict(capability, CapabilityVerdict.Status.REFUSED, detail, refusal.getMessage());
+    }
+
+    private CapabilityVerdict roce(Capability capability, GidType type, boolean allowed, List<GidEntry> gids) {
+        List<String> where = gids.stream().filter(g -> g.type() == type)
+                .map(g -> "port " + g.port() + " index " + g.index()).toList();
+        if (allowed) {
+            return new CapabilityVerdict(capability, CapabilityVerdict.Status.ALLOWED, "GIDs at " + String.join(", ", where), null);
+        }
+        String why = where.isEmpty() ? "no " + capability.label() + " GID on any port"
+                : "the device has " + capability.label() + " GIDs (" + String.join(", ", where) + "), but a " + profile.hardwareClass()
+                        .description() + " host has none: not gated, so pick GIDs of another type to behave as it would";
+        return new CapabilityVerdict(capability, CapabilityVerdict.Status.ABSENT, why, null);
+    }
+
+    private CapabilityVerdict memoryWindows(Capability capability) {
+        if (profile.hardwareClass().isPvrdma()) {
+            return new CapabilityVerdict(capability, CapabilityVerdict.Status.ABSENT, "PVRDMA has none on any hardware"
+                    + " version: ibv_alloc_mw fails with EOPNOTSUPP; Panama Verbs has no memory-window API", null);
+        }
+        boolean reported = (device.deviceCapFlags() & MEMORY_WINDOW_FLAGS) != 0;
+        return new CapabilityVerdict(capability, CapabilityVerdict.Status.ABSENT, (reported
+                ? String.format("device_cap_flags 0x%08x reports memory windows (usable from C); ", device.deviceCapFlags())
+                : String.format("device_cap_flags 0x%08x reports none; ", device.deviceCapFlags()))
+                + "Panama Verbs has no memory-window API", null);
+    }
+
+    private CapabilityVerdict extendedVerbs(Capability capability) {
+        if (profile.hardwareClass().isPvrdma()) {
+            return new CapabilityVerdict(capability, CapabilityVerdict.Status.ABSENT, "the vmw_pvrdma provider has none:"
+                    + " ibv_create_cq_ex and ibv_create_qp_ex with send ops fail with EOPNOTSUPP; Panama Verbs posts"
+                    + " through the legacy ibv_post_send, which it has", null);
+        }
+        return new CapabilityVerdict(capability, CapabilityVerdict.Status.ABSENT, "the provider decides (not gated);"
+                + " Panama Verbs posts through the legacy ibv_post_send and uses no extended verb", null);
+    }
+
+    private static CapabilityVerdict absentRdmacm(Capability capability, String rdmacmProblem) {
+        return new CapabilityVerdict(capability, CapabilityVerdict.Status.ABSENT,
+                org.panamaverbs.internal.NativeLibrary.missingMessage(org.panamaverbs.internal.NativeLibrary.RDMACM,
+                        rdmacmProblem), null);
     }
 
     /** Whether send requests need their opcode checked at post ({@link #requireOpcode}): only on QEMU's model. */
@@ -80,14 +229,20 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
 
     /** The gates of {@code ibv_create_qp} (and {@code rdma_create_qp}) for {@code config}. */
     final void checkQueuePair(QpConfig config, int liveUdQueuePairs) {
-        requireQueuePairType(config.type(), liveUdQueuePairs);
-        if (config.maxInlineData() > 0) {
-            requireInline("ibv_create_qp");
+        throwIfRefused(queuePairRefusal(config.type(), config.maxInlineData(), liveUdQueuePairs));
+    }
+
+    /** The first refusal of {@code ibv_create_qp} for a queue pair of {@code type} asking {@code maxInlineData}, or null. */
+    final UnsupportedVerbException queuePairRefusal(QpType type, int maxInlineData, int liveUdQueuePairs) {
+        UnsupportedVerbException refusal = queuePairTypeRefusal(type, liveUdQueuePairs);
+        if (refusal == null && maxInlineData > 0) {
+            refusal = inlineRefusal("ibv_create_qp");
         }
-        if (config.type() != QpType.RC && config.type() != QpType.UD) {
-            throw new UnsupportedVerbException("ibv_create_qp", "queue pair type " + config.type()
+        if (refusal == null && type != QpType.RC && type != QpType.UD) {
+            refusal = new UnsupportedVerbException("ibv_create_qp", "queue pair type " + type
                     + " is not implemented by this version of Panama Verbs", "use QpType.RC or QpType.UD");
         }
+        return refusal;
     }
 
     /** INIT access flags when the caller names none: local write, remote write and read, and remote atomic with atomics. */
@@ -173,33 +328,30 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         }
 
         @Override
-        void requireSharedReceiveQueues() {
-            if (!capabilities().sharedReceiveQueues()) {
-                throw new UnsupportedVerbException("ibv_create_srq", "device " + deviceName + " reports max_srq = "
-                        + device.maxSrq(), "shared receive queues need a device that reports max_srq > 0");
-            }
+        UnsupportedVerbException sharedReceiveQueueRefusal() {
+            return capabilities().sharedReceiveQueues() ? null : new UnsupportedVerbException("ibv_create_srq", "device "
+                    + deviceName + " reports max_srq = " + device.maxSrq(), "shared receive queues need a device that reports max_srq > 0");
         }
 
         @Override
-        void requireQueuePairType(QpType type, int liveUdQueuePairs) {
-            // the device decides; ibv_create_qp's errno says what it refused
+        UnsupportedVerbException queuePairTypeRefusal(QpType type, int liveUdQueuePairs) {
+            return null; // the device decides; ibv_create_qp's errno says what it refused
         }
 
         @Override
-        void requireAtomics() {
-            if (!capabilities().atomics()) {
-                throw new UnsupportedVerbException("ibv_post_send", "device " + deviceName
-                        + " reports atomic_cap IBV_ATOMIC_NONE", "use a device with atomic support (rxe, mlx5)");
-            }
+        UnsupportedVerbException atomicsRefusal() {
+            return capabilities().atomics() ? null : new UnsupportedVerbException("ibv_post_send", "device " + deviceName
+                    + " reports atomic_cap IBV_ATOMIC_NONE", "use a device with atomic support (rxe, mlx5)");
         }
 
         @Override
-        void requireInline(String verb) {
-            // max_inline_data is checked against the queue pair's granted capacity
+        UnsupportedVerbException inlineRefusal(String verb) {
+            return null; // max_inline_data is checked against the queue pair's granted capacity
         }
 
         @Override
-        void requireCreateEndpoint() {
+        UnsupportedVerbException createEndpointRefusal() {
+            return null;
         }
     }
 
@@ -219,43 +371,42 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         }
 
         @Override
-        void requireSharedReceiveQueues() {
-            if (!capabilities().sharedReceiveQueues()) {
-                throw new UnsupportedVerbException("ibv_create_srq", what() + ": max_srq = "
-                        + (profile.hardwareClass() == HardwareClass.PVRDMA_HWV13 ? 0 : device.maxSrq()),
-                        "shared receive queues need PVRDMA HWv14 (ESXi 6.7) or later");
-            }
+        UnsupportedVerbException sharedReceiveQueueRefusal() {
+            return capabilities().sharedReceiveQueues() ? null : new UnsupportedVerbException("ibv_create_srq", what()
+                    + ": max_srq = " + (profile.hardwareClass() == HardwareClass.PVRDMA_HWV13 ? 0 : device.maxSrq()),
+                    "shared receive queues need PVRDMA HWv14 (ESXi 6.7) or later");
         }
 
         @Override
-        void requireQueuePairType(QpType type, int liveUdQueuePairs) {
+        UnsupportedVerbException queuePairTypeRefusal(QpType type, int liveUdQueuePairs) {
             if (type != QpType.RC && type != QpType.UD) {
-                throw new UnsupportedVerbException("ibv_create_qp", what() + ", which supports RC and UD queue pairs"
+                return new UnsupportedVerbException("ibv_create_qp", what() + ", which supports RC and UD queue pairs"
                         + " only, not " + type, "use RC or UD; PVRDMA has no " + type + " on any hardware version");
             }
             int limit = capabilities().maxUdQueuePairs();
             if (type == QpType.UD && limit >= 0 && liveUdQueuePairs >= limit) {
-                throw new UnsupportedVerbException("ibv_create_qp", what() + ", which allows at most " + limit
+                return new UnsupportedVerbException("ibv_create_qp", what() + ", which allows at most " + limit
                         + " UD queue pairs and " + liveUdQueuePairs + " are open",
                         "close one first; PVRDMA HWv14 (ESXi 6.7) has no such limit");
             }
+            return null;
         }
 
         @Override
-        void requireAtomics() {
-            throw new UnsupportedVerbException("ibv_post_send", what() + ", which has no atomic operations",
+        UnsupportedVerbException atomicsRefusal() {
+            return new UnsupportedVerbException("ibv_post_send", what() + ", which has no atomic operations",
                     "use a device with atomic support (rxe, mlx5); PVRDMA has none on any hardware version");
         }
 
         @Override
-        void requireInline(String verb) {
-            throw new UnsupportedVerbException(verb, what() + ", whose driver forces max_inline_data to 0",
+        UnsupportedVerbException inlineRefusal(String verb) {
+            return new UnsupportedVerbException(verb, what() + ", whose driver forces max_inline_data to 0",
                     "send from registered memory without SendFlags.INLINE");
         }
 
         @Override
-        void requireCreateEndpoint() {
-            throw new UnsupportedVerbException("rdma_create_ep", what() + "; VMware lists rdma_create_ep as unsupported"
+        UnsupportedVerbException createEndpointRefusal() {
+            return new UnsupportedVerbException("rdma_create_ep", what() + "; VMware lists rdma_create_ep as unsupported"
                     + " on PVRDMA", "create the id with rdma_create_id (CmId.create) and its queue pair with"
                     + " rdma_create_qp (CmId.createQueuePair), the path VMware documents");
         }

@@ -193,6 +193,73 @@ class DeviceProfileTest {
         assertThrows(IllegalArgumentException.class, () -> HardwareClass.ofPropertyValue("esxi"));
     }
 
+    @Test
+    void capabilityVerdictsCarryTheGatesOwnMessages() throws Exception {
+        DevicePolicy p = policy(esxi65());
+        List<CapabilityVerdict> verdicts = p.verdicts(gids(GidType.ROCE_V1), null);
+        assertEquals(List.of(Capability.values()), verdicts.stream().map(CapabilityVerdict::capability).toList());
+        assertEquals(message(() -> p.requireSharedReceiveQueues()), verdict(verdicts, Capability.SHARED_RECEIVE_QUEUES).refusal());
+        assertEquals(message(() -> p.requireAtomics()), verdict(verdicts, Capability.ATOMICS).refusal());
+        assertEquals(message(() -> p.requireInline("ibv_create_qp")), verdict(verdicts, Capability.INLINE_DATA).refusal());
+        assertEquals(message(() -> p.requireQueuePairType(QpType.UC, 0)), verdict(verdicts, Capability.UC_QUEUE_PAIRS).refusal());
+        assertEquals(message(() -> p.requireQueuePairType(QpType.UD, 3)), verdict(verdicts, Capability.UD_QUEUE_PAIR_COUNT).refusal());
+        assertEquals(message(() -> p.requireCreateEndpoint()), verdict(verdicts, Capability.RDMA_CREATE_EP).refusal());
+        assertEquals(CapabilityVerdict.Status.LIMITED, verdict(verdicts, Capability.UD_QUEUE_PAIR_COUNT).status());
+        assertEquals("at most 3 open at once per context", verdict(verdicts, Capability.UD_QUEUE_PAIR_COUNT).detail());
+        for (Capability allowed : List.of(Capability.RC_QUEUE_PAIRS, Capability.UD_QUEUE_PAIRS, Capability.OPCODE_SEND,
+                Capability.OPCODE_RDMA_WRITE, Capability.OPCODE_RDMA_READ, Capability.REMOTE_ACCESS, Capability.ROCE_V1,
+                Capability.RDMA_CM)) {
+            assertEquals(CapabilityVerdict.Status.ALLOWED, verdict(verdicts, allowed).status(), allowed.toString());
+        }
+        for (Capability absent : List.of(Capability.ROCE_V2, Capability.MEMORY_WINDOWS, Capability.EXTENDED_VERBS)) {
+            assertEquals(CapabilityVerdict.Status.ABSENT, verdict(verdicts, absent).status(), absent.toString());
+        }
+        assertEquals("GIDs at port 1 index 0, port 1 index 1", verdict(verdicts, Capability.ROCE_V1).detail());
+    }
+
+    @Test
+    void qemusModelRefusesEveryOpcodeButSendInItsVerdicts() throws Exception {
+        DevicePolicy p = policy(qemuPvrdma(512));
+        List<CapabilityVerdict> verdicts = p.verdicts(gids(GidType.ROCE_V1), null);
+        assertEquals(CapabilityVerdict.Status.ALLOWED, verdict(verdicts, Capability.OPCODE_SEND).status());
+        assertEquals(CapabilityVerdict.Status.ALLOWED, verdict(verdicts, Capability.SHARED_RECEIVE_QUEUES).status());
+        assertEquals(message(() -> p.requireOpcode(WrOpcode.RDMA_READ, 0)), verdict(verdicts, Capability.OPCODE_RDMA_READ).refusal());
+        assertEquals(message(() -> p.requireRemoteAccess(Access.REMOTE_WRITE.bit())), verdict(verdicts, Capability.REMOTE_ACCESS).refusal());
+    }
+
+    @Test
+    void otherDevicesRefuseOnlyWhatThisLibraryLacksOrTheyReport() throws Exception {
+        DevicePolicy p = policy(rxe());
+        List<CapabilityVerdict> verdicts = p.verdicts(gids(GidType.ROCE_V2), null);
+        for (CapabilityVerdict v : verdicts) {
+            boolean notImplemented = v.capability() == Capability.UC_QUEUE_PAIRS || v.capability() == Capability.RAW_PACKET_QUEUE_PAIRS
+                    || v.capability() == Capability.XRC_QUEUE_PAIRS;
+            if (notImplemented) {
+                assertTrue(v.refusal().contains("is not implemented by this version of Panama Verbs"), v.toString());
+            } else {
+                assertTrue(v.allowed() || v.status() == CapabilityVerdict.Status.ABSENT, v.toString());
+            }
+        }
+        CapabilityVerdict v1 = verdict(rxe().emulate(HardwareClass.PVRDMA_HWV14).policy(attributes(0xffffff, 0, 0, 1, AtomicCapability.HCA), "rxe0")
+                .verdicts(gids(GidType.ROCE_V2), null), Capability.ROCE_V1);
+        assertEquals(CapabilityVerdict.Status.ABSENT, v1.status());
+        CapabilityVerdict v2 = verdict(rxe().emulate(HardwareClass.PVRDMA_HWV13).policy(attributes(0xffffff, 0, 0, 1, AtomicCapability.HCA), "rxe0")
+                .verdicts(gids(GidType.ROCE_V2), null), Capability.ROCE_V2);
+        assertTrue(v2.detail().contains("the device has RoCE v2 GIDs (port 1 index 0, port 1 index 1), but a PVRDMA HWv13"), v2.detail());
+        CapabilityVerdict cm = verdict(p.verdicts(List.of(), "librdmacm.so.1: cannot open"), Capability.RDMA_CM);
+        assertEquals(CapabilityVerdict.Status.ABSENT, cm.status());
+        assertTrue(cm.detail().contains("apt-get install librdmacm1"), cm.detail());
+        assertThrows(IllegalArgumentException.class, () -> new CapabilityVerdict(Capability.ATOMICS, CapabilityVerdict.Status.REFUSED, "", null));
+    }
+
+    private static CapabilityVerdict verdict(List<CapabilityVerdict> verdicts, Capability capability) {
+        return verdicts.stream().filter(v -> v.capability() == capability).findFirst().orElseThrow();
+    }
+
+    private static String message(org.junit.jupiter.api.function.Executable gate) {
+        return assertThrows(UnsupportedVerbException.class, gate).getMessage();
+    }
+
     /** The gates of {@code profile} on a device with ESXi 6.7's limits (the gates tested here read only the profile). */
     private static DevicePolicy policy(DeviceProfile profile) throws Exception {
         return profile.policy(attributes(0x15ad, 2080, 1, 4096, AtomicCapability.NONE), "dev");

@@ -52,8 +52,8 @@ public final class PvrdmaDeviceCheck {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 1) {
-            System.err.println("usage: PvrdmaDeviceCheck OPCODE_PROBE");
+        if (args.length < 1) {
+            System.err.println("usage: PvrdmaDeviceCheck OPCODE_PROBE [CHECK...]   (default: every check)");
             System.exit(2);
         }
         String device = getenv("PANAMA_VERBS_RDMA_DEVICE", "vmw_pvrdma0");
@@ -66,7 +66,10 @@ public final class PvrdmaDeviceCheck {
             System.out.print(context.profile().describe().indent(2));
             PvrdmaDeviceCheck check = new PvrdmaDeviceCheck(context, gidIndex, expected, args[0]);
             String[] names = {"opcode-evidence", "detection", "srq", "rc-send-recv", "gate-atomics", "gate-inline", "gate-qp-types",
-                "gate-ud-limit", "gate-remote-access", "gate-opcodes", "gate-create-ep", "rdma-cm"};
+                "gate-ud-limit", "gate-remote-access", "gate-opcodes", "gate-create-ep", "capability-table", "rdma-cm"};
+            if (args.length > 1) {
+                names = Arrays.copyOfRange(args, 1, args.length);
+            }
             for (String name : names) {
                 check.run(name);
             }
@@ -97,6 +100,7 @@ public final class PvrdmaDeviceCheck {
                 case "gate-remote-access" -> gateRemoteAccess();
                 case "gate-opcodes" -> gateOpcodes();
                 case "gate-create-ep" -> gateCreateEndpoint();
+                case "capability-table" -> capabilityTable();
                 case "rdma-cm" -> rdmaCm();
                 default -> throw new IllegalArgumentException(name);
             }
@@ -111,6 +115,21 @@ public final class PvrdmaDeviceCheck {
 
     // ---------------------------------------------------------------------------------------------
     // checks
+
+    /**
+     * What scripts/device-report prints for this device is what it does: every verdict of
+     * {@link Context#capabilities()}, under the detected profile and both emulated ones, attempted here.
+     */
+    private void capabilityTable() throws Exception {
+        InetAddress address = InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2"));
+        for (HardwareClass profile : HardwareClass.values()) {
+            try (Context ctx = Rdma.open(context.name(), profile)) {
+                for (String line : new CapabilityTableCheck(ctx, gidIndex, address).run()) {
+                    System.out.println("  " + profile.propertyValue() + " " + line);
+                }
+            }
+        }
+    }
 
     /** rdma_create_ep is refused on the real device, before librdmacm is asked. */
     private void gateCreateEndpoint() throws Exception {
