@@ -184,7 +184,7 @@ abstract class Latency implements Callable<Integer> {
             try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1);
                  RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
                 for (long size : sizes) {
-                    recvs.get(0).sge(s.buffer, s.half, (int) size);
+                    recvs.get(0).sge(s.buffer, s.half, s.receiveLength(size));
                     for (int i = 0; i < depth; i++) {
                         recvs.get(0).id(i);
                         Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
@@ -204,6 +204,7 @@ abstract class Latency implements Callable<Integer> {
         private void sendPingPong(PerftestSession s, SendWorkRequests wrs, WorkCompletions wcs, RecvWorkRequests recvs,
                 int size, long[] posted, int iterations, int depth) {
             SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(sendFlags(size)).sge(s.buffer, 0, size);
+            s.address(wr);
             boolean client = s.wire.isClient();
             int sent = 0;
             int received = 0;
@@ -262,7 +263,6 @@ abstract class Latency implements Callable<Integer> {
             throw new PerftestException("-n must be at least 4 for a latency test (perftest drops 3 samples), not " + iterations);
         }
         long largest = o.bufferMessageSize(DEFAULT_SIZE);
-        long[] sizes = o.allSizes ? RdmaBandwidth.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
         String title = switch (tool) {
             case "ib_write_lat" -> "RDMA_Write Latency";
             case "ib_read_lat" -> "RDMA_Read Latency";
@@ -273,6 +273,7 @@ abstract class Latency implements Callable<Integer> {
         int rxDepth = sendTest() ? PerftestOptions.sendRxDepth(o.rxDepth, iterations) : 1;
         try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, 1, rxDepth, readTest(),
                 out, access)) {
+            long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
             List<LatencyReport> reports = run(s, sizes, iterations);
             if (o.json) {
                 out.println(Json.latency(tool, s, reports));

@@ -122,8 +122,11 @@ public final class PerftestOptions {
         if (duration != null && duration < 1) {
             throw new PerftestException("-D must be at least 1 second, not " + duration);
         }
-        if (duration != null && (allSizes || iterations != null)) {
-            throw new PerftestException("-D runs for a time: it cannot be combined with " + (allSizes ? "-a" : "-n"));
+        if (duration != null && allSizes) {
+            throw new PerftestException("-D runs one size for a time: it cannot be combined with -a");
+        }
+        if (duration != null && events) {
+            throw new PerftestException("Duration mode doesn't work with events (-D with -e; perftest refuses it too)");
         }
         if (rdmaCm && loopback) {
             throw new PerftestException("-R connects to a peer: it cannot be combined with --loopback");
@@ -136,6 +139,16 @@ public final class PerftestOptions {
     /** Requests signaled: every {@code -Q}th; perftest's default 100, or the post list's size with {@code -l}. */
     int cqModeration() {
         return cqModerationOption != null ? cqModerationOption : postList > 1 ? postList : 100;
+    }
+
+    /** {@code -c RC} (the default). */
+    boolean isRc() {
+        return connection.equalsIgnoreCase("RC");
+    }
+
+    /** {@code -c UD}: unreliable datagrams (the send tools). */
+    boolean isUd() {
+        return connection.equalsIgnoreCase("UD");
     }
 
     /** perftest's margin of {@code -D}: a quarter of the duration, in whole seconds, before and after the sample. */
@@ -157,7 +170,7 @@ public final class PerftestOptions {
         if (postList == 1) {
             return;
         }
-        if (iterations % postList != 0) {
+        if (duration == null && iterations % postList != 0) { // -D ignores -n, as perftest
             throw new PerftestException("Number of iterations must be a multiple of post list size (-n " + iterations
                     + ", -l " + postList + ")");
         }
@@ -183,7 +196,10 @@ public final class PerftestOptions {
     /** Refuses the flags no tool implements yet (perftest's -q, -c other than RC, -b). */
     void refuseUnimplemented(String tool) {
         refuse(tool, queuePairs != 1, "-q other than 1");
-        refuse(tool, !connection.equalsIgnoreCase("RC"), "-c " + connection + " (only RC)");
+        boolean sendTool = tool.startsWith("ib_send");
+        refuse(tool, !isRc() && !(sendTool && isUd()), "-c " + connection + (sendTool ? " (RC or UD)" : " (only RC)"));
+        refuse(tool, isUd() && rdmaCm, "-R with -c UD");
+        refuse(tool, isUd() && loopback, "--loopback with -c UD");
         refuse(tool, bidirectional, "-b (bidirectional)");
     }
 

@@ -6,10 +6,12 @@ import java.util.Locale;
 
 import org.panamaverbs.cm.ConnectionParameters;
 import org.panamaverbs.verbs.Access;
+import org.panamaverbs.verbs.AddressHandle;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.ConnectOptions;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.Gid;
+import org.panamaverbs.verbs.Grh;
 import org.panamaverbs.verbs.LinkLayer;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.Mtu;
@@ -17,8 +19,10 @@ import org.panamaverbs.verbs.PortAttributes;
 import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpEndpoint;
+import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
+import org.panamaverbs.verbs.SendWorkRequest;
 
 /**
  * One side of a perftest test over RC with the TCP exchange, set up in perftest 4.5's order ({@code main} of
@@ -57,6 +61,13 @@ final class PerftestSession implements AutoCloseable {
     PeerAddress peer;
     final boolean readTest;
     final boolean sendTest;
+    /** {@code -c UD}: a UD queue pair, an address handle to the peer, receives with room for the GRH. */
+    final boolean datagram;
+    /** perftest's {@code DEF_QKEY}. */
+    static final int QKEY = 0x11111111;
+    private final int gidIndex;
+    /** The address handle of the peer's port, for UD sends; made by {@link #connect()}. */
+    private AddressHandle peerHandle;
     private final int access;
 
     /**
@@ -77,6 +88,7 @@ final class PerftestSession implements AutoCloseable {
         this.readTest = readTest;
         this.sendTest = sendTest;
         this.access = Access.bits(access);
+        this.datagram = options.isUd();
         this.context = options.device == null ? Rdma.openFirst() : Rdma.open(options.device);
         PerftestWire connected = null;
         try {
@@ -86,7 +98,7 @@ final class PerftestSession implements AutoCloseable {
                         + " of " + context.name() + " carries (" + port.maxMessageSize() + " bytes)");
             }
             int outReads = readTest ? Math.max(1, context.attributes().maxQpRdAtom()) : 1;
-            int gidIndex = options.gidIndex >= 0 ? options.gidIndex : context.defaultGidIndex(options.ibPort);
+            gidIndex = options.gidIndex >= 0 ? options.gidIndex : context.defaultGidIndex(options.ibPort);
             Gid gid = context.gid(options.ibPort, gidIndex); // refuses an index the port lacks, before any peer waits
             Mtu localMtu = port.activeMtu();
             if (options.mtu != null) {
@@ -117,6 +129,10 @@ final class PerftestSession implements AutoCloseable {
             }
             Mtu peerMtu = Mtu.of(wire.exchangeMtu(localMtu.code(), timeout));
             this.pathMtu = peerMtu.bytes() < localMtu.bytes() ? peerMtu : localMtu;
+            if (datagram && !options.allSizes && messageSize > pathMtu.bytes()) {
+                throw new PerftestException("-s " + messageSize + " is above the path MTU (" + pathMtu.bytes()
+                        + " bytes): a UD message must fit in one packet");
+            }
 
             // -R: the queue pair is rdma_cm's, on the device rdma_cm resolves the address to; between two handshakes
             // of all-zero records, as create_rdma_cm_connection
@@ -140,7 +156,7 @@ final class PerftestSession implements AutoCloseable {
             // SEND tests receive too: their completions on a queue of their own, as perftest's recv_cq
             recvCq = sendTest ? resources.createCompletionQueue(rxDepth,
                     options.events ? resources.createCompletionChannel() : null) : cq;
-            QpConfig config = QpConfig.builder(cq, recvCq).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
+            QpConfig config = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
                     .gidIndex(gidIndex).maxInlineData(options.inlineSize()).build();
             if (cm == null) {
                 qp = pd.createQueuePair(config);
@@ -150,7 +166,7 @@ final class PerftestSession implements AutoCloseable {
                 qp = cm.connect(pd, config, new ConnectionParameters(new byte[0], reads, reads, 7, 7), timeout);
                 wire.handshake("handshake after the rdma_cm connection", PeerAddress.EMPTY, timeout);
             }
-            long slot = align(Math.max(messageSize, cycleBuffer), cacheLine);
+            long slot = align(Math.max(messageSize + (datagram ? Grh.SIZE : 0), cycleBuffer), cacheLine);
             half = slot;
             buffer = pd.allocateAndRegister(slot * 2, access);
             int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
@@ -185,6 +201,11 @@ final class PerftestSession implements AutoCloseable {
         if (cm != null) {
             return; // rdma_cm connected the queue pair
         }
+        if (datagram) { // ctx_connect for UD: INIT (with the Q_Key), RTR, RTS, and an address handle to the peer
+            qp.readyForDatagrams(QKEY);
+            peerHandle = pd.createAddressHandle(AddressHandle.Target.of(peer.gid(), gidIndex, options.ibPort));
+            return;
+        }
         int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
         qp.connect(new QpEndpoint(peer.qpn(), peer.psn(), peer.lid(), peer.gid()), ConnectOptions.builder()
                 .pathMtu(pathMtu).access(access).maxDestReadAtomic(mine.outReads())
@@ -201,6 +222,24 @@ final class PerftestSession implements AutoCloseable {
         printLocal();
         handshakeAndPrintRemote();
         handshake("handshake after RTR");
+    }
+
+    /** Addresses a SEND to the peer: with {@code -c UD} its queue pair through the address handle; RC needs nothing. */
+    void address(SendWorkRequest wr) {
+        if (datagram) {
+            wr.ud(peerHandle, peer.qpn(), QKEY);
+        }
+    }
+
+    /** A receive's length for messages of {@code size} bytes: UD receives start with the 40-byte GRH. */
+    int receiveLength(long size) {
+        return (int) size + (datagram ? Grh.SIZE : 0);
+    }
+
+    /** The sizes of {@code -a}: 2 to 2^23, with UD only those that fit the path MTU. */
+    long[] allSizes() {
+        long[] all = RdmaBandwidth.allSizes();
+        return datagram ? java.util.Arrays.stream(all).filter(size -> size <= pathMtu.bytes()).toArray() : all;
     }
 
     /** One more {@code ctx_hand_shake}: the peers' barrier between phases. */
@@ -269,7 +308,7 @@ final class PerftestSession implements AutoCloseable {
         }
         out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
         out.println(" Number of qps   : 1\t\tTransport type : IB");
-        out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
+        out.println(" Connection type : " + (datagram ? "UD" : "RC") + "\t\tUsing SRQ      : OFF");
         out.println(" PCIe relax order: Unsupported");
         out.println(" ibv_wr* API     : OFF");
         if (options.isClient() || options.bidirectional) {

@@ -31,6 +31,8 @@ public final class RdmaRun implements AutoCloseable {
     private final int postList;
     private final int inlineSize;
     private final boolean events;
+    /** Addresses each request to the peer: nothing on RC, the address handle and queue pair number on UD. */
+    private java.util.function.Consumer<SendWorkRequest> addressing = wr -> { };
     private final SendWorkRequests wrs;
     private final WorkCompletions wcs = WorkCompletions.allocate(16);
 
@@ -62,6 +64,11 @@ public final class RdmaRun implements AutoCloseable {
         this.inlineSize = inlineSize;
         this.events = events;
         this.wrs = SendWorkRequests.allocate(postList, 1);
+    }
+
+    /** Sets how each request is addressed to the peer ({@link PerftestSession#address} for UD sends). */
+    void addressing(java.util.function.Consumer<SendWorkRequest> value) {
+        addressing = value;
     }
 
     /** The cq moderation in effect (perftest caps {@code -Q} at {@code -t}). */
@@ -159,6 +166,7 @@ public final class RdmaRun implements AutoCloseable {
         inline = size <= inlineSize ? SendFlags.INLINE : 0;
         for (int j = 0; j < postList; j++) {
             wrs.get(j).opcode(opcode).sge(local, localOffset, size);
+            addressing.accept(wrs.get(j));
             if (opcode != WrOpcode.SEND) {
                 wrs.get(j).remote(remoteBase, rkey);
             }

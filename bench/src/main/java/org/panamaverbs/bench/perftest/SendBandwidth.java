@@ -56,11 +56,12 @@ public final class SendBandwidth implements Callable<Integer> {
                 s.handshake("handshake before the run", s.runTimeout());
                 try (RdmaRun run = new RdmaRun(s.qp, WrOpcode.SEND, s.cq, s.buffer, 0, 0, 0, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
+                    run.addressing(s::address);
                     reports.add(run.execute(iterations, (int) size).report(size, o.reportGbits));
                 }
             } else {
                 try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(16)) {
-                    recvs.get(0).sge(s.buffer, s.half, (int) size);
+                    recvs.get(0).sge(s.buffer, s.half, s.receiveLength(size));
                     for (int i = 0; i < s.qp.capabilities().maxRecvWr(); i++) {
                         Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
                     }

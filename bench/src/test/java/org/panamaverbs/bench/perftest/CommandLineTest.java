@@ -71,7 +71,9 @@ class CommandLineTest {
         assertOneLine(run("ib_write_lat", "-e"), 1, "events feature not available on WRITE verb", "ib_write_lat");
         assertOneLine(run("ib_send_bw", "-D", "5"), 1, "-D (duration; ib_write_bw and ib_read_bw have it)", "ib_send_bw");
         assertOneLine(run("ib_write_bw", "-D", "0"), 1, "-D must be at least 1", "ib_write_bw");
-        assertOneLine(run("ib_write_bw", "-D", "5", "-n", "100"), 1, "cannot be combined with -n", "ib_write_bw");
-        assertOneLine(run("ib_send_bw", "-c", "UD"), 1, "-c UD", "ib_send_bw");
+        assertOneLine(run("ib_read_bw", "-D", "5", "-e"), 1, "Duration mode doesn't work with events", "ib_read_bw");
+        assertOneLine(run("ib_write_bw", "-D", "5", "-a"), 1, "cannot be combined with -a", "ib_write_bw");
+        assertOneLine(run("ib_send_bw", "-c", "UC"), 1, "-c UC (RC or UD)", "ib_send_bw");
+        assertOneLine(run("ib_send_lat", "-c", "UD", "-R"), 1, "-R with -c UD", "ib_send_lat");
     }
 }
