@@ -32,6 +32,7 @@ public final class Perftest {
     /** Runs a tool; {@code err}, if not null, receives the error lines instead of stderr. */
     static int run(PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new Perftest());
+        cli.setOverwrittenOptionsAllowed(true); // as perftest's getopt: a flag given twice takes the last value
         if (err != null) {
             cli.setErr(err);
         }

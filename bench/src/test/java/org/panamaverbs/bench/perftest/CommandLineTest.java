@@ -46,6 +46,8 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "-m", "1500"), 1, "-m must be 256");
         assertOneLine(run("ib_write_bw", "-p", "70000"), 1, "-p must be a TCP port");
         assertOneLine(run("ib_write_bw", "-a", "-s", "64"), 1, "-a runs every size");
+        // as getopt: the last of a repeated flag counts (here the valid -s 64 would be overridden by 0)
+        assertOneLine(run("ib_write_bw", "-s", "64", "-s", "0"), 1, "-s must be at least 1");
         assertOneLine(run("ib_write_bw", "-R", "--loopback"), 1, "-R connects to a peer");
     }
 
