@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
+import org.panamaverbs.bench.JsonText;
+
 /** The {@code --json} line: the run's parameters and results as one JSON object (no dependency needed for this). */
 final class Json {
     private Json() {
@@ -31,20 +33,6 @@ final class Json {
     }
 
     static String quote(String text) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
+        return JsonText.quote(text);
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.panamaverbs.bench.JsonText;
 import org.panamaverbs.verbs.CapabilityVerdict;
 import org.panamaverbs.verbs.DeviceAttributes;
 import org.panamaverbs.verbs.GidEntry;

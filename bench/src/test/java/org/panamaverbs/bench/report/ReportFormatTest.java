@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.bench.JsonText;
 import org.panamaverbs.verbs.AtomicCapability;
 import org.panamaverbs.verbs.Capability;
 import org.panamaverbs.verbs.CapabilityVerdict;

@@ -1,17 +1,18 @@
-package org.panamaverbs.bench.report;
+package org.panamaverbs.bench;
 
 import java.util.List;
 import java.util.Map;
 
 /**
- * A minimal JSON writer for the report: maps (in their iteration order), lists, strings, numbers, booleans and
- * null, written on one line.
+ * The one JSON writer of the bench tools (the device report, perftest's {@code --json}): maps (in their
+ * iteration order), lists, strings, numbers, booleans and null, written on one line. No dependency for this.
  */
-final class JsonText {
+public final class JsonText {
     private JsonText() {
     }
 
-    static String write(Object value) {
+    /** {@code value} as one line of JSON. */
+    public static String write(Object value) {
         StringBuilder out = new StringBuilder();
         append(out, value);
         return out.toString();
@@ -49,6 +50,13 @@ final class JsonText {
         }
     }
 
+    /** {@code s} as a JSON string literal. */
+    public static String quote(String s) {
+        StringBuilder out = new StringBuilder();
+        quote(out, s);
+        return out.toString();
+    }
+
     private static void quote(StringBuilder out, String s) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
@@ -61,7 +69,7 @@ final class JsonText {
                 case '\t' -> out.append("\\t");
                 default -> {
                     if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
+                        out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         out.append(c);
                     }
