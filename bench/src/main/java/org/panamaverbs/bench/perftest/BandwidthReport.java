@@ -47,6 +47,11 @@ public record BandwidthReport(long size, long iterations, double peak, double av
         return new BandwidthReport(size, n, peak, average, messageRate);
     }
 
+    /** perftest's bidirectional line ({@code print_full_bw_report} with the peer's report): this size and count, both sides' rates summed. */
+    public BandwidthReport plus(BandwidthReport peer) {
+        return new BandwidthReport(size, iterations, peak + peer.peak, average + peer.average, messageRate + peer.messageRate);
+    }
+
     /** The smallest {@code (completed[j] - posted[i]) / (j - i + 1)} over {@code i <= j} with {@code j} signaled. */
     static double bestNanosPerMessage(long[] posted, long[] completed, boolean[] signaled) {
         int n = posted.length;

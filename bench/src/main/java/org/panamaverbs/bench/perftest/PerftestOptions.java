@@ -193,14 +193,13 @@ public final class PerftestOptions {
         return depth % 2 == 1 ? depth + 1 : depth;
     }
 
-    /** Refuses the flags no tool implements yet (perftest's -q, -c other than RC, -b). */
+    /** Refuses the flags no tool implements yet (perftest's -q, -c other than RC). */
     void refuseUnimplemented(String tool) {
         refuse(tool, queuePairs != 1, "-q other than 1");
         boolean sendTool = tool.startsWith("ib_send");
         refuse(tool, !isRc() && !(sendTool && isUd()), "-c " + connection + (sendTool ? " (RC or UD)" : " (only RC)"));
         refuse(tool, isUd() && rdmaCm, "-R with -c UD");
         refuse(tool, isUd() && loopback, "--loopback with -c UD");
-        refuse(tool, bidirectional, "-b (bidirectional)");
     }
 
     /** Refuses a flag this tool does not implement (yet): one line, non-zero exit. */

@@ -77,6 +77,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             throw new PerftestException("-e: events feature not available on WRITE verb (perftest refuses it too)");
         }
         o.checkPostList(iterations, txDepth, out);
+        PerftestOptions.refuse(tool, o.bidirectional && o.duration != null, "-b with -D");
         if (o.loopback) {
             if (o.isClient()) {
                 throw new PerftestException("--loopback runs both queue pairs in this process: give no server address");
@@ -84,6 +85,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             PerftestOptions.refuse(tool, o.inlineSize() > 0, "-I with --loopback");
             PerftestOptions.refuse(tool, o.events, "-e with --loopback");
             PerftestOptions.refuse(tool, o.duration != null, "-D with --loopback");
+            PerftestOptions.refuse(tool, o.bidirectional, "-b with --loopback");
             return loopback(iterations, txDepth, largest);
         }
         boolean read = opcode == WrOpcode.RDMA_READ;
@@ -94,7 +96,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             s.printBandwidthHeader();
             Duration timeout = o.timeout();
             List<BandwidthReport> reports = new ArrayList<>();
-            if (!s.wire.isClient()) {
+            if (!s.wire.isClient() && !o.bidirectional) {
                 // the server only waits for the client's run, then prints the client's report
                 s.handshake("end-of-run handshake", s.runTimeout());
                 BandwidthReport theirs = exchangeReports(s, new BandwidthReport(0, 0, 0, 0, 0), timeout);
@@ -116,7 +118,17 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                             if (warmup > 0) {
                                 run.execute(warmup, (int) size);
                             }
+                            if (o.bidirectional) { // both sides start together
+                                s.handshake("handshake before the bidirectional run", s.runTimeout());
+                            }
                             report = run.execute(iterations, (int) size).report(size, o.reportGbits);
+                        }
+                        if (o.bidirectional) {
+                            // write_bw.c: with -a one more handshake after each run; then both sides' figures summed
+                            if (o.allSizes) {
+                                s.handshake("handshake after the bidirectional run", s.runTimeout());
+                            }
+                            report = report.plus(exchangeReports(s, report, s.runTimeout()));
                         }
                         out.println(report.line(o.reportGbits));
                         out.flush();
@@ -124,8 +136,10 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                     }
                 }
                 out.println(BandwidthReport.RESULT_LINE);
-                s.handshake("end-of-run handshake");
-                exchangeReports(s, reports.getLast(), timeout);
+                if (!o.bidirectional) {
+                    s.handshake("end-of-run handshake");
+                    exchangeReports(s, reports.getLast(), timeout);
+                }
                 s.wire.closeConnection(s.mine, timeout);
             }
             if (o.json) {

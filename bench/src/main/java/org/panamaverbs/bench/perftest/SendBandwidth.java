@@ -32,6 +32,7 @@ public final class SendBandwidth implements Callable<Integer> {
     public Integer call() {
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
         o.refuseUnimplemented(TOOL);
+        PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         PerftestOptions.refuse(TOOL, o.allSizes, "-a (every size)");

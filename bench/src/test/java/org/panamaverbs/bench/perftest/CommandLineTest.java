@@ -53,7 +53,6 @@ class CommandLineTest {
 
     @Test
     void flagsNotImplementedAreRefusedNotIgnored() {
-        assertOneLine(run("ib_write_bw", "-b"), 1, "-b (bidirectional) is not implemented");
         assertOneLine(run("ib_write_bw", "-q", "2"), 1, "-q other than 1 is not implemented");
         assertOneLine(run("ib_write_bw", "-c", "UD"), 1, "-c UD (only RC)");
         assertOneLine(run("ib_write_bw", "-H"), 1, "-H");
@@ -73,6 +72,9 @@ class CommandLineTest {
         assertOneLine(run("ib_write_lat", "-e"), 1, "events feature not available on WRITE verb", "ib_write_lat");
         assertOneLine(run("ib_send_bw", "-D", "5"), 1, "-D (duration; ib_write_bw and ib_read_bw have it)", "ib_send_bw");
         assertOneLine(run("ib_write_bw", "-D", "0"), 1, "-D must be at least 1", "ib_write_bw");
+        assertOneLine(run("ib_send_bw", "-b"), 1, "-b (bidirectional; ib_write_bw and ib_read_bw have it)", "ib_send_bw");
+        assertOneLine(run("ib_read_lat", "-b"), 1, "bidirectional is only available in BW tests", "ib_read_lat");
+        assertOneLine(run("ib_write_bw", "-b", "-D", "4"), 1, "-b with -D", "ib_write_bw");
         assertOneLine(run("ib_read_bw", "-D", "5", "-e"), 1, "Duration mode doesn't work with events", "ib_read_bw");
         assertOneLine(run("ib_write_bw", "-D", "5", "-a"), 1, "cannot be combined with -a", "ib_write_bw");
         assertOneLine(run("ib_send_bw", "-c", "UC"), 1, "-c UC (RC or UD)", "ib_send_bw");
