@@ -252,6 +252,7 @@ abstract class Latency implements Callable<Integer> {
         if (o.bidirectional) {
             throw new PerftestException("-b: bidirectional is only available in BW tests (as perftest)");
         }
+        PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");
         PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
         PerftestOptions.refuse(tool, o.warmup > 0, "--warmup (a latency test has no warm-up: the C peer would not take part)");

@@ -101,6 +101,9 @@ public final class PerftestOptions {
         if (cqModerationOption != null && cqModerationOption < 1) {
             throw new PerftestException("-Q must be at least 1, not " + cqModerationOption);
         }
+        if (queuePairs < 1) {
+            throw new PerftestException("-q must be at least 1, not " + queuePairs);
+        }
         if (postList < 1) {
             throw new PerftestException("-l must be at least 1, not " + postList);
         }
@@ -193,9 +196,10 @@ public final class PerftestOptions {
         return depth % 2 == 1 ? depth + 1 : depth;
     }
 
-    /** Refuses the flags no tool implements yet (perftest's -q, -c other than RC). */
+    /** Refuses the flags no tool implements yet (perftest's -c UC; -q with -R or UD). */
     void refuseUnimplemented(String tool) {
-        refuse(tool, queuePairs != 1, "-q other than 1");
+        refuse(tool, queuePairs != 1 && rdmaCm, "-q with -R");
+        refuse(tool, queuePairs != 1 && isUd(), "-q with -c UD");
         boolean sendTool = tool.startsWith("ib_send");
         refuse(tool, !isRc() && !(sendTool && isUd()), "-c " + connection + (sendTool ? " (RC or UD)" : " (only RC)"));
         refuse(tool, isUd() && rdmaCm, "-R with -c UD");

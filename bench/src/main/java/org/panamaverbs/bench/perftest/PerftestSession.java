@@ -2,6 +2,8 @@ package org.panamaverbs.bench.perftest;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 import org.panamaverbs.cm.ConnectionParameters;
@@ -30,8 +32,9 @@ import org.panamaverbs.verbs.SendWorkRequest;
  * create the resources and print the banner, exchange addresses, connect the queue pair, print both addresses
  * between two more handshakes. What follows (the run, the report exchange, "done") is the tool's.
  *
- * <p>The buffer is perftest's: {@code INC(max(size, cycle_buffer), cache_line) * 2} bytes, the first half sent
- * from, the second half offered to the peer.
+ * <p>The buffer is perftest's: {@code INC(max(size, cycle_buffer), cache_line)} bytes per slot, two slots per queue
+ * pair ({@code -q}): the first half sent from (slot {@code i} for queue pair {@code i}), the second half offered to
+ * the peer (slot {@code q + i}).
  */
 final class PerftestSession implements AutoCloseable {
     /** perftest's page-size cycle buffer and cache line, before taking the peer's maximum. */
@@ -49,14 +52,23 @@ final class PerftestSession implements AutoCloseable {
     final CompletionQueue cq;
     /** The receive completion queue: {@link #cq} itself unless a SEND test. */
     final CompletionQueue recvCq;
+    /** The first queue pair: the only one unless {@code -q}. */
     final QueuePair qp;
+    /** Every queue pair ({@code -q}), all on {@link #cq} and {@link #recvCq}. */
+    final List<QueuePair> qps;
     /** The device the resources live on: {@link #context}, or with {@code -R} the one rdma_cm resolved to. */
     final Context resourceContext;
     /** With {@code -R}, the rdma_cm connection that owns {@link #qp}; null otherwise. */
     private RdmaCmLink cm;
     final MemoryRegion buffer;
     final long half;
+    /** One slot of the buffer. */
+    final long slot;
+    /** This side's first address record; {@link #mines} has one per queue pair. */
     final PeerAddress mine;
+    final List<PeerAddress> mines;
+    /** The peer's record of each queue pair, once {@link #exchangeAddress()} ran. */
+    final List<PeerAddress> peers = new ArrayList<>();
     /** The peer's address record, once {@link #exchangeAddress()} ran. */
     PeerAddress peer;
     final boolean readTest;
@@ -152,26 +164,40 @@ final class PerftestSession implements AutoCloseable {
             resourceContext = resources;
             pd = resources.allocateProtectionDomain();
             // -e: each queue with a completion channel of its own, so each can be armed and awaited alone
-            cq = resources.createCompletionQueue(txDepth, options.events ? resources.createCompletionChannel() : null);
+            int queuePairs = options.queuePairs;
+            cq = resources.createCompletionQueue(txDepth * queuePairs,
+                    options.events ? resources.createCompletionChannel() : null);
             // SEND tests receive too: their completions on a queue of their own, as perftest's recv_cq
-            recvCq = sendTest ? resources.createCompletionQueue(rxDepth,
+            recvCq = sendTest ? resources.createCompletionQueue(rxDepth * queuePairs,
                     options.events ? resources.createCompletionChannel() : null) : cq;
             QpConfig config = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
                     .gidIndex(gidIndex).maxInlineData(options.inlineSize()).build();
+            List<QueuePair> created = new ArrayList<>();
             if (cm == null) {
-                qp = pd.createQueuePair(config);
+                for (int i = 0; i < queuePairs; i++) {
+                    created.add(pd.createQueuePair(config));
+                }
             } else {
                 // rdma_connect/rdma_accept with perftest's parameters: reads outstanding only for READ tests, retries 7
                 int reads = readTest ? outReads : 0;
-                qp = cm.connect(pd, config, new ConnectionParameters(new byte[0], reads, reads, 7, 7), timeout);
+                created.add(cm.connect(pd, config, new ConnectionParameters(new byte[0], reads, reads, 7, 7), timeout));
                 wire.handshake("handshake after the rdma_cm connection", PeerAddress.EMPTY, timeout);
             }
-            long slot = align(Math.max(messageSize + (datagram ? Grh.SIZE : 0), cycleBuffer), cacheLine);
-            half = slot;
-            buffer = pd.allocateAndRegister(slot * 2, access);
+            qps = List.copyOf(created);
+            qp = qps.getFirst();
+            slot = align(Math.max(messageSize + (datagram ? Grh.SIZE : 0), cycleBuffer), cacheLine);
+            half = slot * queuePairs;
+            buffer = pd.allocateAndRegister(slot * 2 * queuePairs, access);
             int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
-            mine = new PeerAddress(lid, outReads, qp.qpNumber(), qp.psn(), buffer.rkey(),
-                    buffer.address() + half, cm == null ? gid : resources.gid(options.ibPort, gidIndex), 0);
+            Gid localGid = cm == null ? gid : resources.gid(options.ibPort, gidIndex);
+            List<PeerAddress> records = new ArrayList<>();
+            for (int i = 0; i < queuePairs; i++) {
+                QueuePair each = qps.get(i);
+                records.add(new PeerAddress(lid, outReads, each.qpNumber(), each.psn(), buffer.rkey(),
+                        buffer.address() + half + i * slot, localGid, 0));
+            }
+            mines = List.copyOf(records);
+            mine = mines.getFirst();
             printBanner(testTitle, bandwidth, sendTest, port, gidIndex, txDepth, rxDepth);
 
         } catch (RuntimeException e) {
@@ -186,9 +212,15 @@ final class PerftestSession implements AutoCloseable {
         }
     }
 
-    /** Exchanges address records (perftest's first {@code ctx_hand_shake}) and checks the GID types agree. */
+    /**
+     * Exchanges address records, one handshake per queue pair (perftest's first {@code ctx_hand_shake}s), and
+     * checks the GID types agree.
+     */
     PeerAddress exchangeAddress() {
-        peer = wire.handshake("address record", mine, options.timeout());
+        for (PeerAddress each : mines) {
+            peers.add(wire.handshake("address record", each, options.timeout()));
+        }
+        peer = peers.getFirst();
         if (cm == null && peer.ipv4Mapped() != mine.ipv4Mapped()) { // perftest skips the check with -R
             throw new PerftestException("found incompatibility issue with GID types: this side's GID " + mine.gid()
                     + " and the peer's " + peer.gid() + " are not both IPv4 or both IPv6; pick another -x");
@@ -207,9 +239,12 @@ final class PerftestSession implements AutoCloseable {
             return;
         }
         int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
-        qp.connect(new QpEndpoint(peer.qpn(), peer.psn(), peer.lid(), peer.gid()), ConnectOptions.builder()
-                .pathMtu(pathMtu).access(access).maxDestReadAtomic(mine.outReads())
-                .maxReadAtomic(Math.max(1, Math.min(peer.outReads(), initiatorDepth))).build());
+        for (int i = 0; i < qps.size(); i++) {
+            PeerAddress theirs = peers.get(i);
+            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()), ConnectOptions.builder()
+                    .pathMtu(pathMtu).access(access).maxDestReadAtomic(mine.outReads())
+                    .maxReadAtomic(Math.max(1, Math.min(theirs.outReads(), initiatorDepth))).build());
+        }
     }
 
     /**
@@ -222,6 +257,15 @@ final class PerftestSession implements AutoCloseable {
         printLocal();
         handshakeAndPrintRemote();
         handshake("handshake after RTR");
+    }
+
+    /** The run's queue pairs, each sending from its own slot to the peer's slot for it. */
+    List<RdmaRun.Lane> lanes() {
+        List<RdmaRun.Lane> lanes = new ArrayList<>();
+        for (int i = 0; i < qps.size(); i++) {
+            lanes.add(new RdmaRun.Lane(qps.get(i), i * slot, peers.get(i).vaddr(), peers.get(i).rkey()));
+        }
+        return lanes;
     }
 
     /** Addresses a SEND to the peer: with {@code -c UD} its queue pair through the address handle; RC needs nothing. */
@@ -253,12 +297,16 @@ final class PerftestSession implements AutoCloseable {
 
     /** Prints this side's address ({@code ctx_print_pingpong_data}, side "local"). */
     void printLocal() {
-        printAddress("local", mine);
+        for (PeerAddress each : mines) {
+            printAddress("local", each);
+        }
     }
 
     /** A handshake, then the peer's address as it came ({@code side = REMOTE}). */
     void handshakeAndPrintRemote() {
-        printAddress("remote", wire.handshake("address record", mine, options.timeout()));
+        for (PeerAddress each : mines) {
+            printAddress("remote", wire.handshake("address record", each, options.timeout()));
+        }
     }
 
     /** The bandwidth table's header. */
@@ -307,7 +355,7 @@ final class PerftestSession implements AutoCloseable {
             out.println(" Test with events. Using " + context.name() + "_comp0");
         }
         out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
-        out.println(" Number of qps   : 1\t\tTransport type : IB");
+        out.println(" Number of qps   : " + qps.size() + "\t\tTransport type : IB");
         out.println(" Connection type : " + (datagram ? "UD" : "RC") + "\t\tUsing SRQ      : OFF");
         out.println(" PCIe relax order: Unsupported");
         out.println(" ibv_wr* API     : OFF");

@@ -86,6 +86,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             PerftestOptions.refuse(tool, o.events, "-e with --loopback");
             PerftestOptions.refuse(tool, o.duration != null, "-D with --loopback");
             PerftestOptions.refuse(tool, o.bidirectional, "-b with --loopback");
+            PerftestOptions.refuse(tool, o.queuePairs != 1, "-q with --loopback");
             return loopback(iterations, txDepth, largest);
         }
         boolean read = opcode == WrOpcode.RDMA_READ;
@@ -105,7 +106,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                 s.wire.closeConnection(s.mine, timeout);
                 out.println(BandwidthReport.RESULT_LINE);
             } else {
-                try (RdmaRun run = new RdmaRun(s.qp, opcode, s.cq, s.buffer, 0, s.peer.vaddr(), s.peer.rkey(), txDepth,
+                try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, s.buffer, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
                     for (long size : sizes) {
@@ -182,7 +183,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.println(BandwidthReport.RESULT_LINE);
             out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
             List<BandwidthReport> reports = new ArrayList<>();
-            try (RdmaRun run = new RdmaRun(rig.a, opcode, rig.cqA, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey(), txDepth,
+            try (RdmaRun run = new RdmaRun(opcode, List.of(new RdmaRun.Lane(rig.a, 0, rig.mrB.address(), rig.mrB.rkey())), rig.cqA, rig.mrA, txDepth,
                     o.cqModeration(), PerftestSession.CYCLE_BUFFER, PerftestSession.CACHE_LINE, o.postList, o.inlineSize(), o.events)) {
                 for (long size : o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE}) {
                     int warmup = warmupIterations(iterations);

@@ -1,5 +1,8 @@
 package org.panamaverbs.bench.perftest;
 
+import java.util.List;
+import java.util.function.Consumer;
+
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QueuePair;
@@ -11,19 +14,28 @@ import org.panamaverbs.verbs.WorkCompletions;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
- * The posting loop of perftest's {@code run_iter_bw} for RDMA WRITE, READ or SEND on one queue pair: up to {@code tx_depth}
- * requests outstanding, every {@code cq_mod}-th (and the last) signaled, local and remote addresses advancing by
- * the message size rounded up to the cache line and wrapping at the cycle buffer when the message fits in half of
- * it ({@code increase_loc_addr}/{@code increase_rem_addr}). Nothing is allocated inside the loop.
+ * The posting loop of perftest's {@code run_iter_bw} for RDMA WRITE, READ or SEND on one or more queue pairs
+ * ({@code -q}), which share one completion queue: each queue pair in turn gets requests while it has fewer than
+ * {@code tx_depth} outstanding, every {@code cq_mod}-th of its requests (and its last) signaled; local and remote
+ * addresses advance by the message size rounded up to the cache line and wrap at the cycle buffer when the
+ * message fits in half of it ({@code increase_loc_addr}/{@code increase_rem_addr}). Each queue pair runs
+ * {@code iterations}; the report counts all of them, as perftest's. Nothing is allocated inside the loop.
  */
 public final class RdmaRun implements AutoCloseable {
-    private final QueuePair qp;
+    /**
+     * One queue pair of the run and where its messages go.
+     *
+     * @param localOffset   where in the local buffer its messages start
+     * @param remoteAddress the peer's buffer address for this queue pair (unused by SEND)
+     * @param rkey          the peer's remote key (unused by SEND)
+     */
+    public record Lane(QueuePair qp, long localOffset, long remoteAddress, int rkey) {
+    }
+
+    private final Lane[] lanes;
     private final WrOpcode opcode;
     private final CompletionQueue cq;
     private final MemoryRegion local;
-    private final long localOffset;
-    private final long remoteBase;
-    private final int rkey;
     private final int txDepth;
     private final int cqModeration;
     private final long cycleBuffer;
@@ -32,30 +44,32 @@ public final class RdmaRun implements AutoCloseable {
     private final int inlineSize;
     private final boolean events;
     /** Addresses each request to the peer: nothing on RC, the address handle and queue pair number on UD. */
-    private java.util.function.Consumer<SendWorkRequest> addressing = wr -> { };
-    private final SendWorkRequests wrs;
+    private Consumer<SendWorkRequest> addressing = wr -> { };
+    /** One chain per queue pair: each carries its own remote address. */
+    private final SendWorkRequests[] chains;
     private final WorkCompletions wcs = WorkCompletions.allocate(16);
+    // per queue pair: requests posted and completed, and where its addresses are in the cycle buffer
+    private final long[] posted;
+    private final long[] completed;
+    private final long[] offsets;
 
     /**
-     * @param opcode      {@link WrOpcode#RDMA_WRITE}, {@link WrOpcode#RDMA_READ} or {@link WrOpcode#SEND}
-     * @param local       the registered buffer written from or read into, starting at {@code localOffset}
-     * @param remoteBase  the peer's buffer address, accessed at {@code remoteBase} onwards
-     * @param txDepth     requests outstanding at most (perftest's {@code -t})
-     * @param postList    requests per {@code ibv_post_send} call (perftest's {@code -l}); with more than one the
-     *                    addresses stay put, as perftest's
-     * @param inlineSize  messages up to this size are sent inline (perftest's {@code -I}; 0: never)
-     * @param events      wait for the completion channel before polling (perftest's {@code -e}; the queue needs
-     *                    a channel of its own)
+     * @param opcode       {@link WrOpcode#RDMA_WRITE}, {@link WrOpcode#RDMA_READ} or {@link WrOpcode#SEND}
+     * @param lanes        the queue pairs, which all complete on {@code cq}
+     * @param local        the registered buffer written from or read into
+     * @param txDepth      requests outstanding at most per queue pair (perftest's {@code -t})
+     * @param postList     requests per {@code ibv_post_send} call (perftest's {@code -l}); with more than one the
+     *                     addresses stay put, as perftest's
+     * @param inlineSize   messages up to this size are sent inline (perftest's {@code -I}; 0: never)
+     * @param events       wait for the completion channel before polling (perftest's {@code -e}; the queue needs
+     *                     a channel of its own)
      */
-    public RdmaRun(QueuePair qp, WrOpcode opcode, CompletionQueue cq, MemoryRegion local, long localOffset, long remoteBase, int rkey,
-            int txDepth, int cqModeration, long cycleBuffer, long cacheLine, int postList, int inlineSize, boolean events) {
-        this.qp = qp;
+    public RdmaRun(WrOpcode opcode, List<Lane> lanes, CompletionQueue cq, MemoryRegion local, int txDepth,
+            int cqModeration, long cycleBuffer, long cacheLine, int postList, int inlineSize, boolean events) {
+        this.lanes = lanes.toArray(Lane[]::new);
         this.opcode = opcode;
         this.cq = cq;
         this.local = local;
-        this.localOffset = localOffset;
-        this.remoteBase = remoteBase;
-        this.rkey = rkey;
         this.txDepth = txDepth;
         this.cqModeration = Math.min(cqModeration, txDepth);
         this.cycleBuffer = cycleBuffer;
@@ -63,11 +77,17 @@ public final class RdmaRun implements AutoCloseable {
         this.postList = postList;
         this.inlineSize = inlineSize;
         this.events = events;
-        this.wrs = SendWorkRequests.allocate(postList, 1);
+        this.chains = new SendWorkRequests[this.lanes.length];
+        for (int q = 0; q < chains.length; q++) {
+            chains[q] = SendWorkRequests.allocate(postList, 1);
+        }
+        this.posted = new long[this.lanes.length];
+        this.completed = new long[this.lanes.length];
+        this.offsets = new long[this.lanes.length];
     }
 
     /** Sets how each request is addressed to the peer ({@link PerftestSession#address} for UD sends). */
-    void addressing(java.util.function.Consumer<SendWorkRequest> value) {
+    void addressing(Consumer<SendWorkRequest> value) {
         addressing = value;
     }
 
@@ -81,29 +101,36 @@ public final class RdmaRun implements AutoCloseable {
         return size > cacheLine ? (size + cacheLine - 1) / cacheLine * cacheLine : cacheLine;
     }
 
-    /** Posts {@code iterations} requests of {@code size} bytes and waits for them; the timestamps of the run. */
+    /**
+     * Posts {@code iterations} requests of {@code size} bytes on each queue pair and waits for them; the
+     * timestamps of the run, in the order requests were posted and completions counted (perftest's
+     * {@code tposted[totscnt]}, {@code tcompleted[totccnt - 1]}).
+     */
     public Timestamps execute(int iterations, int size) {
         if (iterations % postList != 0) {
             throw new IllegalArgumentException(iterations + " iterations are not whole post lists of " + postList);
         }
-        Timestamps t = new Timestamps(iterations, cqModeration);
+        int total = iterations * lanes.length;
+        Timestamps t = new Timestamps(total);
         prepare(size);
-        int posted = 0;
-        int completed = 0;
-        while (completed < iterations) {
-            while (posted < iterations && posted - completed + postList <= txDepth) {
-                long now = System.nanoTime();
-                for (int j = 0; j < postList; j++) {
-                    t.posted[posted + j] = now;
+        int totalPosted = 0;
+        int totalCompleted = 0;
+        while (totalCompleted < total) {
+            for (int q = 0; q < lanes.length; q++) {
+                while (posted[q] < iterations && posted[q] - completed[q] + postList <= txDepth) {
+                    long now = System.nanoTime();
+                    for (int j = 0; j < postList; j++) {
+                        t.posted[totalPosted + j] = now;
+                    }
+                    postList(q, iterations - 1, size);
+                    totalPosted += postList;
                 }
-                postList(posted, iterations - 1, size);
-                posted += postList;
             }
             int n = Completions.reap(cq, wcs, events);
             for (int i = 0; i < n; i++) {
-                int index = (int) checked(wcs.get(i));
-                t.completed[index] = System.nanoTime();
-                completed = index + 1;
+                totalCompleted += complete(wcs.get(i));
+                t.completed[totalCompleted - 1] = System.nanoTime();
+                t.signaled[totalCompleted - 1] = true;
             }
         }
         return t;
@@ -124,8 +151,6 @@ public final class RdmaRun implements AutoCloseable {
         long sampleStart = 0;
         long sampleEnd = 0;
         long sampled = 0;
-        long posted = 0;
-        long completed = 0;
         while (true) {
             long now = System.nanoTime();
             if (sampleStart == 0 && now - sampleFrom >= 0) {
@@ -137,15 +162,16 @@ public final class RdmaRun implements AutoCloseable {
             if (now - end >= 0) {
                 break;
             }
-            while (posted - completed + postList <= txDepth) {
-                postList(posted, -1, size);
-                posted += postList;
+            for (int q = 0; q < lanes.length; q++) {
+                while (posted[q] - completed[q] + postList <= txDepth) {
+                    postList(q, -1, size);
+                }
             }
             int n = Completions.reap(cq, wcs, events);
             for (int i = 0; i < n; i++) {
-                completed = checked(wcs.get(i)) + 1;
+                int covered = complete(wcs.get(i));
                 if (sampleStart != 0 && sampleEnd == 0) {
-                    sampled += cqModeration;
+                    sampled += covered;
                 }
             }
         }
@@ -159,78 +185,100 @@ public final class RdmaRun implements AutoCloseable {
     private boolean advance;
     private long step;
     private long wrapEvery;
-    private long offset;
 
-    /** Fills the requests for messages of {@code size} bytes: opcode, local and remote addresses, inline or not. */
+    /** Fills the requests for messages of {@code size} bytes: opcode, addresses, inline or not; counters to 0. */
     private void prepare(int size) {
         inline = size <= inlineSize ? SendFlags.INLINE : 0;
-        for (int j = 0; j < postList; j++) {
-            wrs.get(j).opcode(opcode).sge(local, localOffset, size);
-            addressing.accept(wrs.get(j));
-            if (opcode != WrOpcode.SEND) {
-                wrs.get(j).remote(remoteBase, rkey);
+        for (int q = 0; q < lanes.length; q++) {
+            for (int j = 0; j < postList; j++) {
+                SendWorkRequest wr = chains[q].get(j).opcode(opcode).sge(local, lanes[q].localOffset(), size);
+                addressing.accept(wr);
+                if (opcode != WrOpcode.SEND) {
+                    wr.remote(lanes[q].remoteAddress(), lanes[q].rkey());
+                }
             }
+            posted[q] = 0;
+            completed[q] = 0;
+            offsets[q] = 0;
         }
         // a list posts the same addresses each time, as perftest's; single posts walk the cycle buffer
         advance = postList == 1 && size <= cycleBuffer / 2;
         step = step(size, cacheLine);
         wrapEvery = Math.max(1, cycleBuffer / step);
-        offset = 0;
     }
 
     /**
-     * Posts requests {@code first} to {@code first + postList - 1}: every {@code cqModeration}-th signaled, and
-     * request {@code last} (-1: none), then moves the addresses on.
+     * Posts the next list of queue pair {@code q}: its requests {@code posted[q]} on, every {@code cqModeration}-th
+     * signaled and request {@code last} (-1: none); then moves its addresses on. A request's {@code wr_id} is
+     * its queue pair's index (high half) and its number on that queue pair (low half).
      */
-    private void postList(long first, long last, int size) {
+    private void postList(int q, long last, int size) {
+        long first = posted[q];
+        SendWorkRequests chain = chains[q];
         for (int j = 0; j < postList; j++) {
             long request = first + j;
             boolean signaled = request % cqModeration == cqModeration - 1 || request == last;
-            wrs.get(j).id(request).flags((signaled ? SendFlags.SIGNALED : 0) | inline);
+            chain.get(j).id((long) q << 32 | request).flags((signaled ? SendFlags.SIGNALED : 0) | inline);
         }
-        SendWorkRequest wr = wrs.get(0);
+        SendWorkRequest wr = chain.get(0);
+        long offset = offsets[q];
         if (advance) {
             if (opcode != WrOpcode.SEND) {
-                wr.remote(remoteBase + offset, rkey);
+                wr.remote(lanes[q].remoteAddress() + offset, lanes[q].rkey());
             }
-            wr.sge(local, localOffset + offset, size);
+            wr.sge(local, lanes[q].localOffset() + offset, size);
         }
-        int rc = qp.postSend(wrs, postList);
+        int rc = lanes[q].qp().postSend(chain, postList);
         if (rc != 0) {
-            throw new PerftestException("ibv_post_send failed with errno " + rc + " at iteration " + first);
+            throw new PerftestException("ibv_post_send failed with errno " + rc + " at iteration " + first
+                    + (lanes.length > 1 ? " of queue pair " + q : ""));
         }
         if (advance) {
-            offset = (first + 1) % wrapEvery == 0 ? 0 : offset + step;
+            offsets[q] = (first + 1) % wrapEvery == 0 ? 0 : offset + step;
         }
+        posted[q] = first + postList;
     }
 
-    /** A completion's request number; a failed completion is an error. */
-    private long checked(WorkCompletion wc) {
+    /**
+     * Takes a completion: its queue pair's requests up to the one it names are done.
+     *
+     * @return how many requests it completes (the signaled one and the unsignaled before it)
+     * @throws PerftestException for a failed completion
+     */
+    private int complete(WorkCompletion wc) {
         if (!wc.isSuccess()) {
-            throw PerftestException.failedCompletion(wc, opcode + " " + wc.wrId());
+            throw PerftestException.failedCompletion(wc, opcode + " " + (wc.wrId() & 0xffffffffL)
+                    + (lanes.length > 1 ? " of queue pair " + (wc.wrId() >>> 32) : ""));
         }
-        return wc.wrId();
+        int q = (int) (wc.wrId() >>> 32);
+        long done = (wc.wrId() & 0xffffffffL) + 1;
+        int covered = (int) (done - completed[q]);
+        completed[q] = done;
+        return covered;
     }
 
     @Override
     public void close() {
-        wrs.close();
+        for (SendWorkRequests chain : chains) {
+            chain.close();
+        }
         wcs.close();
     }
 
-    /** perftest's {@code tposted}/{@code tcompleted} (nanoseconds instead of cycles) and which requests were signaled. */
+    /**
+     * perftest's {@code tposted}/{@code tcompleted} (nanoseconds instead of cycles): every request's post time in
+     * posting order, and at each count of completed requests where a completion arrived, its time.
+     */
     public static final class Timestamps {
         public final long[] posted;
         public final long[] completed;
+        /** Whether a completion was counted at this position (only there is {@link #completed} set). */
         public final boolean[] signaled;
 
-        Timestamps(int iterations, int cqModeration) {
-            posted = new long[iterations];
-            completed = new long[iterations];
-            signaled = new boolean[iterations];
-            for (int i = 0; i < iterations; i++) {
-                signaled[i] = i % cqModeration == cqModeration - 1 || i == iterations - 1;
-            }
+        Timestamps(int requests) {
+            posted = new long[requests];
+            completed = new long[requests];
+            signaled = new boolean[requests];
         }
 
         public BandwidthReport report(long size, boolean gbits) {

@@ -55,19 +55,27 @@ public final class SendBandwidth implements Callable<Integer> {
             List<BandwidthReport> reports = new ArrayList<>();
             if (s.wire.isClient()) {
                 s.handshake("handshake before the run", s.runTimeout());
-                try (RdmaRun run = new RdmaRun(s.qp, WrOpcode.SEND, s.cq, s.buffer, 0, 0, 0, txDepth,
+                try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
                     reports.add(run.execute(iterations, (int) size).report(size, o.reportGbits));
                 }
             } else {
-                try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(16)) {
-                    recvs.get(0).sge(s.buffer, s.half, s.receiveLength(size));
-                    for (int i = 0; i < s.qp.capabilities().maxRecvWr(); i++) {
-                        Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
+                // one receive chain per queue pair, into the slot offered for it
+                List<RecvWorkRequests> recvs = new ArrayList<>();
+                try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
+                    for (int q = 0; q < s.qps.size(); q++) {
+                        RecvWorkRequests chain = RecvWorkRequests.allocate(1, 1);
+                        recvs.add(chain);
+                        chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size));
+                        for (int i = 0; i < s.qps.get(q).capabilities().maxRecvWr(); i++) {
+                            Completions.check(s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
+                        }
                     }
                     s.handshake("handshake before the run");
                     reports.add(receive(s, recvs, wcs, iterations, size));
+                } finally {
+                    recvs.forEach(RecvWorkRequests::close);
                 }
             }
             out.println(reports.getFirst().line(o.reportGbits));
@@ -81,15 +89,23 @@ public final class SendBandwidth implements Callable<Integer> {
         return 0;
     }
 
-    /** {@code run_iter_bw_server}: counts receives, reposting each; times the first and the end. */
-    private BandwidthReport receive(PerftestSession s, RecvWorkRequests recvs, WorkCompletions wcs, int iterations,
+    /**
+     * {@code run_iter_bw_server}: counts the receives of every queue pair ({@code iterations} each), reposting on
+     * the queue pair a receive came from while more messages will come to it; times the first and the end.
+     */
+    private BandwidthReport receive(PerftestSession s, List<RecvWorkRequests> recvs, WorkCompletions wcs, int iterations,
             long size) {
+        int queuePairs = s.qps.size();
+        long total = (long) iterations * queuePairs;
+        long[] posted = new long[queuePairs];
+        for (int q = 0; q < queuePairs; q++) {
+            posted[q] = s.qps.get(q).capabilities().maxRecvWr();
+        }
         long first = 0;
-        int received = 0;
-        int posted = s.qp.capabilities().maxRecvWr();
+        long received = 0;
         long deadline = System.nanoTime() + s.runTimeout().toNanos();
         int spins = 0;
-        while (received < iterations) {
+        while (received < total) {
             int n = Completions.reap(s.recvCq, wcs, o.events);
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs.get(i);
@@ -99,20 +115,30 @@ public final class SendBandwidth implements Callable<Integer> {
                 if (received++ == 0) {
                     first = System.nanoTime();
                 }
-                if (posted < iterations) { // as perftest: only as many receives as messages will come
-                    Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
-                    posted++;
+                int q = queuePairOf(s, wc.qpNumber());
+                if (posted[q] < iterations) { // as perftest: only as many receives as messages will come
+                    Completions.check(s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", received);
+                    posted[q]++;
                 }
             }
             if (n == 0 && ((++spins & 0x3ff) == 0 || o.events) && System.nanoTime() - deadline > 0) {
-                throw new PerftestException("only " + received + " of " + iterations + " messages arrived within "
+                throw new PerftestException("only " + received + " of " + total + " messages arrived within "
                         + s.runTimeout().toSeconds() + " s");
             }
         }
         long end = System.nanoTime();
         double factor = o.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
         double seconds = (end - first) / 1e9;
-        return new BandwidthReport(size, iterations, 0, size * (double) iterations / seconds / factor,
-                iterations / seconds / 1e6);
+        return new BandwidthReport(size, total, 0, size * (double) total / seconds / factor, total / seconds / 1e6);
+    }
+
+    /** The index of the queue pair numbered {@code qpNumber}. */
+    private static int queuePairOf(PerftestSession s, int qpNumber) {
+        for (int q = 0; q < s.qps.size(); q++) {
+            if (s.qps.get(q).qpNumber() == qpNumber) {
+                return q;
+            }
+        }
+        throw new PerftestException("a receive completed on queue pair " + qpNumber + ", not one of this test's");
     }
 }

@@ -53,7 +53,9 @@ class CommandLineTest {
 
     @Test
     void flagsNotImplementedAreRefusedNotIgnored() {
-        assertOneLine(run("ib_write_bw", "-q", "2"), 1, "-q other than 1 is not implemented");
+        assertOneLine(run("ib_write_bw", "-q", "2", "-R"), 1, "-q with -R is not implemented");
+        assertOneLine(run("ib_send_lat", "-q", "2"), 1, "-q (several queue pairs; the bandwidth tools have it)", "ib_send_lat");
+        assertOneLine(run("ib_write_bw", "-q", "0"), 1, "-q must be at least 1");
         assertOneLine(run("ib_write_bw", "-c", "UD"), 1, "-c UD (only RC)");
         assertOneLine(run("ib_write_bw", "-H"), 1, "-H");
     }
