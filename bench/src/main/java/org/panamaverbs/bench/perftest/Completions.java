@@ -39,12 +39,12 @@ final class Completions {
         return n;
     }
 
-    /** Reaps {@code cq} until one completion, bounded by the step timeout; a failed one is an error. */
-    static void awaitOne(CompletionQueue cq, WorkCompletions wcs, PerftestSession s, String what) {
-        long deadline = System.nanoTime() + s.options.timeout().toNanos();
+    /** Reaps {@code cq} until one completion, bounded by {@code timeout}; a failed one is an error. */
+    static void awaitOne(CompletionQueue cq, WorkCompletions wcs, Duration timeout, boolean events, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
         int spins = 0;
         while (true) {
-            int n = reap(cq, wcs, s.options.events);
+            int n = reap(cq, wcs, events);
             if (n > 0) {
                 WorkCompletion wc = wcs.get(0);
                 if (!wc.isSuccess()) {
@@ -52,9 +52,9 @@ final class Completions {
                 }
                 return;
             }
-            if ((++spins & 0x3ff) == 0 || s.options.events) {
+            if ((++spins & 0x3ff) == 0 || events) {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new PerftestException("no " + what + " completion within " + s.options.timeout().toSeconds()
+                    throw new PerftestException("no " + what + " completion within " + timeout.toSeconds()
                             + " s (is the peer running the same test?)");
                 }
             }

@@ -10,6 +10,12 @@ import java.util.concurrent.Callable;
 
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.Rdma;
 import org.panamaverbs.verbs.RecvWorkRequests;
 import org.panamaverbs.verbs.SendFlags;
 import org.panamaverbs.verbs.SendWorkRequest;
@@ -59,7 +65,7 @@ abstract class Latency implements Callable<Integer> {
             try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
                 for (long size : sizes) {
                     long[] posted = new long[iterations];
-                    writePingPong(s, wrs, wcs, (int) size, posted, iterations);
+                    writePingPong(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
                     reports.add(report(LatencyReport.of(size, posted, 2)));
                 }
             }
@@ -67,15 +73,24 @@ abstract class Latency implements Callable<Integer> {
             return reports;
         }
 
+        @Override
+        void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
+            bothSides(client, server, side -> {
+                try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+                    writePingPong(side, wrs, wcs, size, new long[iterations], iterations);
+                }
+            });
+        }
+
         /** {@code run_iter_lat_write}: the server posts first; each side waits for the peer's n-th byte. */
-        private void writePingPong(PerftestSession s, SendWorkRequests wrs, WorkCompletions wcs, int size,
+        private void writePingPong(PingPongSide s, SendWorkRequests wrs, WorkCompletions wcs, int size,
                 long[] posted, int iterations) {
-            MemorySegment buffer = s.buffer.segment();
+            MemorySegment buffer = s.buffer().segment();
             long postByte = size - 1;
-            long pollByte = s.half + size - 1;
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(sendFlags(size)).sge(s.buffer, 0, size)
-                    .remote(s.peer.vaddr(), s.peer.rkey());
-            boolean server = !s.wire.isClient();
+            long pollByte = s.half() + size - 1;
+            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(sendFlags(size)).sge(s.buffer(), 0, size)
+                    .remote(s.peerVaddr(), s.peerRkey());
+            boolean server = !s.client();
             int sent = 0;
             int completed = 0;
             int received = 0;
@@ -89,22 +104,22 @@ abstract class Latency implements Callable<Integer> {
                     posted[sent] = System.nanoTime();
                     BYTE.set(buffer, postByte, (byte) ++sent);
                     wr.id(sent);
-                    Completions.check(s.qp.postSend(wrs, 1), "ibv_post_send", sent);
+                    Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
                 }
                 if (completed < iterations) {
-                    Completions.awaitOne(s.cq, wcs, s, "RDMA WRITE");
+                    Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA WRITE");
                     completed++;
                 }
             }
         }
 
-        private void awaitByte(MemorySegment buffer, long at, byte value, PerftestSession s) {
-            long deadline = System.nanoTime() + s.options.timeout().toNanos();
+        private void awaitByte(MemorySegment buffer, long at, byte value, PingPongSide s) {
+            long deadline = System.nanoTime() + s.timeout().toNanos();
             int spins = 0;
             while ((byte) BYTE.getVolatile(buffer, at) != value) {
                 if ((++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
                     throw new PerftestException("the peer's write number " + (value & 0xff) + " did not arrive within "
-                            + s.options.timeout().toSeconds() + " s (is it running the same test and size?)");
+                            + s.timeout().toSeconds() + " s (is it running the same test and size?)");
                 }
                 Thread.onSpinWait();
             }
@@ -138,21 +153,35 @@ abstract class Latency implements Callable<Integer> {
             s.printLatencyHeader();
             try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
                 for (long size : sizes) {
-                    SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
-                            .sge(s.buffer, 0, (int) size).remote(s.peer.vaddr(), s.peer.rkey());
                     long[] posted = new long[iterations];
-                    for (int i = 0; i < iterations; i++) {
-                        posted[i] = System.nanoTime();
-                        wr.id(i);
-                        Completions.check(s.qp.postSend(wrs, 1), "ibv_post_send", i);
-                        Completions.awaitOne(s.cq, wcs, s, "RDMA READ");
-                    }
+                    reads(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
                     reports.add(report(LatencyReport.of(size, posted, 1)));
                 }
             }
             s.wire.closeConnection(s.mine, s.options.timeout());
             out.println(BandwidthReport.RESULT_LINE);
             return reports;
+        }
+
+        /** {@code run_iter_lat}: one signaled READ at a time, timed from post to the next post. */
+        private static void reads(PingPongSide s, SendWorkRequests wrs, WorkCompletions wcs, int size, long[] posted,
+                int iterations) {
+            wrs.get(0).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(s.buffer(), 0, size)
+                    .remote(s.peerVaddr(), s.peerRkey());
+            for (int i = 0; i < iterations; i++) {
+                posted[i] = System.nanoTime();
+                wrs.get(0).id(i);
+                Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", i);
+                Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA READ");
+            }
+        }
+
+        @Override
+        void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
+            // only the client reads; the server's side takes no part, as in the test
+            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+                reads(client, wrs, wcs, size, new long[iterations], iterations);
+            }
         }
     }
 
@@ -184,14 +213,10 @@ abstract class Latency implements Callable<Integer> {
             try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1);
                  RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
                 for (long size : sizes) {
-                    recvs.get(0).sge(s.buffer, s.half, s.receiveLength(size));
-                    for (int i = 0; i < depth; i++) {
-                        recvs.get(0).id(i);
-                        Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", i);
-                    }
+                    postReceives(PingPongSide.of(s), recvs, s.receiveLength(size), depth);
                     s.handshake("handshake after posting receives");
                     long[] posted = new long[iterations];
-                    sendPingPong(s, wrs, wcs, recvs, (int) size, posted, iterations, depth);
+                    sendPingPong(PingPongSide.of(s), wrs, wcs, recvs, (int) size, posted, iterations, depth);
                     reports.add(report(LatencyReport.of(size, posted, 2)));
                 }
             }
@@ -200,30 +225,51 @@ abstract class Latency implements Callable<Integer> {
             return reports;
         }
 
+        /** Posts {@code depth} receives of {@code length} bytes into the side's offered half. */
+        private static void postReceives(PingPongSide s, RecvWorkRequests recvs, int length, int depth) {
+            recvs.get(0).sge(s.buffer(), s.half(), length);
+            for (int i = 0; i < depth; i++) {
+                recvs.get(0).id(i);
+                Completions.check(s.qp().postRecv(recvs, 1), "ibv_post_recv", i);
+            }
+        }
+
+        @Override
+        void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
+            int depth = Math.min(client.qp().capabilities().maxRecvWr(), iterations);
+            bothSides(client, server, side -> {
+                try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1);
+                     RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+                    postReceives(side, recvs, size, depth);
+                    sendPingPong(side, wrs, wcs, recvs, size, new long[iterations], iterations, depth);
+                }
+            });
+        }
+
         /** {@code run_iter_lat_send} with one signaled send at a time (latency tests run with tx depth 1). */
-        private void sendPingPong(PerftestSession s, SendWorkRequests wrs, WorkCompletions wcs, RecvWorkRequests recvs,
+        private void sendPingPong(PingPongSide s, SendWorkRequests wrs, WorkCompletions wcs, RecvWorkRequests recvs,
                 int size, long[] posted, int iterations, int depth) {
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(sendFlags(size)).sge(s.buffer, 0, size);
-            s.address(wr);
-            boolean client = s.wire.isClient();
+            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(sendFlags(size)).sge(s.buffer(), 0, size);
+            s.addressing().accept(wr);
+            boolean client = s.client();
             int sent = 0;
             int received = 0;
             while (sent < iterations || received < iterations) {
                 if (received < iterations && !(sent < 1 && client)) {
-                    Completions.awaitOne(s.recvCq, wcs, s, "receive");
+                    Completions.awaitOne(s.recvCq(), wcs, s.timeout(), s.events(), "receive");
                     received++;
                     // as perftest: repost only while more messages will come, so no receive is left posted
                     // when the next size (-a) posts its own
                     if (received + depth <= iterations) {
-                        Completions.check(s.qp.postRecv(recvs, 1), "ibv_post_recv", received);
+                        Completions.check(s.qp().postRecv(recvs, 1), "ibv_post_recv", received);
                     }
                 }
                 if (sent < iterations) {
                     posted[sent] = System.nanoTime();
                     wr.id(sent);
                     sent++;
-                    Completions.check(s.qp.postSend(wrs, 1), "ibv_post_send", sent);
-                    Completions.awaitOne(s.cq, wcs, s, "SEND");
+                    Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
+                    Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "SEND");
                 }
             }
         }
@@ -242,6 +288,68 @@ abstract class Latency implements Callable<Integer> {
         return SendFlags.SIGNALED | (size <= o.inlineSize() ? SendFlags.INLINE : 0);
     }
 
+    /**
+     * Runs this tool's loop for {@code iterations} messages of {@code size} bytes between two queue pairs of this
+     * process ({@code client} and {@code server}), so the JIT has compiled it before the peer takes part.
+     */
+    abstract void warmUp(PingPongSide client, PingPongSide server, int size, int iterations);
+
+    /** Runs {@code loop} for both sides at once: the server's on a thread of its own, the client's on this one. */
+    static void bothSides(PingPongSide client, PingPongSide server, java.util.function.Consumer<PingPongSide> loop) {
+        RuntimeException[] failed = new RuntimeException[1];
+        Thread serverThread = Thread.ofPlatform().name("warm-up server side").start(() -> {
+            try {
+                loop.accept(server);
+            } catch (RuntimeException e) {
+                failed[0] = e;
+            }
+        });
+        loop.accept(client);
+        try {
+            if (!serverThread.join(client.timeout())) {
+                throw new PerftestException("the local warm-up's server side did not finish within "
+                        + client.timeout().toSeconds() + " s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PerftestException("interrupted during the local warm-up");
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+    }
+
+    /**
+     * The local warm-up: two RC queue pairs of this process on the test's device, connected to each other, each
+     * with a send and a receive queue and a buffer of two slots, run through {@link #warmUp} with the smallest
+     * size. The peer is not involved (a C peer would not take part in a warm-up); everything is freed after.
+     */
+    private void localWarmup(long size, int iterations, int rxDepth) {
+        long slot = PerftestSession.align(Math.max(size, PerftestSession.CYCLE_BUFFER), PerftestSession.CACHE_LINE);
+        try (Context context = o.device == null ? Rdma.openFirst() : Rdma.open(o.device)) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            QueuePair[] qps = new QueuePair[2];
+            CompletionQueue[] cqs = new CompletionQueue[2];
+            CompletionQueue[] recvCqs = new CompletionQueue[2];
+            MemoryRegion[] buffers = new MemoryRegion[2];
+            for (int i = 0; i < 2; i++) {
+                cqs[i] = context.createCompletionQueue(1, o.events ? context.createCompletionChannel() : null);
+                recvCqs[i] = context.createCompletionQueue(rxDepth, o.events ? context.createCompletionChannel() : null);
+                qps[i] = pd.createQueuePair(QpConfig.builder(cqs[i], recvCqs[i]).maxSendWr(1).maxRecvWr(rxDepth)
+                        .port(o.ibPort).gidIndex(o.gidIndex).maxInlineData(o.inlineSize()).build());
+                buffers[i] = pd.allocateAndRegister(slot * 2, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+            }
+            QueuePair.connectLoopback(qps[0], qps[1]);
+            PingPongSide[] sides = new PingPongSide[2];
+            for (int i = 0; i < 2; i++) {
+                MemoryRegion theirs = buffers[1 - i];
+                sides[i] = new PingPongSide(qps[i], cqs[i], recvCqs[i], buffers[i], slot, theirs.address() + slot,
+                        theirs.rkey(), i == 0, o.timeout(), o.events, wr -> { });
+            }
+            warmUp(sides[0], sides[1], (int) size, iterations);
+        }
+    }
+
     /** The tool's sequence after the banner; returns its reports. */
     abstract List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations);
 
@@ -255,7 +363,6 @@ abstract class Latency implements Callable<Integer> {
         PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");
         PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
-        PerftestOptions.refuse(tool, o.warmup > 0, "--warmup (a latency test has no warm-up: the C peer would not take part)");
         PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
         if (o.events && tool.equals("ib_write_lat")) {
             throw new PerftestException("-e: events feature not available on WRITE verb (perftest refuses it too)");
@@ -275,6 +382,10 @@ abstract class Latency implements Callable<Integer> {
         Access[] access = readTest() ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                 : sendTest() ? new Access[] {Access.LOCAL_WRITE} : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE};
         int rxDepth = sendTest() ? PerftestOptions.sendRxDepth(o.rxDepth, iterations) : 1;
+        int warmup = o.warmup < 0 ? iterations : o.warmup;
+        if (warmup > 0) { // before the peer is involved: a server listens only after it
+            localWarmup(o.allSizes ? 2 : o.size != null ? o.size : DEFAULT_SIZE, warmup, rxDepth);
+        }
         try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, 1, rxDepth, readTest(),
                 out, access)) {
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};

@@ -62,7 +62,8 @@ public final class PerftestOptions {
     @Option(names = "--json", description = "print the results as one JSON object on stdout after the table")
     boolean json;
     @Option(names = "--warmup", defaultValue = "-1", paramLabel = "N",
-            description = "unmeasured iterations before the run, so the JIT compiles the loop (default: as many as -n)")
+            description = "unmeasured iterations before the run, so the JIT compiles the loop (default: as many as -n);"
+                    + " latency tools run them between two local queue pairs before the peer is contacted")
     int warmup;
     @Option(names = "--loopback", description = "no peer: two queue pairs of this process on one device (bandwidth tests)")
     boolean loopback;

@@ -1,0 +1,28 @@
+package org.panamaverbs.bench.perftest;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.SendWorkRequest;
+
+/**
+ * What a latency tool's loop needs of one side: its queue pair and queues, its buffer (sent from at 0, written by
+ * the peer at {@code half}), the peer's buffer, its role and its bounds. Either a side of the test
+ * ({@link #of(PerftestSession)}) or one of the two queue pairs of the local warm-up, so that the same loop code
+ * runs (and is compiled by the JIT) before the measured run.
+ *
+ * @param addressing addresses a SEND to the peer (UD: address handle and queue pair; RC: nothing)
+ */
+record PingPongSide(QueuePair qp, CompletionQueue cq, CompletionQueue recvCq, MemoryRegion buffer, long half,
+        long peerVaddr, int peerRkey, boolean client, Duration timeout, boolean events,
+        Consumer<SendWorkRequest> addressing) {
+
+    /** This side of the test. */
+    static PingPongSide of(PerftestSession s) {
+        return new PingPongSide(s.qp, s.cq, s.recvCq, s.buffer, s.half, s.peer.vaddr(), s.peer.rkey(), s.wire.isClient(),
+                s.options.timeout(), s.options.events, s::address);
+    }
+}
