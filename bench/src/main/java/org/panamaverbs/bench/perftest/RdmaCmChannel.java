@@ -38,9 +38,6 @@ final class RdmaCmChannel implements PerftestWire.Transport {
     static final int MESSAGE_SIZE = 56;
     /** perftest's {@code SYNC_SPEC_ID}. */
     private static final long SYNC_ID = 5;
-    private static final Duration RESOLVE_TIMEOUT = Duration.ofMillis(2000);
-    /** perftest's client retries a refused connection ten times, 100 ms apart. */
-    private static final int CONNECT_ATTEMPTS = 10;
 
     private final CmEventChannel channel;
     private final String peer;
@@ -91,19 +88,19 @@ final class RdmaCmChannel implements PerftestWire.Transport {
             for (int attempt = 1; ; attempt++) {
                 c.id = CmId.create(c.channel, PortSpace.TCP);
                 try {
-                    c.id.resolveAddress(server, RESOLVE_TIMEOUT);
-                    c.id.resolveRoute(RESOLVE_TIMEOUT);
+                    c.id.resolveAddress(server, RdmaCmLink.RESOLVE_TIMEOUT);
+                    c.id.resolveRoute(RdmaCmLink.RESOLVE_TIMEOUT);
                     c.createResources();
                     c.id.connect(new ConnectionParameters(new byte[0], 0, 0, 7, 7), timeout);
                     return c;
                 } catch (CmException e) {
-                    if (e.event() != CmEventType.REJECTED || attempt == CONNECT_ATTEMPTS) {
+                    if (e.event() != CmEventType.REJECTED || attempt == RdmaCmLink.CONNECT_ATTEMPTS) {
                         throw new PerftestException("cannot connect to " + server + " over rdma_cm (" + e.getMessage()
                                 + "): is the server running with -R and listening on that port?", e);
                     }
                 }
                 c.freeConnection();
-                Thread.sleep(100);
+                Thread.sleep(RdmaCmLink.RETRY_DELAY_MILLIS); // perftest's retry, as the test connection's
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

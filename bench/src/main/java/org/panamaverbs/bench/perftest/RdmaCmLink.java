@@ -24,10 +24,10 @@ import org.panamaverbs.verbs.QueuePair;
  */
 final class RdmaCmLink implements AutoCloseable {
     /** perftest's timeouts of {@code rdma_resolve_addr} and {@code rdma_resolve_route}. */
-    private static final Duration RESOLVE_TIMEOUT = Duration.ofMillis(2000);
+    static final Duration RESOLVE_TIMEOUT = Duration.ofMillis(2000);
     /** perftest's {@code rdma_cm_client_connection}: ten attempts, 100 ms apart. */
-    private static final int CONNECT_ATTEMPTS = 10;
-    private static final long RETRY_DELAY_MILLIS = 100;
+    static final int CONNECT_ATTEMPTS = 10;
+    static final long RETRY_DELAY_MILLIS = 100;
     /** How long the client waits for its disconnection to be confirmed before tearing down anyway. */
     private static final Duration DISCONNECT_TIMEOUT = Duration.ofSeconds(2);
 
