@@ -13,7 +13,8 @@ import java.util.stream.Collectors;
 /**
  * Turns bench/compare-perftest's CSV ({@code tool,size,pair,impl,value}: message rate in Mpps for the
  * bandwidth tools, typical latency in µs for the latency tools) into a Markdown table of medians with
- * the median of the per-pair Java/C ratios and their spread, and an SVG plot of the medians against size (one
+ * the median of the per-pair Java/C ratios and their range, the run-to-run spread of C against C and of Java
+ * against Java, and an SVG plot of the medians against size (one
  * panel for the bandwidth tools, one for the latency tools; Java solid, C dashed).
  *
  * <p>Usage: {@code java -cp panama-verbs-bench.jar org.panamaverbs.bench.perftest.ComparisonReport CSV MD SVG}
@@ -30,6 +31,16 @@ public final class ComparisonReport {
 
         double javaMedian() {
             return median(List.copyOf(java.values()));
+        }
+
+        /** Run-to-run spread of C against C: (largest - smallest) / median of the C runs. */
+        double cSpread() {
+            return spread(List.copyOf(c.values()));
+        }
+
+        /** Run-to-run spread of Java against Java, as {@link #cSpread()}. */
+        double javaSpread() {
+            return spread(List.copyOf(java.values()));
         }
 
         /** The Java/C ratio of every pair where both ran. */
@@ -76,15 +87,17 @@ public final class ComparisonReport {
 
     static String markdown(List<Point> points) {
         StringBuilder b = new StringBuilder();
-        b.append("| tool | bytes | C (median) | Java (median) | Java/C (median of pairs) | Java/C range | pairs |\n");
-        b.append("|---|---|---|---|---|---|---|\n");
+        b.append("| tool | bytes | C (median) | Java (median) | Java/C (median of pairs) | Java/C range | pairs "
+                + "| C run-to-run spread | Java run-to-run spread |\n");
+        b.append("|---|---|---|---|---|---|---|---|---|\n");
         for (Point p : points) {
             List<Double> ratios = p.ratios();
             String unit = latency(p.tool()) ? " µs" : " Mpps";
-            b.append(String.format(Locale.ROOT, "| %s | %d | %.4g%s | %.4g%s | %.2f | %.2f-%.2f | %d |%n", p.tool(),
-                    p.size(), p.cMedian(), unit, p.javaMedian(), unit, median(ratios),
+            b.append(String.format(Locale.ROOT, "| %s | %d | %.4g%s | %.4g%s | %.2f | %.2f-%.2f | %d | %.0f%% | %.0f%% |%n",
+                    p.tool(), p.size(), p.cMedian(), unit, p.javaMedian(), unit, median(ratios),
                     ratios.stream().mapToDouble(d -> d).min().orElse(Double.NaN),
-                    ratios.stream().mapToDouble(d -> d).max().orElse(Double.NaN), ratios.size()));
+                    ratios.stream().mapToDouble(d -> d).max().orElse(Double.NaN), ratios.size(),
+                    100 * p.cSpread(), 100 * p.javaSpread()));
         }
         return b.toString();
     }
@@ -157,6 +170,16 @@ public final class ComparisonReport {
 
     private static double log2(long v) {
         return Math.log(v) / Math.log(2);
+    }
+
+    /** (largest - smallest) / median; NaN without values. */
+    static double spread(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        double min = values.stream().mapToDouble(d -> d).min().orElseThrow();
+        double max = values.stream().mapToDouble(d -> d).max().orElseThrow();
+        return (max - min) / median(values);
     }
 
     static double median(List<Double> values) {

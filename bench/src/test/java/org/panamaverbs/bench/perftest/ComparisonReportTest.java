@@ -28,10 +28,10 @@ class ComparisonReportTest {
         assertEquals(12.0, bw.javaMedian());
         assertEquals(List.of(0.8, 1.5, 1.0), bw.ratios());
         String md = ComparisonReport.markdown(points);
-        assertTrue(md.contains("| ib_write_bw | 64 | 12.00 Mpps | 12.00 Mpps | 1.00 | 0.80-1.50 | 3 |"), md);
+        assertTrue(md.contains("| ib_write_bw | 64 | 12.00 Mpps | 12.00 Mpps | 1.00 | 0.80-1.50 | 3 | 83% | 183% |"), md);
         ComparisonReport.Point lat = points.stream().filter(p -> p.tool().equals("ib_send_lat")).findFirst().orElseThrow();
         assertEquals(List.of(2.0), lat.ratios()); // only pair 2 ran on both sides
-        assertTrue(md.contains("| ib_send_lat | 2 | 6.000 µs | 14.00 µs | 2.00 | 2.00-2.00 | 1 |"), md);
+        assertTrue(md.contains("| ib_send_lat | 2 | 6.000 µs | 14.00 µs | 2.00 | 2.00-2.00 | 1 | 33% | 0% |"), md);
         String svg = ComparisonReport.svg(points);
         assertTrue(svg.startsWith("<svg") && svg.contains("ib_send_lat") && svg.contains("stroke-dasharray"), svg);
     }
