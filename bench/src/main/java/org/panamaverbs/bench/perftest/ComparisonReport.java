@@ -1,6 +1,7 @@
 package org.panamaverbs.bench.perftest;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import java.util.stream.Collectors;
  * bandwidth tools, typical latency in µs for the latency tools) into a Markdown table of medians with
  * the median of the per-pair Java/C ratios and their range, the run-to-run spread of C against C and of Java
  * against Java, and an SVG plot of the medians against size (one
- * panel for the bandwidth tools, one for the latency tools; Java solid, C dashed).
+ * panel for the bandwidth tools in MB/s, one for the latency tools in µs, both on log scales; Java solid, C dashed).
  *
  * <p>Usage: {@code java -cp panama-verbs-bench.jar org.panamaverbs.bench.perftest.ComparisonReport CSV MD SVG}
  */
@@ -111,14 +112,19 @@ public final class ComparisonReport {
         b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                 + "font-family=\"sans-serif\" font-size=\"12\">%n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>%n",
                 width, height));
-        panel(b, points.stream().filter(p -> !latency(p.tool())).toList(), 60, "bandwidth tools, message rate [Mpps]");
-        panel(b, points.stream().filter(p -> latency(p.tool())).toList(), 540, "latency, t_typical [µs]");
+        // bandwidth as MB/s (message rate x size) so every size shares one axis; both panels logarithmic in y,
+        // since values span three decades between 2 B and 64 KiB
+        panel(b, points.stream().filter(p -> !latency(p.tool())).toList(), 60, "bandwidth [MB/s], log scale",
+                (p, median) -> median * p.size());
+        panel(b, points.stream().filter(p -> latency(p.tool())).toList(), 540, "latency, t_typical [µs], log scale",
+                (p, median) -> median);
         b.append("</svg>\n");
         return b.toString();
     }
 
-    /** One panel at x offset {@code left}: log2 sizes on x, linear values from 0 on y. */
-    private static void panel(StringBuilder b, List<Point> points, int left, String title) {
+    /** One panel at x offset {@code left}: log2 sizes on x, {@code plotted} values on a log10 y axis. */
+    private static void panel(StringBuilder b, List<Point> points, int left, String title,
+            java.util.function.ToDoubleBiFunction<Point, Double> plotted) {
         int top = 40;
         int w = 380;
         int h = 300;
@@ -131,13 +137,20 @@ public final class ComparisonReport {
         }
         double minX = points.stream().mapToDouble(p -> log2(p.size())).min().orElse(0);
         double maxX = Math.max(minX + 1, points.stream().mapToDouble(p -> log2(p.size())).max().orElse(1));
-        double maxY = points.stream().mapToDouble(p -> Math.max(p.cMedian(), p.javaMedian())).max().orElse(1) * 1.1;
-        String tickFormat = maxY < 10 ? "%.3f" : "%.0f";
-        for (int t = 0; t <= 4; t++) {
-            double v = maxY * t / 4;
-            int y = top + h - (int) (h * t / 4.0);
-            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">" + tickFormat
-                    + "</text>%n", left - 4, y + 4, v));
+        double lowest = points.stream().flatMapToDouble(p -> java.util.stream.DoubleStream.of(
+                plotted.applyAsDouble(p, p.cMedian()), plotted.applyAsDouble(p, p.javaMedian())))
+                .filter(v -> v > 0).min().orElse(1);
+        double highest = points.stream().flatMapToDouble(p -> java.util.stream.DoubleStream.of(
+                plotted.applyAsDouble(p, p.cMedian()), plotted.applyAsDouble(p, p.javaMedian())))
+                .filter(v -> v > 0).max().orElse(10);
+        double minY = Math.floor(Math.log10(lowest));
+        double maxY = Math.max(minY + 1, Math.ceil(Math.log10(highest)));
+        for (int decade = (int) minY; decade <= maxY; decade++) {
+            int y = top + h - (int) (h * (decade - minY) / (maxY - minY));
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n", left - 4,
+                    y + 4, BigDecimal.ONE.scaleByPowerOfTen(decade).toPlainString()));
+            b.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eee\"/>%n",
+                    left, y, left + w, y));
         }
         for (Point p : points) {
             int x = left + (int) (w * (log2(p.size()) - minX) / (maxX - minX));
@@ -153,9 +166,12 @@ public final class ComparisonReport {
             for (boolean java : new boolean[] {true, false}) {
                 StringBuilder path = new StringBuilder();
                 for (Point p : e.getValue()) {
-                    double value = java ? p.javaMedian() : p.cMedian();
+                    double value = plotted.applyAsDouble(p, java ? p.javaMedian() : p.cMedian());
+                    if (!(value > 0)) {
+                        continue; // a point with no run (or 0) has no place on a log axis
+                    }
                     int x = left + (int) (w * (log2(p.size()) - minX) / (maxX - minX));
-                    int y = top + h - (int) (h * value / maxY);
+                    int y = top + h - (int) (h * (Math.log10(value) - minY) / (maxY - minY));
                     path.append(path.isEmpty() ? "M" : " L").append(x).append(' ').append(y);
                 }
                 b.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",

@@ -35,14 +35,13 @@ public final class SendBandwidth implements Callable<Integer> {
         PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
-        PerftestOptions.refuse(TOOL, o.allSizes, "-a (every size)");
         PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
         int iterations = o.iterations != null ? o.iterations : RdmaBandwidth.DEFAULT_ITERATIONS;
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH, iterations);
         int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
-        long size = o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE;
+        long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
-        try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, size, txDepth, rxDepth, false,
+        try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, txDepth, rxDepth, false,
                 out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
             // a handshake so no send comes before them; the run; each side's own line; close
@@ -53,32 +52,47 @@ public final class SendBandwidth implements Callable<Integer> {
             s.handshakeAndPrintRemote();
             s.printBandwidthHeader();
             List<BandwidthReport> reports = new ArrayList<>();
+            // send_bw.c's RUN_ALL: per size, the server posts its receives, a handshake, the run, the line, and
+            // one more handshake so no send of the next size comes before its receives; a single size has no
+            // handshake after the run
+            long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE};
             if (s.wire.isClient()) {
-                s.handshake("handshake before the run", s.runTimeout());
                 try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
-                    reports.add(run.execute(iterations, (int) size).report(size, o.reportGbits));
+                    for (long size : sizes) {
+                        s.handshake("handshake before the run", s.runTimeout());
+                        reports.add(printed(run.execute(iterations, (int) size).report(size, o.reportGbits)));
+                        if (o.allSizes) {
+                            s.handshake("handshake after the run", s.runTimeout());
+                        }
+                    }
                 }
             } else {
                 // one receive chain per queue pair, into the slot offered for it
                 List<RecvWorkRequests> recvs = new ArrayList<>();
                 try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
                     for (int q = 0; q < s.qps.size(); q++) {
-                        RecvWorkRequests chain = RecvWorkRequests.allocate(1, 1);
-                        recvs.add(chain);
-                        chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size));
-                        for (int i = 0; i < s.qps.get(q).capabilities().maxRecvWr(); i++) {
-                            Completions.check(s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
+                        recvs.add(RecvWorkRequests.allocate(1, 1));
+                    }
+                    for (long size : sizes) {
+                        for (int q = 0; q < s.qps.size(); q++) {
+                            RecvWorkRequests chain = recvs.get(q);
+                            chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size));
+                            for (int i = 0; i < s.qps.get(q).capabilities().maxRecvWr(); i++) {
+                                Completions.check(s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
+                            }
+                        }
+                        s.handshake("handshake before the run", s.runTimeout());
+                        reports.add(printed(receive(s, recvs, wcs, iterations, size)));
+                        if (o.allSizes) {
+                            s.handshake("handshake after the run", s.runTimeout());
                         }
                     }
-                    s.handshake("handshake before the run");
-                    reports.add(receive(s, recvs, wcs, iterations, size));
                 } finally {
                     recvs.forEach(RecvWorkRequests::close);
                 }
             }
-            out.println(reports.getFirst().line(o.reportGbits));
             out.println(BandwidthReport.RESULT_LINE);
             s.wire.closeConnection(s.mine, s.runTimeout());
             if (o.json) {
@@ -87,6 +101,13 @@ public final class SendBandwidth implements Callable<Integer> {
             out.flush();
         }
         return 0;
+    }
+
+    /** Prints a size's result line as soon as it is known (perftest prints each size as it finishes). */
+    private BandwidthReport printed(BandwidthReport report) {
+        out.println(report.line(o.reportGbits));
+        out.flush();
+        return report;
     }
 
     /**
