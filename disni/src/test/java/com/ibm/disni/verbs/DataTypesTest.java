@@ -119,13 +119,13 @@ class DataTypesTest {
         assertEquals(16, grh.getDgid().length);
         Object[] objects = {new IbvSge(), new IbvSendWR(), new IbvSendWR.Rdma(), new IbvSendWR.Atomic(),
                 new IbvSendWR.Ud(), new IbvRecvWR(), new IbvWC(), cap, grh, new IbvAhAttr(grh),
-                new IbvQpAttr(new IbvAhAttr(grh), new IbvAhAttr(grh), cap), new RdmaConnParam()};
+                new IbvQpAttr(new IbvAhAttr(grh), new IbvAhAttr(grh), cap), new RdmaConnParam(), new IbvQPInitAttr()};
         int pairs = 0;
         for (Object o : objects) {
             pairs += fill(o);
             roundTrip(o, true);
         }
-        assertEquals(92, pairs, "getter/setter pairs of the 12 data types");
+        assertEquals(98, pairs, "getter/setter pairs of the 13 data types");
         assertEquals("IbvSge", new IbvSge().getClassName());
         assertEquals("Rdma", new IbvSendWR.Rdma().getClassName());
         assertEquals("Atomic", new IbvSendWR.Atomic().getClassName());
