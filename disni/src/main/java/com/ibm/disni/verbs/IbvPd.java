@@ -1,0 +1,117 @@
+package com.ibm.disni.verbs;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.panamaverbs.verbs.ProtectionDomain;
+
+/**
+ * Stands in for DiSNI 2.1's {@code com.ibm.disni.verbs.IbvPd}: a protection domain ({@code struct ibv_pd},
+ * {@code ibv_alloc_pd} / {@code ibv_dealloc_pd}) over a Panama Verbs {@link ProtectionDomain}.
+ *
+ * <p>{@link #getHandle()} is a number unique per protection domain in this JVM (programs such as Crail key
+ * caches on it); it is not the kernel's {@code pd->handle}, which Panama Verbs' public API does not
+ * expose. {@link #deallocPd()} frees the domain after closing what was made in it (regions, queue pairs);
+ * {@link #close()} only marks this object closed.
+ */
+public class IbvPd {
+
+    private static final AtomicInteger HANDLES = new AtomicInteger();
+
+    private RdmaVerbs verbs;
+    protected int handle;
+    protected IbvContext context;
+    protected volatile boolean isOpen;
+
+    /** The Panama Verbs protection domain behind this object. */
+    final ProtectionDomain pv;
+
+    /**
+     * Allocates a protection domain on {@code context}'s device ({@code ibv_alloc_pd}), as
+     * {@code context.allocPd()} does.
+     *
+     * @param context the device
+     * @throws IOException if the call fails or the context has no device behind it
+     */
+    public IbvPd(IbvContext context) throws IOException {
+        this(context, PanamaVerbs.allocate(context));
+    }
+
+    IbvPd(IbvContext context, ProtectionDomain pv) {
+        this.verbs = PanamaVerbs.INSTANCE;
+        this.context = context;
+        this.pv = pv;
+        this.handle = HANDLES.incrementAndGet();
+        this.isOpen = true;
+    }
+
+    /**
+     * Returns a number unique to this protection domain in the JVM (see the class comment).
+     *
+     * @return the number
+     * @throws IOException never
+     */
+    public int getHandle() throws IOException {
+        return handle;
+    }
+
+    /**
+     * Returns the device this domain belongs to.
+     *
+     * @return the context
+     */
+    public IbvContext getContext() {
+        return context;
+    }
+
+    /**
+     * Tells whether neither {@link #close()} nor {@link #deallocPd()} has been called.
+     *
+     * @return false once closed
+     */
+    public boolean isOpen() {
+        return isOpen;
+    }
+
+    /** Marks this object closed; the domain itself is freed by {@link #deallocPd()}. */
+    public void close() {
+        isOpen = false;
+    }
+
+    /**
+     * Prepares the registration of {@code buffer}'s whole capacity (position and limit are ignored, as in
+     * DiSNI). The region keeps the buffer reachable until it is deregistered (DiSNI did not).
+     *
+     * @param buffer a direct buffer
+     * @param access {@code IbvMr.IBV_ACCESS_*} bits
+     * @return the call; {@code execute()} runs {@code ibv_reg_mr}
+     * @throws IOException if the buffer is not direct
+     */
+    public SVCRegMr regMr(ByteBuffer buffer, int access) throws IOException {
+        return verbs.regMr(this, buffer, access);
+    }
+
+    /**
+     * Prepares the registration of {@code length} bytes at {@code address}, memory the caller keeps alive
+     * until the region is deregistered.
+     *
+     * @param address the native address
+     * @param length bytes
+     * @param access {@code IbvMr.IBV_ACCESS_*} bits
+     * @return the call; {@code execute()} runs {@code ibv_reg_mr}
+     * @throws IOException if the arguments are refused
+     */
+    public SVCRegMr regMr(long address, int length, int access) throws IOException {
+        return verbs.regMr(this, address, length, access);
+    }
+
+    /**
+     * {@code ibv_dealloc_pd}, after closing the regions and queue pairs made in this domain.
+     *
+     * @return 0
+     * @throws Exception an {@code IOException} if the call fails
+     */
+    public int deallocPd() throws Exception {
+        return verbs.deallocPd(this);
+    }
+}

@@ -1,0 +1,116 @@
+package com.ibm.disni.verbs;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.panamaverbs.verbs.WorkCompletion;
+import org.panamaverbs.verbs.WorkCompletions;
+
+/**
+ * {@link SVCPollCq}: {@code ibv_poll_cq} through {@code CompletionQueue.poll} into a preallocated
+ * {@link WorkCompletions} array, then copied into the caller's {@link IbvWC} objects. Panama Verbs binds a
+ * completion array to the thread that polls it, so each polling thread gets its own array on its first
+ * execution; after that an execution allocates nothing.
+ *
+ * <p>Every field of each completion is refreshed (DiSNI 2.1 left all but the identifier, status and opcode
+ * stale for error completions, so an error was routed by a previous completion's queue pair number). A
+ * null element of the caller's array is filled with a new {@link IbvWC} once.
+ */
+final class PollCqCall extends SVCPollCq {
+
+    private static final boolean LITTLE_ENDIAN = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+
+    private final IbvCQ cq;
+    private final IbvWC[] wcList;
+    private final int ne;
+    private final ThreadLocal<WorkCompletions> arrays;
+    private final List<WorkCompletions> all = new ArrayList<>();
+    private volatile boolean valid = true;
+    private int polls;
+
+    PollCqCall(IbvCQ cq, IbvWC[] wcList, int ne) throws IOException {
+        if (wcList == null || ne < 1 || ne > wcList.length) {
+            throw new IOException("ibv_poll_cq: ne " + ne + " is outside 1.." + (wcList == null ? 0 : wcList.length)
+                    + " (the length of the completion array)");
+        }
+        this.cq = cq;
+        this.wcList = wcList;
+        this.ne = ne;
+        this.arrays = ThreadLocal.withInitial(this::newArray);
+    }
+
+    private WorkCompletions newArray() {
+        WorkCompletions array = WorkCompletions.allocate(ne);
+        synchronized (all) {
+            all.add(array);
+        }
+        return array;
+    }
+
+    @Override
+    public SVCPollCq execute() throws IOException {
+        if (!valid) {
+            throw new IOException("ibv_poll_cq: this call was freed");
+        }
+        WorkCompletions array = arrays.get();
+        int n;
+        try {
+            n = cq.pv.poll(array, ne);
+        } catch (RuntimeException e) {
+            throw Failures.io("ibv_poll_cq", e);
+        }
+        if (n < 0) {
+            throw new IOException("Polling CQ failed: ibv_poll_cq returned " + n);
+        }
+        for (int i = 0; i < n; i++) {
+            IbvWC wc = wcList[i];
+            if (wc == null) {
+                wc = new IbvWC();
+                wcList[i] = wc;
+            }
+            copy(array.get(i), wc);
+        }
+        polls = n;
+        return this;
+    }
+
+    static void copy(WorkCompletion from, IbvWC to) {
+        to.wr_id = from.wrId();
+        to.status = from.statusCode();
+        to.opcode = from.opcode().code();
+        to.vendor_err = from.vendorError();
+        to.byte_len = from.byteLength();
+        // DiSNI read imm_data in host order from the C struct, where it is in network order
+        int imm = from.immediateData();
+        to.imm_data = LITTLE_ENDIAN ? Integer.reverseBytes(imm) : imm;
+        to.qp_num = from.qpNumber();
+        to.src_qp = from.sourceQp();
+        to.wc_flags = from.flags();
+        to.pkey_index = (short) from.pkeyIndex();
+        to.slid = (short) from.sourceLid();
+        to.sl = (short) from.serviceLevel();
+        to.dlid_path_bits = (short) from.dlidPathBits();
+    }
+
+    @Override
+    public int getPolls() {
+        return polls;
+    }
+
+    @Override
+    public boolean isValid() {
+        return valid;
+    }
+
+    @Override
+    public SVCPollCq free() {
+        valid = false;
+        synchronized (all) {
+            for (WorkCompletions array : all) {
+                array.close();
+            }
+            all.clear();
+        }
+        return this;
+    }
+}

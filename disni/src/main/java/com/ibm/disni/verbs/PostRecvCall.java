@@ -1,0 +1,133 @@
+package com.ibm.disni.verbs;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.panamaverbs.verbs.Errno;
+import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.RecvWorkRequest;
+import org.panamaverbs.verbs.RecvWorkRequests;
+
+/**
+ * {@link SVCPostRecv}: {@code ibv_post_recv} through {@code QueuePair.postRecv}. The requests are copied once,
+ * when the call is made; each {@code execute()} writes them into a preallocated {@link RecvWorkRequests}
+ * chain of the executing thread (made on that thread's first execution) and posts it, allocating nothing
+ * after the first time.
+ */
+final class PostRecvCall extends SVCPostRecv {
+
+    private final IbvQP qp;
+    private final QueuePair pv;
+    private final int count;
+    private final int maxSge;
+    private final long[] wrId;
+    private final int[] numSge;
+    private final int[] sgeStart;
+    private final SgeTable sges;
+    private final RecvWRMod[] mods;
+    private final ThreadLocal<PerThread> perThread;
+    private final List<PerThread> all = new ArrayList<>();
+    private volatile boolean valid = true;
+
+    PostRecvCall(IbvQP qp, List<IbvRecvWR> wrList) throws IOException {
+        this.qp = qp;
+        this.pv = qp.panama();
+        if (wrList == null || wrList.isEmpty()) {
+            throw new IOException("ibv_post_recv: no work requests");
+        }
+        count = wrList.size();
+        wrId = new long[count];
+        numSge = new int[count];
+        sgeStart = new int[count];
+        int totalSge = 0;
+        int most = 1;
+        for (IbvRecvWR wr : wrList) {
+            totalSge += Math.max(0, wr.getNum_sge());
+            most = Math.max(most, wr.getNum_sge());
+        }
+        maxSge = most;
+        sges = new SgeTable(totalSge);
+        mods = new RecvWRMod[count];
+        int start = 0;
+        for (int i = 0; i < count; i++) {
+            IbvRecvWR wr = wrList.get(i);
+            wrId[i] = wr.getWr_id();
+            numSge[i] = wr.getNum_sge();
+            sgeStart[i] = start;
+            sges.copy(wr.getSg_list(), numSge[i], start, "ibv_post_recv: request " + i);
+            start += numSge[i];
+            int index = i;
+            mods[i] = () -> wrId[index];
+        }
+        perThread = ThreadLocal.withInitial(this::newPerThread);
+    }
+
+    private PerThread newPerThread() {
+        PerThread t = new PerThread(RecvWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
+        synchronized (all) {
+            all.add(t);
+        }
+        return t;
+    }
+
+    private record PerThread(RecvWorkRequests chain, SgeTable.Resolved resolved) {
+    }
+
+    @Override
+    public SVCPostRecv execute() throws IOException {
+        if (!valid) {
+            throw new IOException("ibv_post_recv: this call was freed");
+        }
+        PerThread t = perThread.get();
+        RecvWorkRequests chain = t.chain();
+        IbvContext context = qp.getContext();
+        int rc;
+        try {
+            for (int i = 0; i < count; i++) {
+                RecvWorkRequest r = chain.get(i);
+                r.id(wrId[i]);
+                int n = numSge[i];
+                for (int j = 0; j < n; j++) {
+                    int k = sgeStart[i] + j;
+                    MemoryRegion region = t.resolved().region(context, k, sges.lkey[k]);
+                    r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
+                }
+                r.numSge(n);
+            }
+            rc = pv.postRecv(chain, count);
+        } catch (RuntimeException e) {
+            throw Failures.io("ibv_post_recv", e);
+        }
+        if (rc != 0) {
+            throw new IOException("ibv_post_recv failed: " + Errno.describe(rc) + " (request " + chain.failedIndex()
+                    + " of " + count + ")");
+        }
+        return this;
+    }
+
+    @Override
+    public boolean isValid() {
+        return valid;
+    }
+
+    @Override
+    public SVCPostRecv free() {
+        valid = false;
+        synchronized (all) {
+            for (PerThread t : all) {
+                t.chain().close();
+            }
+            all.clear();
+        }
+        return this;
+    }
+
+    @Override
+    public RecvWRMod getWrMod(int index) throws IOException {
+        if (index < 0 || index >= count) {
+            throw new IOException("no work request " + index + " in this call (it has " + count + ")");
+        }
+        return mods[index];
+    }
+}

@@ -1,0 +1,329 @@
+package com.ibm.disni.verbs;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.panamaverbs.verbs.Errno;
+import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.QpType;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.SendWorkRequest;
+import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.WrOpcode;
+
+/**
+ * {@link SVCPostSend}: {@code ibv_post_send} through {@code QueuePair.postSend}. The requests are copied into
+ * arrays once, when the call is made (later changes to the {@link IbvSendWR} objects are not seen, as in
+ * DiSNI); the mod views change those arrays; each {@code execute()} writes the arrays into a preallocated
+ * {@link SendWorkRequests} chain and posts it. Panama Verbs binds a chain to the thread that posts it, so each
+ * posting thread gets its own chain on its first execution; after that an execution allocates nothing.
+ *
+ * <p>Beyond DiSNI 2.1, which serialised only {@code wr.rdma}: atomic requests carry {@code wr.atomic}
+ * (remote address, rkey, compare-add, swap), and {@code num_sge} up to the entries given is honoured. UD
+ * queue pairs are refused when the call is made: {@code wr.ud.ah} is an {@code int} in DiSNI's API, which
+ * has no call that makes address handles.
+ */
+final class PostSendCall extends SVCPostSend {
+
+    private static final boolean LITTLE_ENDIAN = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+
+    private final IbvQP qp;
+    private final QueuePair pv;
+    private final int count;
+    private final int maxSge;
+    private final long[] wrId;
+    private final WrOpcode[] opcode;
+    private final int[] flags;
+    private final int[] imm;
+    private final int[] numSge;
+    private final int[] sgeStart;
+    private final long[] remoteAddr;
+    private final int[] rkey;
+    private final int[] reserved;
+    private final long[] compareAdd;
+    private final long[] swap;
+    private final SgeTable sges;
+    private final WrMod[] mods;
+    private final ThreadLocal<PerThread> perThread;
+    private final List<PerThread> all = new ArrayList<>();
+    private volatile boolean valid = true;
+
+    PostSendCall(IbvQP qp, List<IbvSendWR> wrList) throws IOException {
+        this.qp = qp;
+        this.pv = qp.panama();
+        if (pv.config().type() == QpType.UD) {
+            throw new IOException("ibv_post_send: UD work requests are not supported by this module: wr.ud.ah is an"
+                    + " int in DiSNI's API, which has no call that makes address handles");
+        }
+        if (wrList == null || wrList.isEmpty()) {
+            throw new IOException("ibv_post_send: no work requests");
+        }
+        count = wrList.size();
+        wrId = new long[count];
+        opcode = new WrOpcode[count];
+        flags = new int[count];
+        imm = new int[count];
+        numSge = new int[count];
+        sgeStart = new int[count];
+        remoteAddr = new long[count];
+        rkey = new int[count];
+        reserved = new int[count];
+        compareAdd = new long[count];
+        swap = new long[count];
+        int totalSge = 0;
+        int most = 1;
+        for (IbvSendWR wr : wrList) {
+            totalSge += Math.max(0, wr.getNum_sge());
+            most = Math.max(most, wr.getNum_sge());
+        }
+        maxSge = most;
+        sges = new SgeTable(totalSge);
+        mods = new WrMod[count];
+        int start = 0;
+        for (int i = 0; i < count; i++) {
+            IbvSendWR wr = wrList.get(i);
+            wrId[i] = wr.getWr_id();
+            try {
+                opcode[i] = WrOpcode.of(wr.getOpcode());
+            } catch (IllegalArgumentException e) {
+                throw new IOException("ibv_post_send: request " + i + " has opcode " + wr.getOpcode()
+                        + ", which is none of IbvSendWR.IBV_WR_*", e);
+            }
+            flags[i] = wr.getSend_flags();
+            imm[i] = wr.getImm_data();
+            numSge[i] = wr.getNum_sge();
+            sgeStart[i] = start;
+            sges.copy(wr.getSg_list(), numSge[i], start, "ibv_post_send: request " + i);
+            start += numSge[i];
+            if (opcode[i].isAtomic()) {
+                IbvSendWR.Atomic atomic = wr.getAtomic();
+                remoteAddr[i] = atomic.getRemote_addr();
+                rkey[i] = atomic.getRkey();
+                reserved[i] = atomic.getReserved();
+                compareAdd[i] = atomic.getCompare_add();
+                swap[i] = atomic.getSwap();
+            } else {
+                IbvSendWR.Rdma rdma = wr.getRdma();
+                remoteAddr[i] = rdma.getRemote_addr();
+                rkey[i] = rdma.getRkey();
+                reserved[i] = rdma.getReserved();
+            }
+            mods[i] = new WrMod(i);
+        }
+        perThread = ThreadLocal.withInitial(this::newPerThread);
+    }
+
+    private PerThread newPerThread() {
+        PerThread t = new PerThread(SendWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
+        synchronized (all) {
+            all.add(t);
+        }
+        return t;
+    }
+
+    private record PerThread(SendWorkRequests chain, SgeTable.Resolved resolved) {
+    }
+
+    @Override
+    public SVCPostSend execute() throws IOException {
+        if (!valid) {
+            throw new IOException("ibv_post_send: this call was freed");
+        }
+        PerThread t = perThread.get();
+        SendWorkRequests chain = t.chain();
+        IbvContext context = qp.getContext();
+        int rc;
+        try {
+            for (int i = 0; i < count; i++) {
+                SendWorkRequest r = chain.get(i);
+                r.id(wrId[i]).opcode(opcode[i]).flags(flags[i]);
+                r.immediateData(LITTLE_ENDIAN ? Integer.reverseBytes(imm[i]) : imm[i]);
+                int n = numSge[i];
+                for (int j = 0; j < n; j++) {
+                    int k = sgeStart[i] + j;
+                    MemoryRegion region = t.resolved().region(context, k, sges.lkey[k]);
+                    r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
+                }
+                r.numSge(n);
+                switch (opcode[i]) {
+                    case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> r.remote(remoteAddr[i], rkey[i]);
+                    case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD ->
+                            r.atomic(remoteAddr[i], rkey[i], compareAdd[i], swap[i]);
+                    default -> {
+                    }
+                }
+            }
+            rc = pv.postSend(chain, count);
+        } catch (RuntimeException e) {
+            throw Failures.io("ibv_post_send", e);
+        }
+        if (rc != 0) {
+            throw new IOException("ibv_post_send failed: " + Errno.describe(rc) + " (request " + chain.failedIndex()
+                    + " of " + count + ")");
+        }
+        return this;
+    }
+
+    @Override
+    public boolean isValid() {
+        return valid;
+    }
+
+    @Override
+    public SVCPostSend free() {
+        valid = false;
+        synchronized (all) {
+            for (PerThread t : all) {
+                t.chain().close();
+            }
+            all.clear();
+        }
+        return this;
+    }
+
+    @Override
+    public SendWRMod getWrMod(int index) throws IOException {
+        if (index < 0 || index >= count) {
+            throw new IOException("no work request " + index + " in this call (it has " + count + ")");
+        }
+        return mods[index];
+    }
+
+    /** The view of request {@code i}; its RDMA and SGE views are made once. */
+    private final class WrMod implements SendWRMod {
+        private final int i;
+        private final RdmaMod rdma;
+        private final SgeMod[] sgeMods;
+
+        WrMod(int i) {
+            this.i = i;
+            this.rdma = new Rdma(i);
+            this.sgeMods = new SgeMod[numSge[i]];
+            for (int j = 0; j < sgeMods.length; j++) {
+                sgeMods[j] = new Sge(sgeStart[i] + j);
+            }
+        }
+
+        @Override
+        public void setWr_id(long wr_id) {
+            wrId[i] = wr_id;
+        }
+
+        @Override
+        public void setSend_flags(int send_flags) {
+            flags[i] = send_flags;
+        }
+
+        @Override
+        public long getWr_id() {
+            return wrId[i];
+        }
+
+        @Override
+        public int getNum_sge() {
+            return numSge[i];
+        }
+
+        @Override
+        public int getOpcode() {
+            return opcode[i].code();
+        }
+
+        @Override
+        public int getSend_flags() {
+            return flags[i];
+        }
+
+        @Override
+        public RdmaMod getRdmaMod() {
+            return rdma;
+        }
+
+        @Override
+        public SgeMod getSgeMod(int index) {
+            if (index < 0 || index >= sgeMods.length) {
+                throw new IndexOutOfBoundsException("request " + i + " has " + sgeMods.length
+                        + " scatter-gather entries, not an entry " + index);
+            }
+            return sgeMods[index];
+        }
+    }
+
+    /** The view of request {@code i}'s remote address and key ({@code wr.rdma}, or {@code wr.atomic}'s for atomics). */
+    private final class Rdma implements RdmaMod {
+        private final int i;
+
+        Rdma(int i) {
+            this.i = i;
+        }
+
+        @Override
+        public void setRemote_addr(long remote_addr) {
+            remoteAddr[i] = remote_addr;
+        }
+
+        @Override
+        public long getRemote_addr() {
+            return remoteAddr[i];
+        }
+
+        @Override
+        public void setRkey(int key) {
+            rkey[i] = key;
+        }
+
+        @Override
+        public int getRkey() {
+            return rkey[i];
+        }
+
+        @Override
+        public void setReserved(int value) {
+            reserved[i] = value;
+        }
+
+        @Override
+        public int getReserved() {
+            return reserved[i];
+        }
+    }
+
+    /** The view of scatter-gather entry {@code k} (flattened over all requests). */
+    private final class Sge implements SgeMod {
+        private final int k;
+
+        Sge(int k) {
+            this.k = k;
+        }
+
+        @Override
+        public void setAddr(long addr) {
+            sges.addr[k] = addr;
+        }
+
+        @Override
+        public long getAddr() {
+            return sges.addr[k];
+        }
+
+        @Override
+        public void setLength(int length) {
+            sges.length[k] = length;
+        }
+
+        @Override
+        public int getLength() {
+            return sges.length[k];
+        }
+
+        @Override
+        public void setLkey(int lkey) {
+            sges.lkey[k] = lkey;
+        }
+
+        @Override
+        public int getLkey() {
+            return sges.lkey[k];
+        }
+    }
+}
