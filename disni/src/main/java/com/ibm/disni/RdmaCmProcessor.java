@@ -37,6 +37,14 @@ public class RdmaCmProcessor implements Runnable {
         this.cmChannel = RdmaEventChannel.createEventChannel();
     }
 
+    /** With a given channel (tests without a device). */
+    RdmaCmProcessor(RdmaEndpointGroup<? extends RdmaEndpoint> cmConsumer, int timeout, RdmaEventChannel cmChannel) {
+        this.cmConsumer = cmConsumer;
+        this.timeout = timeout;
+        this.closed = new AtomicBoolean(false);
+        this.cmChannel = cmChannel;
+    }
+
     /** Starts the thread (once). */
     public synchronized void start() {
         if (thread != null || closed.get()) {

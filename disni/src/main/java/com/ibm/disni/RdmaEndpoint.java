@@ -115,7 +115,7 @@ public class RdmaEndpoint {
         if (failure != null) {
             throw new IOException("endpoint " + endpointId + ": " + step + " failed: " + failure);
         }
-        if (connState < state) {
+        if (closeCalled || connState == CONN_STATE_CLOSED) {
             throw new IOException("endpoint " + endpointId + ": " + step + " failed: endpoint closed");
         }
     }

@@ -79,6 +79,16 @@ public abstract class RdmaEndpointGroup<C extends RdmaEndpoint> {
         this.cmProcessor = new RdmaCmProcessor(this, timeout);
     }
 
+    /** With a given event channel (tests without a device). */
+    RdmaEndpointGroup(int timeout, com.ibm.disni.verbs.RdmaEventChannel cmChannel) throws IOException {
+        this.endpointProvider = RdmaEndpointProvider.getEndpointProvider();
+        this.serverEndpointMap = new HashMap<>();
+        this.clientEndpointMap = new HashMap<>();
+        this.closed = new AtomicBoolean(true);
+        this.connParam = new RdmaConnParam();
+        this.cmProcessor = new RdmaCmProcessor(this, timeout, cmChannel);
+    }
+
     /**
      * Sets the endpoint factory and starts taking CM events.
      *
