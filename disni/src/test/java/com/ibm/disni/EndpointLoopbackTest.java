@@ -238,14 +238,15 @@ class EndpointLoopbackTest {
             PassiveEp serverSide = accepted.get(30, TimeUnit.SECONDS);
             assertTrue(client.getCqProvider() != serverSide.getCqProvider(), "one CQ per passive endpoint");
 
-            // the server describes its data buffer: [long addr][int length][int lkey], as DiSNI's ReadServer
+            // the server describes its data buffer: [long addr][int length][int key], as DiSNI's ReadServer (which
+            // sends the lkey, equal to the rkey on mlx4/mlx5/siw/rxe; the rkey here)
             byte[] data = new byte[SIZE];
             for (int i = 0; i < SIZE; i++) {
                 data[i] = (byte) (i * 7 + 3);
             }
             serverSide.dataBuf.clear().put(data);
             serverSide.sendBuf.clear().putLong(serverSide.dataMr.getAddr()).putInt(serverSide.dataMr.getLength())
-                    .putInt(serverSide.dataMr.getLkey());
+                    .putInt(serverSide.dataMr.getRkey());
             serverSide.postSend(List.of(send(serverSide.sendMr, 16, SEND_ID, IbvSendWR.IBV_WR_SEND))).execute()
                     .free();
             assertEquals(SEND_ID, serverSide.take().getWr_id());
