@@ -74,14 +74,7 @@ public class RdmaActiveEndpointGroup<C extends RdmaActiveEndpoint> extends RdmaE
     @Override
     public IbvQP createQpProvider(C endpoint) throws IOException {
         RdmaActiveCqProcessor<C> processor = processor(endpoint.getIdPriv().getVerbs());
-        IbvQPInitAttr attr = new IbvQPInitAttr();
-        attr.cap().setMax_send_wr(maxWR);
-        attr.cap().setMax_recv_wr(maxWR);
-        attr.cap().setMax_send_sge(Math.max(maxSge, 4));
-        attr.cap().setMax_recv_sge(Math.max(maxSge, 4));
-        attr.setQp_type(IbvQP.IBV_QPT_RC);
-        attr.setSend_cq(processor.getCQ());
-        attr.setRecv_cq(processor.getCQ());
+        IbvQPInitAttr attr = rcQueuePairAttributes(processor.getCQ(), maxWR, maxSge);
         IbvQP qp = endpoint.getIdPriv().createQP(endpoint.getPd(), attr);
         processor.registerQP(qp.getQp_num(), endpoint);
         return qp;

@@ -1,7 +1,9 @@
 package com.ibm.disni;
 
 import com.ibm.disni.util.DiSNILogger;
+import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmEvent;
@@ -363,5 +365,21 @@ public abstract class RdmaEndpointGroup<C extends RdmaEndpoint> {
      * @throws IOException if freeing fails
      */
     void endpointsClosed() throws IOException {
+    }
+
+    /**
+     * The attributes of a group's RC queue pair on {@code cq} (send and receive): {@code maxWR} requests and
+     * {@code max(maxSge, 4)} scatter/gather entries each way (DiSNI 2.1 always asked for 4).
+     */
+    static IbvQPInitAttr rcQueuePairAttributes(IbvCQ cq, int maxWR, int maxSge) {
+        IbvQPInitAttr attr = new IbvQPInitAttr();
+        attr.cap().setMax_send_wr(maxWR);
+        attr.cap().setMax_recv_wr(maxWR);
+        attr.cap().setMax_send_sge(Math.max(maxSge, 4));
+        attr.cap().setMax_recv_sge(Math.max(maxSge, 4));
+        attr.setQp_type(IbvQP.IBV_QPT_RC);
+        attr.setSend_cq(cq);
+        attr.setRecv_cq(cq);
+        return attr;
     }
 }

@@ -2,7 +2,6 @@ package com.ibm.disni;
 
 import com.ibm.disni.util.DiSNILogger;
 import com.ibm.disni.verbs.IbvQP;
-import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.RdmaCmId;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -72,15 +71,8 @@ public class RdmaPassiveEndpointGroup<C extends RdmaEndpoint> extends RdmaEndpoi
 
     @Override
     public IbvQP createQpProvider(C endpoint) throws IOException {
-        IbvQPInitAttr attr = new IbvQPInitAttr();
-        attr.cap().setMax_send_wr(maxWR);
-        attr.cap().setMax_recv_wr(maxWR);
-        attr.cap().setMax_send_sge(Math.max(maxSge, 4));
-        attr.cap().setMax_recv_sge(Math.max(maxSge, 4));
-        attr.setQp_type(IbvQP.IBV_QPT_RC);
-        attr.setSend_cq(endpoint.getCqProvider().getCQ());
-        attr.setRecv_cq(endpoint.getCqProvider().getCQ());
-        return endpoint.getIdPriv().createQP(endpoint.getPd(), attr);
+        return endpoint.getIdPriv().createQP(endpoint.getPd(),
+                rcQueuePairAttributes(endpoint.getCqProvider().getCQ(), maxWR, maxSge));
     }
 
     @Override
