@@ -1,6 +1,7 @@
 package com.ibm.disni.verbs;
 
 import java.io.IOException;
+import org.panamaverbs.verbs.Errno;
 
 /**
  * How this module reports what Panama Verbs throws: DiSNI 2.1's verbs declare {@code IOException}, so an
@@ -19,6 +20,12 @@ final class Failures {
             message = call + " failed: " + (message == null ? e.toString() : message);
         }
         return new IOException(message, e);
+    }
+
+    /** A post the provider refused: its errno and which request of the chain failed. */
+    static IOException post(String verb, int rc, int failedIndex, int count) {
+        return new IOException(verb + " failed: " + Errno.describe(rc) + " (request " + failedIndex
+                + " of " + count + ")");
     }
 
     static IOException notOurs(Object object) {

@@ -1,9 +1,7 @@
 package com.ibm.disni.verbs;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import org.panamaverbs.verbs.Errno;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequest;
@@ -26,8 +24,7 @@ final class PostRecvCall extends SVCPostRecv {
     private final int[] sgeStart;
     private final SgeTable sges;
     private final RecvWRMod[] mods;
-    private final ThreadLocal<PerThread> perThread;
-    private final List<PerThread> all = new ArrayList<>();
+    private final PerThreadChains<PerThread> perThread;
     private volatile boolean valid = true;
 
     PostRecvCall(IbvQP qp, List<IbvRecvWR> wrList) throws IOException {
@@ -60,18 +57,18 @@ final class PostRecvCall extends SVCPostRecv {
             int index = i;
             mods[i] = () -> wrId[index];
         }
-        perThread = ThreadLocal.withInitial(this::newPerThread);
+        perThread = new PerThreadChains<>(this::newPerThread);
     }
 
     private PerThread newPerThread() {
-        PerThread t = new PerThread(RecvWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
-        synchronized (all) {
-            all.add(t);
-        }
-        return t;
+        return new PerThread(RecvWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
     }
 
-    private record PerThread(RecvWorkRequests chain, SgeTable.Resolved resolved) {
+    private record PerThread(RecvWorkRequests chain, SgeTable.Resolved resolved) implements PerThreadChains.Chain {
+        @Override
+        public void close() {
+            chain.close();
+        }
     }
 
     @Override
@@ -100,8 +97,7 @@ final class PostRecvCall extends SVCPostRecv {
             throw Failures.io("ibv_post_recv", e);
         }
         if (rc != 0) {
-            throw new IOException("ibv_post_recv failed: " + Errno.describe(rc) + " (request " + chain.failedIndex()
-                    + " of " + count + ")");
+            throw Failures.post("ibv_post_recv", rc, chain.failedIndex(), count);
         }
         return this;
     }
@@ -114,12 +110,7 @@ final class PostRecvCall extends SVCPostRecv {
     @Override
     public SVCPostRecv free() {
         valid = false;
-        synchronized (all) {
-            for (PerThread t : all) {
-                t.chain().close();
-            }
-            all.clear();
-        }
+        perThread.closeAll();
         return this;
     }
 

@@ -1,9 +1,7 @@
 package com.ibm.disni.verbs;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import org.panamaverbs.verbs.Errno;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
@@ -44,8 +42,7 @@ final class PostSendCall extends SVCPostSend {
     private final long[] swap;
     private final SgeTable sges;
     private final WrMod[] mods;
-    private final ThreadLocal<PerThread> perThread;
-    private final List<PerThread> all = new ArrayList<>();
+    private final PerThreadChains<PerThread> perThread;
     private volatile boolean valid = true;
 
     PostSendCall(IbvQP qp, List<IbvSendWR> wrList) throws IOException {
@@ -110,18 +107,18 @@ final class PostSendCall extends SVCPostSend {
             }
             mods[i] = new WrMod(i);
         }
-        perThread = ThreadLocal.withInitial(this::newPerThread);
+        perThread = new PerThreadChains<>(this::newPerThread);
     }
 
     private PerThread newPerThread() {
-        PerThread t = new PerThread(SendWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
-        synchronized (all) {
-            all.add(t);
-        }
-        return t;
+        return new PerThread(SendWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
     }
 
-    private record PerThread(SendWorkRequests chain, SgeTable.Resolved resolved) {
+    private record PerThread(SendWorkRequests chain, SgeTable.Resolved resolved) implements PerThreadChains.Chain {
+        @Override
+        public void close() {
+            chain.close();
+        }
     }
 
     @Override
@@ -158,8 +155,7 @@ final class PostSendCall extends SVCPostSend {
             throw Failures.io("ibv_post_send", e);
         }
         if (rc != 0) {
-            throw new IOException("ibv_post_send failed: " + Errno.describe(rc) + " (request " + chain.failedIndex()
-                    + " of " + count + ")");
+            throw Failures.post("ibv_post_send", rc, chain.failedIndex(), count);
         }
         return this;
     }
@@ -172,12 +168,7 @@ final class PostSendCall extends SVCPostSend {
     @Override
     public SVCPostSend free() {
         valid = false;
-        synchronized (all) {
-            for (PerThread t : all) {
-                t.chain().close();
-            }
-            all.clear();
-        }
+        perThread.closeAll();
         return this;
     }
 
