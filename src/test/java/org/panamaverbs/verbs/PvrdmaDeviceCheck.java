@@ -66,18 +66,44 @@ public final class PvrdmaDeviceCheck {
             System.out.print(context.profile().describe().indent(2));
             PvrdmaDeviceCheck check = new PvrdmaDeviceCheck(context, gidIndex, expected, args[0]);
             String[] names = {"opcode-evidence", "detection", "srq", "rc-send-recv", "gate-atomics", "gate-inline", "gate-qp-types",
-                "gate-ud-limit", "gate-remote-access", "gate-opcodes", "gate-create-ep", "capability-table", "rdma-cm"};
+                "gate-ud-limit", "gate-remote-access", "gate-opcodes", "gate-create-ep", "capability-table", "rdma-cm",
+                "device-report"};
             if (args.length > 1) {
                 names = Arrays.copyOfRange(args, 1, args.length);
             }
+            boolean report = false;
             for (String name : names) {
-                check.run(name);
+                if (name.equals("device-report")) {
+                    report = true; // after this context is closed, as a user's run of scripts/device-report
+                } else {
+                    check.run(name);
+                }
             }
             check.completions.close();
+            if (report) {
+                check.run("device-report");
+            }
             failures = check.failed;
             System.out.println(check.passed + " passed, " + check.failed + " failed");
         }
         System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /**
+     * scripts/device-report on this device, in this JVM: starting a second JVM costs minutes in the nested
+     * guest. Needs bench/target/panama-verbs-bench.jar on the class path (scripts/test-pvrdma puts it there);
+     * called by reflection because the library's tests do not depend on bench/.
+     */
+    private static void deviceReport() throws Exception {
+        Class<?> report = Class.forName("org.panamaverbs.bench.report.DeviceReport");
+        java.io.PrintWriter out = new java.io.PrintWriter(System.out, true);
+        java.io.PrintWriter err = new java.io.PrintWriter(System.err, true);
+        java.lang.reflect.Method run = report.getDeclaredMethod("run", java.io.PrintWriter.class,
+                java.io.PrintWriter.class, String[].class);
+        run.setAccessible(true); // package-private entry point of the command, below its System.exit
+        int exit = (int) run.invoke(null, out, err, new String[0]);
+        out.flush();
+        check(exit == 0, "scripts/device-report exited with " + exit);
     }
 
     private static String getenv(String name, String fallback) {
@@ -102,6 +128,7 @@ public final class PvrdmaDeviceCheck {
                 case "gate-create-ep" -> gateCreateEndpoint();
                 case "capability-table" -> capabilityTable();
                 case "rdma-cm" -> rdmaCm();
+                case "device-report" -> deviceReport();
                 default -> throw new IllegalArgumentException(name);
             }
             passed++;

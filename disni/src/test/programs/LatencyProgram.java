@@ -1,0 +1,283 @@
+import com.ibm.disni.RdmaEndpoint;
+import com.ibm.disni.RdmaEndpointGroup;
+import com.ibm.disni.RdmaPassiveEndpointGroup;
+import com.ibm.disni.RdmaServerEndpoint;
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvRecvWR;
+import com.ibm.disni.verbs.IbvSendWR;
+import com.ibm.disni.verbs.IbvSge;
+import com.ibm.disni.verbs.IbvWC;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.SVCPollCq;
+import com.ibm.disni.verbs.SVCPostRecv;
+import com.ibm.disni.verbs.SVCPostSend;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedList;
+
+/**
+ * Latency the way DiSNI's benchmarks measure it (benchmarks.ReadClient and SendRecv): passive endpoints spinning
+ * on their own completion queue, one reused stateful verb call per operation, nothing allocated in the timed
+ * loop. Compiled against the published disni-2.1.jar and run unchanged on this module and on DiSNI, so the two
+ * implementations are compared on the same program.
+ *
+ * <p>{@code server ADDRESS PORT} serves one client: it sends the descriptor of a 4 KiB region, then reads a
+ * text command ("read SIZE COUNT" or "sendrecv SIZE COUNT"), echoes COUNT messages for sendrecv, and ends on
+ * "bye". {@code client ADDRESS PORT read|sendrecv SIZE ITERATIONS}: a tenth of ITERATIONS (at least 1000) as
+ * warm-up, then ITERATIONS timed operations, each an RDMA READ of SIZE bytes (completion polled) or a SEND of
+ * SIZE bytes answered by the server's SEND of the same bytes (round trip). Prints one line:
+ * {@code RESULT mode=read size=32 iterations=100000 avg_us=... median_us=... p99_us=...}. Statuses, opcodes and
+ * ids of every completion and the echoed bytes are checked; exit code 1 on any mismatch.
+ */
+public class LatencyProgram {
+    static final int REGION = 4096, CONTROL = 64;
+    static final int WC_SEND = 0, WC_RDMA_READ = 2, WC_RECV = 128;
+    static final long RECV_ID = 1, SEND_ID = 2, READ_ID = 3;
+    static final long WAIT_NANOS = 60_000_000_000L;
+
+    static final class Endpoint extends RdmaEndpoint {
+        final ByteBuffer region = ByteBuffer.allocateDirect(REGION);
+        final ByteBuffer sendBuf = ByteBuffer.allocateDirect(REGION);
+        final ByteBuffer recvBuf = ByteBuffer.allocateDirect(REGION);
+        IbvMr regionMr, sendMr, recvMr;
+        IbvWC[] wcs;
+        SVCPollCq poll;
+        SVCPostRecv recv;
+        SVCPostSend send, read;
+        int outstandingSends;
+
+        Endpoint(RdmaEndpointGroup<? extends RdmaEndpoint> group, RdmaCmId id, boolean serverSide) throws IOException {
+            super(group, id, serverSide);
+        }
+
+        @Override
+        protected synchronized void init() throws IOException {
+            regionMr = registerMemory(region).execute().free().getMr();
+            sendMr = registerMemory(sendBuf).execute().free().getMr();
+            recvMr = registerMemory(recvBuf).execute().free().getMr();
+            IbvRecvWR recvWr = new IbvRecvWR();
+            recvWr.setWr_id(RECV_ID);
+            recvWr.setSg_list(sges(recvMr.getAddr(), REGION, recvMr.getLkey()));
+            LinkedList<IbvRecvWR> recvs = new LinkedList<>();
+            recvs.add(recvWr);
+            recv = postRecv(recvs);
+            send = postSend(list(request(IbvSendWR.IBV_WR_SEND, SEND_ID, sendMr)));
+            read = postSend(list(request(IbvSendWR.IBV_WR_RDMA_READ, READ_ID, regionMr)));
+            wcs = new IbvWC[16];
+            for (int i = 0; i < wcs.length; i++) {
+                wcs[i] = new IbvWC();
+            }
+            poll = getCqProvider().getCQ().poll(wcs, wcs.length);
+            recv.execute();
+        }
+
+        static IbvSendWR request(int opcode, long id, IbvMr mr) {
+            IbvSendWR wr = new IbvSendWR();
+            wr.setWr_id(id);
+            wr.setOpcode(opcode);
+            wr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
+            wr.setSg_list(sges(mr.getAddr(), REGION, mr.getLkey()));
+            return wr;
+        }
+
+        static LinkedList<IbvSge> sges(long address, int length, int lkey) {
+            IbvSge sge = new IbvSge();
+            sge.setAddr(address);
+            sge.setLength(length);
+            sge.setLkey(lkey);
+            LinkedList<IbvSge> list = new LinkedList<>();
+            list.add(sge);
+            return list;
+        }
+
+        static LinkedList<IbvSendWR> list(IbvSendWR wr) {
+            LinkedList<IbvSendWR> list = new LinkedList<>();
+            list.add(wr);
+            return list;
+        }
+
+        void postSend(int length) throws IOException {
+            if (outstandingSends >= 8) {
+                awaitSends(0);
+            }
+            send.getWrMod(0).getSgeMod(0).setLength(length);
+            send.execute();
+            outstandingSends++;
+        }
+
+        /** Spins on the CQ until a receive completes; send completions seen on the way are counted. */
+        int awaitReceive() throws IOException {
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            while (true) {
+                int n = poll.execute().getPolls();
+                int length = -1;
+                for (int i = 0; i < n; i++) {
+                    IbvWC wc = wcs[i];
+                    check(wc.getStatus() == 0, "completion " + wc.getWr_id() + " status " + wc.getStatus());
+                    if (wc.getOpcode() == WC_RECV) {
+                        check(wc.getWr_id() == RECV_ID && length < 0, "receive wr_id " + wc.getWr_id());
+                        length = wc.getByte_len();
+                    } else {
+                        check(wc.getOpcode() == WC_SEND && wc.getWr_id() == SEND_ID, "opcode " + wc.getOpcode());
+                        outstandingSends--;
+                    }
+                }
+                if (length >= 0) {
+                    return length;
+                }
+                check(n > 0 || System.nanoTime() < deadline, "no receive within 60 s");
+            }
+        }
+
+        void awaitSends(int left) throws IOException {
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            while (outstandingSends > left) {
+                int n = poll.execute().getPolls();
+                for (int i = 0; i < n; i++) {
+                    IbvWC wc = wcs[i];
+                    check(wc.getStatus() == 0 && wc.getOpcode() == WC_SEND && wc.getWr_id() == SEND_ID,
+                            "send completion: status " + wc.getStatus() + " opcode " + wc.getOpcode());
+                    outstandingSends--;
+                }
+                check(n > 0 || System.nanoTime() < deadline, "no send completion within 60 s");
+            }
+        }
+
+        void awaitRead() throws IOException {
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            int n;
+            while ((n = poll.execute().getPolls()) == 0) {
+                check(System.nanoTime() < deadline, "no read completion within 60 s");
+            }
+            IbvWC wc = wcs[0];
+            check(n == 1 && wc.getStatus() == 0 && wc.getOpcode() == WC_RDMA_READ && wc.getWr_id() == READ_ID,
+                    "read completion: " + n + " status " + wc.getStatus() + " opcode " + wc.getOpcode());
+        }
+
+        void sendText(String text) throws IOException {
+            byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+            sendBuf.clear();
+            sendBuf.put(bytes);
+            postSend(bytes.length);
+        }
+
+        String receiveText() throws IOException {
+            int length = awaitReceive();
+            check(length <= CONTROL, "control message of " + length + " bytes");
+            byte[] bytes = new byte[length];
+            recvBuf.clear();
+            recvBuf.get(bytes);
+            recv.execute();
+            return new String(bytes, StandardCharsets.US_ASCII);
+        }
+    }
+
+    static void check(boolean ok, String what) throws IOException {
+        if (!ok) {
+            throw new IOException("unexpected " + what);
+        }
+    }
+
+    static void server(RdmaPassiveEndpointGroup<Endpoint> group, InetSocketAddress address) throws Exception {
+        RdmaServerEndpoint<Endpoint> server = group.createServerEndpoint();
+        server.bind(address, 10);
+        System.out.println("listening on " + address);
+        Endpoint ep = server.accept();
+        for (int i = 0; i < REGION; i++) {
+            ep.region.put(i, (byte) (i * 7 + 1));
+        }
+        ep.sendText(ep.regionMr.getAddr() + " " + ep.regionMr.getRkey());
+        String[] command = ep.receiveText().split(" ");
+        if (command[0].equals("sendrecv")) {
+            int size = Integer.parseInt(command[1]);
+            long count = Long.parseLong(command[2]);
+            for (long i = 0; i < count; i++) {
+                int length = ep.awaitReceive();
+                check(length == size, "message of " + length + " bytes");
+                ep.sendBuf.put(0, ep.recvBuf, 0, size);
+                ep.recv.execute();
+                ep.postSend(size);
+            }
+        }
+        check(ep.receiveText().equals("bye"), "bye");
+        ep.awaitSends(0);
+        System.out.println("server: " + String.join(" ", command) + " served");
+        ep.close();
+        server.close();
+    }
+
+    static void client(RdmaPassiveEndpointGroup<Endpoint> group, InetSocketAddress address, String mode, int size,
+            int iterations) throws Exception {
+        check(size > 0 && size <= REGION, "size " + size);
+        Endpoint ep = group.createEndpoint();
+        ep.connect(address, 2000);
+        String[] descriptor = ep.receiveText().split(" ");
+        long remoteAddress = Long.parseLong(descriptor[0]);
+        int rkey = Integer.parseInt(descriptor[1]);
+        int warmup = Math.max(1000, iterations / 10);
+        long[] samples = new long[iterations];
+        ep.sendText(mode + " " + size + " " + (warmup + iterations));
+        ep.awaitSends(0); // so that the timed loop's polls see only its own completions
+        if (mode.equals("read")) {
+            SVCPostSend.SendWRMod wr = ep.read.getWrMod(0);
+            wr.getSgeMod(0).setLength(size);
+            wr.getRdmaMod().setRemote_addr(remoteAddress);
+            wr.getRdmaMod().setRkey(rkey);
+            for (int i = -warmup; i < iterations; i++) {
+                long start = System.nanoTime();
+                ep.read.execute();
+                ep.awaitRead();
+                if (i >= 0) {
+                    samples[i] = System.nanoTime() - start;
+                }
+            }
+            for (int i = 0; i < size; i++) {
+                check(ep.region.get(i) == (byte) (i * 7 + 1), "read byte " + i);
+            }
+        } else {
+            check(mode.equals("sendrecv"), "mode " + mode + " (read or sendrecv)");
+            for (int i = -warmup; i < iterations; i++) {
+                ep.sendBuf.put(0, (byte) i);
+                ep.sendBuf.put(size - 1, (byte) ~i);
+                long start = System.nanoTime();
+                ep.postSend(size);
+                int length = ep.awaitReceive();
+                if (i >= 0) {
+                    samples[i] = System.nanoTime() - start;
+                }
+                check(length == size && ep.recvBuf.get(0) == (byte) i && ep.recvBuf.get(size - 1) == (byte) ~i,
+                        "echo " + i);
+                ep.recv.execute();
+            }
+        }
+        ep.sendText("bye");
+        ep.awaitSends(0);
+        Arrays.sort(samples);
+        double avg = Arrays.stream(samples).average().orElse(0) / 1000.0;
+        System.out.printf("RESULT mode=%s size=%d iterations=%d avg_us=%.2f median_us=%.2f p99_us=%.2f%n", mode, size,
+                iterations, avg, samples[iterations / 2] / 1000.0, samples[(int) (iterations * 0.99)] / 1000.0);
+        ep.close();
+    }
+
+    public static void main(String[] args) throws Exception {
+        InetSocketAddress address = new InetSocketAddress(args[1], Integer.parseInt(args[2]));
+        RdmaPassiveEndpointGroup<Endpoint> group = new RdmaPassiveEndpointGroup<>(1000, 16, 1, 32);
+        group.init((id, serverSide) -> new Endpoint(group, id, serverSide));
+        try {
+            if (args[0].equals("server")) {
+                server(group, address);
+            } else {
+                client(group, address, args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            }
+        } catch (Exception e) {
+            System.out.println("failed: " + e);
+            e.printStackTrace(System.out);
+            System.exit(1);
+        }
+        group.close();
+        System.out.println("done");
+    }
+}
