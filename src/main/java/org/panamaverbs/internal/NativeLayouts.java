@@ -30,7 +30,7 @@ import org.panamaverbs.ffi.verbs_context;
  * <p>The generated bindings ({@code org.panamaverbs.ffi}) come from jextract on linux-x86_64. Between x86_64
  * and aarch64 (both LP64, same verbs.h) the only difference in the structs this library binds is glibc's
  * {@code pthread_mutex_t}: 40 bytes on x86_64, 48 on aarch64, whose {@code struct __pthread_mutex_s} also
- * orders its members differently (x86_64 has {@code __elision}). So every struct that embeds a mutex by value
+ * differs (x86_64 splits {@code int __spins} into {@code short __spins, __elision}). So every struct that embeds a mutex by value
  * ({@code ibv_context}, {@code ibv_cq}, {@code ibv_qp}, {@code ibv_srq}) moves its members after the mutex and
  * grows, and so does {@code verbs_context}, which ends with an {@code ibv_context}. On aarch64 this class
  * derives those layouts from the generated ones by putting glibc's aarch64 mutex in place of the x86_64 one
@@ -79,7 +79,7 @@ public final class NativeLayouts {
 
     /**
      * {@code struct __pthread_mutex_s} of glibc on aarch64 (bits/struct_mutex.h, the generic one, with
-     * {@code __WORDSIZE == 64}): no {@code __elision}, {@code __nusers} before {@code __kind}.
+     * {@code __WORDSIZE == 64}): an {@code int __spins} where x86_64 has {@code short __spins, __elision}.
      */
     private static final StructLayout AARCH64_PTHREAD_MUTEX_S = MemoryLayout.structLayout(
             JAVA_INT.withName("__lock"),

@@ -100,6 +100,9 @@ class ArchitectureLayoutTest {
         unasked.removeAll(expected.keySet());
         assertEquals(List.of(), List.of(unmeasured, unasked).stream().filter(x -> !x.isEmpty()).toList(),
                 "the probe measures exactly what was asked");
+        System.out.println("layouts: " + architecture + ": " + (expected.size() - differences.size()) + " of "
+                + expected.size() + " values agree with C (" + structs.size() + " structs and unions, "
+                + JAVA_CONSTANTS.size() + " constants)");
         if (!differences.isEmpty()) {
             fail(differences.size() + " of " + expected.size() + " " + architecture + " values differ from C:\n  "
                     + String.join("\n  ", differences));
