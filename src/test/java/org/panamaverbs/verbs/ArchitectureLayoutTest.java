@@ -31,7 +31,8 @@ import org.panamaverbs.internal.SocketAddresses;
 /**
  * The struct layouts the library selects for each architecture it supports agree with C for that architecture:
  * every member (offset and size, at any depth), size and alignment of every struct and union jextract generated,
- * plus the libc constants and sizes written by hand in {@code org.panamaverbs.internal}. x86_64 is compiled with
+ * plus the libc constants and sizes written by hand in {@code org.panamaverbs.internal} and the errno numbers of
+ * {@link Errno}. x86_64 is compiled with
  * the host's gcc and run natively; aarch64 is cross-compiled ({@code aarch64-linux-gnu-gcc}, static) and run
  * under {@code qemu-aarch64}. A missing compiler or qemu fails the test with the tool named (scripts/setup
  * installs them).
@@ -53,6 +54,13 @@ class ArchitectureLayoutTest {
         constant("AF_INET", "AF_INET", SocketAddresses.AF_INET);
         constant("AF_INET6", "AF_INET6", SocketAddresses.AF_INET6);
         constant("sizeof_sockaddr_storage", "sizeof(struct sockaddr_storage)", SocketAddresses.STORAGE_SIZE);
+        // Errno's table of names (errno values are the same numbers on both, asm-generic; this keeps it so)
+        for (int value = 1; value < 200; value++) {
+            String name = Errno.name(value);
+            if (!name.startsWith("errno ")) {
+                constant(name, name, value);
+            }
+        }
     }
 
     private static void constant(String name, String cExpression, long javaValue) {
