@@ -58,4 +58,16 @@ public final class CallState implements AutoCloseable {
     public static MethodHandle capturingErrno(MemorySegment address, FunctionDescriptor descriptor) {
         return Linker.nativeLinker().downcallHandle(address, descriptor, CAPTURE_ERRNO);
     }
+
+    /**
+     * {@link #capturingErrno(MemorySegment, FunctionDescriptor)} for a variadic C function such as
+     * {@code fcntl(int, int, ...)}: the linker must know where the variadic arguments start (the platform
+     * ABI may pass them differently from named ones).
+     *
+     * @param firstVariadic the index in {@code descriptor}'s arguments of the first variadic one
+     */
+    public static MethodHandle capturingErrno(MemorySegment address, FunctionDescriptor descriptor, int firstVariadic) {
+        return Linker.nativeLinker().downcallHandle(address, descriptor, CAPTURE_ERRNO,
+                Linker.Option.firstVariadicArg(firstVariadic));
+    }
 }

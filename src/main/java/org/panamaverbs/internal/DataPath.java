@@ -82,7 +82,7 @@ public final class DataPath {
     /**
      * Reads one provider function pointer from an open {@code struct ibv_context}.
      *
-     * @param context the context, reinterpreted to at least {@code ibv_context.layout().byteSize()}
+     * @param context the context, reinterpreted to at least {@code NativeLayouts.selected().ibvContext().byteSize()}
      * @param offset  one of the {@code *_OFFSET} constants
      * @return the pointer (NULL if the provider does not implement it)
      */

@@ -25,8 +25,9 @@ public final class Libc {
     public static final long POLLFD_SIZE = 8;
 
     private static final Linker LINKER = Linker.nativeLinker();
+    // fcntl(int fd, int cmd, ...): the third argument is variadic
     private static final MethodHandle FCNTL = CallState.capturingErrno(symbol("fcntl"),
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), 2);
     private static final MethodHandle POLL = LINKER.downcallHandle(symbol("poll"),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), Linker.Option.captureCallState("errno"));
     private static final MethodHandle EVENTFD = CallState.capturingErrno(symbol("eventfd"),

@@ -8,6 +8,7 @@ import org.panamaverbs.ffi.ibv_cq;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.DataPath;
+import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -78,7 +79,7 @@ public final class CompletionQueue extends VerbsResource {
                 throw new VerbsException("ibv_create_cq", state.errno(), minEntries + " entries on " + context.name()
                         + " (max_cqe " + context.attributes().maxCqe() + ", max_cq " + context.attributes().maxCq() + ")");
             }
-            return new CompletionQueue(context, channel, cq.reinterpret(ibv_cq.layout().byteSize()));
+            return new CompletionQueue(context, channel, cq.reinterpret(NativeLayouts.selected().ibvCq().byteSize()));
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
@@ -91,7 +92,7 @@ public final class CompletionQueue extends VerbsResource {
      * @throws IllegalArgumentException if {@code cq->context} is not {@code context}'s
      */
     static CompletionQueue adopt(Context context, MemorySegment cq, String owner, Runnable giveBack) {
-        MemorySegment handle = cq.reinterpret(ibv_cq.layout().byteSize());
+        MemorySegment handle = cq.reinterpret(NativeLayouts.selected().ibvCq().byteSize());
         Adoption.requireSame("cq->context", ibv_cq.context(handle), context.handle());
         synchronized (context.treeLock()) {
             context.ensureOpen();

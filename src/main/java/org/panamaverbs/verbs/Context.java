@@ -27,6 +27,7 @@ import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
+import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -121,7 +122,7 @@ public final class Context extends VerbsResource {
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
-        MemorySegment handle = context.reinterpret(ibv_context.layout().byteSize());
+        MemorySegment handle = context.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
         Context opened = null;
         try {
             opened = new Context(handle, info);
@@ -146,7 +147,7 @@ public final class Context extends VerbsResource {
      * never the device.
      */
     static Context borrow(MemorySegment verbs, String owner) {
-        MemorySegment handle = verbs.reinterpret(ibv_context.layout().byteSize());
+        MemorySegment handle = verbs.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
         RdmaDevice info = Rdma.describe(ibv_context.device(handle));
         Context borrowed = new Context(handle, info);
         borrowed.heldBy(owner, () -> { });
@@ -182,7 +183,7 @@ public final class Context extends VerbsResource {
      */
     static Context adopt(MemorySegment context, RdmaDevice info, DeviceAttributes attributes, String owner,
             Runnable giveBack) {
-        MemorySegment handle = context.reinterpret(ibv_context.layout().byteSize());
+        MemorySegment handle = context.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
         for (long offset : new long[] {DataPath.POLL_CQ_OFFSET, DataPath.POST_SEND_OFFSET, DataPath.POST_RECV_OFFSET}) {
             if (DataPath.opsPointer(handle, offset).equals(MemorySegment.NULL)) {
                 throw new UnsupportedVerbException("ibv_post_send", "the context " + info.name() + " from " + owner
@@ -385,14 +386,15 @@ public final class Context extends VerbsResource {
      * the provider leaves it NULL.
      */
     private MemorySegment extendedOp(long opOffset) {
-        if (handle.get(ADDRESS, ibv_context.abi_compat$offset()).address() != VERBS_ABI_IS_EXTENDED) {
+        NativeLayouts.Selected layouts = NativeLayouts.selected();
+        if (handle.get(ADDRESS, NativeLayouts.offset(layouts.ibvContext(), "abi_compat")).address() != VERBS_ABI_IS_EXTENDED) {
             return null;
         }
         long contextOffset = verbs_context.context$offset();
-        MemorySegment verbsContext = MemorySegment.ofAddress(handle.address() - contextOffset)
-                .reinterpret(verbs_context.layout().byteSize());
+        long verbsContextSize = layouts.verbsContext().byteSize();
+        MemorySegment verbsContext = MemorySegment.ofAddress(handle.address() - contextOffset).reinterpret(verbsContextSize);
         long size = verbsContext.get(JAVA_LONG, verbs_context.sz$offset());
-        if (size < verbs_context.layout().byteSize() - opOffset) {
+        if (size < verbsContextSize - opOffset) {
             return null;
         }
         MemorySegment op = verbsContext.get(ADDRESS, opOffset);

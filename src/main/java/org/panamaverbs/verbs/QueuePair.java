@@ -13,6 +13,7 @@ import org.panamaverbs.ffi.ibv_qp_cap;
 import org.panamaverbs.ffi.ibv_qp_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.QpCreator;
 import org.panamaverbs.internal.Unchecked;
 
@@ -145,7 +146,7 @@ public final class QueuePair extends VerbsResource {
             ibv_qp_cap.max_recv_sge(cap, ownReceives ? config.maxRecvSge() : 0);
             ibv_qp_cap.max_inline_data(cap, config.maxInlineData());
             MemorySegment qp = creator.create(pd.handle(), init);
-            return new QueuePair(pd, qp.reinterpret(ibv_qp.layout().byteSize()), config,
+            return new QueuePair(pd, qp.reinterpret(NativeLayouts.selected().ibvQp().byteSize()), config,
                     QpStateMachine.capabilities(cap), gidIndex);
         }
     }
@@ -160,7 +161,7 @@ public final class QueuePair extends VerbsResource {
      */
     static QueuePair adopt(ProtectionDomain pd, MemorySegment qp, QpConfig config, QpCapabilities capabilities,
             String owner, Runnable giveBack) {
-        MemorySegment handle = qp.reinterpret(ibv_qp.layout().byteSize());
+        MemorySegment handle = qp.reinterpret(NativeLayouts.selected().ibvQp().byteSize());
         Adoption.requireSame("qp->context", ibv_qp.context(handle), pd.context().handle());
         Adoption.requireSame("qp->pd", ibv_qp.pd(handle), pd.handle());
         Adoption.requireSame("qp->send_cq", ibv_qp.send_cq(handle), config.sendCq().handle());

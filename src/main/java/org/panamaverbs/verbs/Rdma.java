@@ -13,6 +13,7 @@ import java.util.function.Function;
 import org.panamaverbs.ffi.ibv_device;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.NativeLibrary;
 import org.panamaverbs.internal.Unchecked;
 
@@ -53,13 +54,18 @@ public final class Rdma {
      *
      * @throws RdmaUnavailableException with {@link RdmaUnavailableException.Reason#LIBRARY_MISSING} or
      *                                  {@link RdmaUnavailableException.Reason#NO_KERNEL_SUPPORT}
+     * @throws UnsupportedOperationException on a CPU architecture other than x86_64 and aarch64
      */
     public static void ensureAvailable() {
         withDeviceList(list -> null);
     }
 
-    /** Throws {@link RdmaUnavailableException} if libibverbs cannot be loaded; needs no kernel support. */
+    /**
+     * Throws {@link RdmaUnavailableException} if libibverbs cannot be loaded, and {@link UnsupportedOperationException}
+     * (naming the architecture) on a CPU whose struct layouts this library does not know; needs no kernel support.
+     */
     static void requireLibrary() {
+        NativeLayouts.requireSupportedArchitecture();
         String problem = NativeLibrary.ibverbsProblem();
         if (problem != null) {
             throw new RdmaUnavailableException(RdmaUnavailableException.Reason.LIBRARY_MISSING,

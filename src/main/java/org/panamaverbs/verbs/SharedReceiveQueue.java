@@ -8,6 +8,7 @@ import org.panamaverbs.ffi.ibv_srq_attr;
 import org.panamaverbs.ffi.ibv_srq_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -70,7 +71,7 @@ public final class SharedReceiveQueue extends VerbsResource {
                 throw new VerbsException("ibv_create_srq", state.errno(), maxWr + " requests × " + maxSge
                         + " entries on " + context.name());
             }
-            return new SharedReceiveQueue(pd, srq.reinterpret(org.panamaverbs.ffi.ibv_srq.layout().byteSize()));
+            return new SharedReceiveQueue(pd, srq.reinterpret(NativeLayouts.selected().ibvSrq().byteSize()));
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
