@@ -40,14 +40,20 @@ class RdmaExtensionTest {
         }
     }
 
+    /** No device here, and none asked for through the environment this JVM inherited. */
     private static void assumeNoDevice() {
         assumeTrue(noDeviceHere(), "this machine has an RDMA device; the no-device cases need one without");
+        assumeTrue(System.getenv(RdmaExtension.DEVICE_ENV) == null && System.getenv(RdmaExtension.REQUIRE_DEVICE_ENV) == null,
+                "RDMA_TEST_DEVICE or PANAMA_VERBS_REQUIRE_DEVICE is set for this run");
     }
+
+    /** What a build without any setting gives, whatever system properties this run has. */
+    private static final Map<String, String> NOT_REQUIRED = Map.of(RdmaExtension.REQUIRE_DEVICE_PROPERTY, "false");
 
     @Test
     void withoutADeviceTheTestClassIsSkippedWithTheReason() {
         assumeNoDevice();
-        List<Outcome> outcomes = Outcomes.run(KitFixtures.DeviceClass.class, Map.of());
+        List<Outcome> outcomes = Outcomes.run(KitFixtures.DeviceClass.class, NOT_REQUIRED);
         assertEquals(1, outcomes.size(), outcomes.toString());
         Outcome skipped = outcomes.getFirst();
         assertEquals("SKIPPED", skipped.result(), skipped.toString());
@@ -61,7 +67,7 @@ class RdmaExtensionTest {
     @Test
     void withoutADeviceADeviceMethodIsSkippedAndThePlainOneRuns() {
         assumeNoDevice();
-        List<Outcome> outcomes = Outcomes.run(KitFixtures.MixedClass.class, Map.of());
+        List<Outcome> outcomes = Outcomes.run(KitFixtures.MixedClass.class, NOT_REQUIRED);
         Outcome plain = find(outcomes, "plainTest()");
         assertEquals("SUCCESSFUL", plain.result(), plain.toString());
         Outcome device = find(outcomes, "deviceTest(ProtectionDomain)");
@@ -83,14 +89,6 @@ class RdmaExtensionTest {
             assertTrue(failed.detail().contains("set RDMA_TEST_DEVICE to a device"), failed.detail());
         }
         assertEquals(0, KitFixtures.DeviceClass.bodiesRun.get(), "no test body runs without a device");
-    }
-
-    @Test
-    void requireDeviceFalseStillSkips() {
-        assumeNoDevice();
-        List<Outcome> outcomes = Outcomes.run(KitFixtures.DeviceClass.class,
-                Map.of(RdmaExtension.REQUIRE_DEVICE_PROPERTY, "false"));
-        assertEquals("SKIPPED", outcomes.getFirst().result(), outcomes.toString());
     }
 
     @Test
