@@ -62,7 +62,7 @@ record DeviceChoice(String device, String problem, boolean fatal) {
                     + ", but " + why, true);
         }
         String hint = "; set " + RdmaExtension.DEVICE_ENV + " to a device, or run the tests in panama-verbs' Soft-RoCE"
-                + " guest (scripts/rdma-guest -- mvn test)";
+                + " guest (scripts/rdma-guest -- mvn -o test)";
         if (settings.deviceRequired()) {
             return new DeviceChoice(null, "no RDMA device, and one is required (" + RdmaExtension.REQUIRE_DEVICE_PROPERTY
                     + "=true): " + why + hint, true);

@@ -60,7 +60,7 @@ class RdmaExtensionTest {
         assertTrue(skipped.container());
         assertTrue(skipped.detail().startsWith("no RDMA device: this machine has no RDMA device: "), skipped.detail());
         assertTrue(skipped.detail().endsWith("; set RDMA_TEST_DEVICE to a device, or run the tests in panama-verbs'"
-                + " Soft-RoCE guest (scripts/rdma-guest -- mvn test)"), skipped.detail());
+                + " Soft-RoCE guest (scripts/rdma-guest -- mvn -o test)"), skipped.detail());
         assertEquals(0, KitFixtures.DeviceClass.bodiesRun.get());
     }
 
