@@ -1,8 +1,5 @@
 package org.panamaverbs.junit;
 
-import java.lang.reflect.Parameter;
-import java.util.Optional;
-
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -93,8 +90,7 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
 
     @Override
     public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        Parameter parameter = parameterContext.getParameter();
-        Class<?> type = parameter.getType();
+        Class<?> type = parameterContext.getParameter().getType();
         try {
             if (type == Context.class) {
                 return context(extensionContext);
@@ -106,12 +102,12 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
                         .resource(ProtectionDomain.class);
             }
             CompletionQueue cq = context(extensionContext).createCompletionQueue(COMPLETION_QUEUE_CAPACITY);
-            store.put(new CompletionQueueKey(parameterContext.getDeclaringExecutable().toString(), parameterContext.getIndex(),
-                    System.identityHashCode(cq)), new Closing(cq));
+            store.put(cq, new Closing(cq)); // keyed by itself: one entry per injected queue
             return cq;
         } catch (RuntimeException e) {
-            throw new ParameterResolutionException("cannot inject " + type.getSimpleName() + " " + parameter.getName()
-                    + ": " + e.getMessage(), e);
+            throw new ParameterResolutionException("cannot inject the " + type.getSimpleName() + " parameter #"
+                    + parameterContext.getIndex() + " of " + parameterContext.getDeclaringExecutable().getName() + ": "
+                    + e.getMessage(), e);
         }
     }
 
@@ -144,10 +140,6 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
             throw new RdmaUnavailableException(RdmaUnavailableException.Reason.NO_DEVICE, choice.problem(), null);
         }
         return choice;
-    }
-
-    /** Keys the completion queues of one scope apart: one per parameter, and one per resolution of it. */
-    private record CompletionQueueKey(String executable, int index, int identity) {
     }
 
     /** Closes a verbs object when JUnit closes the store holding it. */

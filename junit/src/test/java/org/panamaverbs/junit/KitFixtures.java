@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,36 @@ final class KitFixtures {
                     "the first test's completion queues are closed after it");
             assertNotSame(protectionDomains.getFirst(), pd);
             protectionDomains.add(pd);
+        }
+    }
+
+    /** Resources resolved in {@code @BeforeAll}: one protection domain for the class, which the tests get too. */
+    @RequiresRdmaDevice
+    static class ClassScoped {
+        static final List<ProtectionDomain> protectionDomains = new ArrayList<>();
+        static final List<CompletionQueue> completionQueues = new ArrayList<>();
+
+        static void reset() {
+            protectionDomains.clear();
+            completionQueues.clear();
+        }
+
+        @BeforeAll
+        static void openForTheClass(ProtectionDomain pd, CompletionQueue cq) {
+            protectionDomains.add(pd);
+            completionQueues.add(cq);
+        }
+
+        @Test
+        void one(ProtectionDomain pd) {
+            assertSame(protectionDomains.getFirst(), pd, "the class's protection domain");
+            assertFalse(completionQueues.getFirst().isClosed(), "the class's completion queue is open during its tests");
+        }
+
+        @Test
+        void two(ProtectionDomain pd) {
+            assertSame(protectionDomains.getFirst(), pd, "the class's protection domain");
+            assertFalse(pd.isClosed());
         }
     }
 }

@@ -100,6 +100,19 @@ class RdmaExtensionDeviceTest {
         assertEquals(before, resourceCounts(), "the device's resource counts after the fixture class ran");
     }
 
+    @Test
+    void resourcesResolvedInBeforeAllLiveForTheClass() throws Exception {
+        KitFixtures.ClassScoped.reset();
+        List<String> before = resourceCounts();
+        List<Outcome> outcomes = Outcomes.run(KitFixtures.ClassScoped.class, Map.of());
+        assertEquals(2, outcomes.stream().filter(o -> !o.container()).count(), outcomes.toString());
+        assertTrue(outcomes.stream().allMatch(o -> o.result().equals("SUCCESSFUL")), outcomes.toString());
+        assertEquals(1, KitFixtures.ClassScoped.protectionDomains.size());
+        assertTrue(KitFixtures.ClassScoped.protectionDomains.getFirst().isClosed(), "closed after the class");
+        assertTrue(KitFixtures.ClassScoped.completionQueues.getFirst().isClosed(), "closed after the class");
+        assertEquals(before, resourceCounts(), "the device's resource counts after the fixture class ran");
+    }
+
     /**
      * {@code rdma resource show} (device-wide pd, cq, qp, mr, ctx counts) and, per object type, how many this
      * process's threads own: the kernel records the creating thread's id.
