@@ -30,8 +30,7 @@ import org.panamaverbs.verbs.RdmaUnavailableException;
  * @AfterAll} methods and constructors), each closed by the extension when its scope ends:
  * <ul>
  *   <li>{@link Context}: opened with {@code ibv_open_device} on first use and shared by every test of the test
- *       class (and of its {@code @Nested} classes); closed after the class, which also closes whatever the tests
- *       created on it and did not close.</li>
+ *       class; closed after the class, which also closes whatever the tests created on it and did not close.</li>
  *   <li>{@link ProtectionDomain}: {@code ibv_alloc_pd} on the shared context, one per test (all PD parameters of
  *       one test and of its {@code @BeforeEach}/{@code @AfterEach} methods get the same one), closed after the test,
  *       together with the memory regions and queue pairs made on it. Resolved in {@code @BeforeAll}, it is one per
