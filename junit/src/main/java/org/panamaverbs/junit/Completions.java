@@ -1,0 +1,56 @@
+package org.panamaverbs.junit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.WorkCompletions;
+
+/**
+ * Waiting for completions in a test: polls a completion queue ({@code ibv_poll_cq}) until the expected number
+ * arrived or a timeout passed. Busy-polls, so it needs no completion channel; the timeout should be generous
+ * (a Soft-RoCE device in an emulated guest is 10-50 times slower than hardware).
+ */
+public final class Completions {
+    private static final int POLL_BATCH = 16;
+
+    private Completions() {
+    }
+
+    /**
+     * Polls {@code cq} until {@code expected} completions arrived, whatever their status, and returns them in
+     * the order they were polled.
+     *
+     * @throws AssertionError           if fewer arrived within {@code timeout} (the message lists those that
+     *                                  did), or {@code ibv_poll_cq} returned an error
+     * @throws IllegalArgumentException if {@code expected} is negative
+     * @throws IllegalStateException    if {@code cq} is closed
+     */
+    public static List<Completion> await(CompletionQueue cq, int expected, Duration timeout) {
+        if (expected < 0) {
+            throw new IllegalArgumentException("expected " + expected + " < 0");
+        }
+        List<Completion> arrived = new ArrayList<>(expected);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (WorkCompletions batch = WorkCompletions.allocate(POLL_BATCH)) {
+            while (arrived.size() < expected) {
+                int n = cq.poll(batch, Math.min(POLL_BATCH, expected - arrived.size()));
+                if (n < 0) {
+                    throw new AssertionError("ibv_poll_cq on " + cq + " returned " + n + " after " + arrived);
+                }
+                for (int i = 0; i < n; i++) {
+                    arrived.add(Completion.of(batch.get(i)));
+                }
+                if (n == 0) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new AssertionError("only " + arrived.size() + " of " + expected + " completions on "
+                                + cq + " within " + timeout + ": " + arrived);
+                    }
+                    Thread.onSpinWait();
+                }
+            }
+        }
+        return List.copyOf(arrived);
+    }
+}
