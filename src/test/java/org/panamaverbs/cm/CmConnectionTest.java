@@ -328,7 +328,7 @@ class CmConnectionTest {
                 System.out.println("cm: server killed; client saw " + (failure != null ? "completion status " + failure
                         : "RDMA_CM_EVENT_DISCONNECTED") + " after " + noticed.toMillis() + " ms");
                 // REM_OP_ERR: the request reached the dying server's QP after the kernel moved it to ERR and
-                // it answered with a NAK (seen once in about 20 runs on rxe)
+                // it answered with a NAK (seen once on rxe, 2026-11-24)
                 assertTrue(failure == null || failure == WcStatus.RETRY_EXC_ERR || failure == WcStatus.WR_FLUSH_ERR
                         || failure == WcStatus.RNR_RETRY_EXC_ERR || failure == WcStatus.REM_OP_ERR, "status " + failure);
             }
