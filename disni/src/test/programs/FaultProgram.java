@@ -5,7 +5,6 @@ import com.ibm.disni.RdmaServerEndpoint;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPollCq;
@@ -58,30 +57,14 @@ public class FaultProgram {
             for (int i = 0; i < 8; i++) {
                 IbvRecvWR wr = new IbvRecvWR();
                 wr.setWr_id(i);
-                wr.setSg_list(sge());
+                wr.setSg_list(ProgramSupport.sges(mr, 8));
                 recvs.add(wr);
             }
             postRecv(recvs).execute().free();
-            IbvSendWR wr = new IbvSendWR();
-            wr.setWr_id(100);
-            wr.setOpcode(IbvSendWR.IBV_WR_SEND);
-            wr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
-            wr.setSg_list(sge());
-            LinkedList<IbvSendWR> sends = new LinkedList<>();
-            sends.add(wr);
-            send = postSend(sends);
+            send = postSend(ProgramSupport.list(ProgramSupport.signaled(IbvSendWR.IBV_WR_SEND, 100, mr, 8)));
             poll = getCqProvider().getCQ().poll(wcs, wcs.length);
         }
 
-        LinkedList<IbvSge> sge() {
-            IbvSge sge = new IbvSge();
-            sge.setAddr(mr.getAddr());
-            sge.setLength(8);
-            sge.setLkey(mr.getLkey());
-            LinkedList<IbvSge> list = new LinkedList<>();
-            list.add(sge);
-            return list;
-        }
     }
 
     static RdmaPassiveEndpointGroup<Endpoint> group() throws IOException {

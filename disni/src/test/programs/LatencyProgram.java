@@ -5,7 +5,6 @@ import com.ibm.disni.RdmaServerEndpoint;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPollCq;
@@ -16,7 +15,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.LinkedList;
 
 /**
  * Latency the way DiSNI's benchmarks measure it (benchmarks.ReadClient and SendRecv): passive endpoints spinning
@@ -26,7 +24,7 @@ import java.util.LinkedList;
  *
  * <p>{@code server ADDRESS PORT} serves one client: it sends the descriptor of a 4 KiB region, then reads a
  * text command ("read SIZE COUNT" or "sendrecv SIZE COUNT"), echoes COUNT messages for sendrecv, and ends on
- * "bye". {@code client ADDRESS PORT read|sendrecv SIZE ITERATIONS}: a tenth of ITERATIONS (at least 1000) as
+ * "bye". {@code client ADDRESS PORT read|sendrecv SIZE ITERATIONS}: a tenth of ITERATIONS (at least 100) as
  * warm-up, then ITERATIONS timed operations, each an RDMA READ of SIZE bytes (completion polled) or a SEND of
  * SIZE bytes answered by the server's SEND of the same bytes (round trip). Prints one line:
  * {@code RESULT mode=read size=32 iterations=100000 avg_us=... median_us=... p99_us=...}. Statuses, opcodes and
@@ -60,43 +58,17 @@ public class LatencyProgram {
             recvMr = registerMemory(recvBuf).execute().free().getMr();
             IbvRecvWR recvWr = new IbvRecvWR();
             recvWr.setWr_id(RECV_ID);
-            recvWr.setSg_list(sges(recvMr.getAddr(), REGION, recvMr.getLkey()));
-            LinkedList<IbvRecvWR> recvs = new LinkedList<>();
-            recvs.add(recvWr);
-            recv = postRecv(recvs);
-            send = postSend(list(request(IbvSendWR.IBV_WR_SEND, SEND_ID, sendMr)));
-            read = postSend(list(request(IbvSendWR.IBV_WR_RDMA_READ, READ_ID, regionMr)));
+            recvWr.setSg_list(ProgramSupport.sges(recvMr, REGION));
+            recv = postRecv(ProgramSupport.list(recvWr));
+            send = postSend(ProgramSupport.list(ProgramSupport.signaled(IbvSendWR.IBV_WR_SEND, SEND_ID, sendMr, REGION)));
+            read = postSend(ProgramSupport.list(ProgramSupport.signaled(IbvSendWR.IBV_WR_RDMA_READ, READ_ID, regionMr,
+                    REGION)));
             wcs = new IbvWC[16];
             for (int i = 0; i < wcs.length; i++) {
                 wcs[i] = new IbvWC();
             }
             poll = getCqProvider().getCQ().poll(wcs, wcs.length);
             recv.execute();
-        }
-
-        static IbvSendWR request(int opcode, long id, IbvMr mr) {
-            IbvSendWR wr = new IbvSendWR();
-            wr.setWr_id(id);
-            wr.setOpcode(opcode);
-            wr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
-            wr.setSg_list(sges(mr.getAddr(), REGION, mr.getLkey()));
-            return wr;
-        }
-
-        static LinkedList<IbvSge> sges(long address, int length, int lkey) {
-            IbvSge sge = new IbvSge();
-            sge.setAddr(address);
-            sge.setLength(length);
-            sge.setLkey(lkey);
-            LinkedList<IbvSge> list = new LinkedList<>();
-            list.add(sge);
-            return list;
-        }
-
-        static LinkedList<IbvSendWR> list(IbvSendWR wr) {
-            LinkedList<IbvSendWR> list = new LinkedList<>();
-            list.add(wr);
-            return list;
         }
 
         void postSend(int length) throws IOException {
@@ -116,19 +88,19 @@ public class LatencyProgram {
                 int length = -1;
                 for (int i = 0; i < n; i++) {
                     IbvWC wc = wcs[i];
-                    check(wc.getStatus() == 0, "completion " + wc.getWr_id() + " status " + wc.getStatus());
+                    ProgramSupport.check(wc.getStatus() == 0, "completion " + wc.getWr_id() + " status " + wc.getStatus());
                     if (wc.getOpcode() == WC_RECV) {
-                        check(wc.getWr_id() == RECV_ID && length < 0, "receive wr_id " + wc.getWr_id());
+                        ProgramSupport.check(wc.getWr_id() == RECV_ID && length < 0, "receive wr_id " + wc.getWr_id());
                         length = wc.getByte_len();
                     } else {
-                        check(wc.getOpcode() == WC_SEND && wc.getWr_id() == SEND_ID, "opcode " + wc.getOpcode());
+                        ProgramSupport.check(wc.getOpcode() == WC_SEND && wc.getWr_id() == SEND_ID, "opcode " + wc.getOpcode());
                         outstandingSends--;
                     }
                 }
                 if (length >= 0) {
                     return length;
                 }
-                check(n > 0 || System.nanoTime() < deadline, "no receive within 60 s");
+                ProgramSupport.check(n > 0 || System.nanoTime() < deadline, "no receive within 60 s");
             }
         }
 
@@ -138,11 +110,11 @@ public class LatencyProgram {
                 int n = poll.execute().getPolls();
                 for (int i = 0; i < n; i++) {
                     IbvWC wc = wcs[i];
-                    check(wc.getStatus() == 0 && wc.getOpcode() == WC_SEND && wc.getWr_id() == SEND_ID,
+                    ProgramSupport.check(wc.getStatus() == 0 && wc.getOpcode() == WC_SEND && wc.getWr_id() == SEND_ID,
                             "send completion: status " + wc.getStatus() + " opcode " + wc.getOpcode());
                     outstandingSends--;
                 }
-                check(n > 0 || System.nanoTime() < deadline, "no send completion within 60 s");
+                ProgramSupport.check(n > 0 || System.nanoTime() < deadline, "no send completion within 60 s");
             }
         }
 
@@ -150,10 +122,10 @@ public class LatencyProgram {
             long deadline = System.nanoTime() + WAIT_NANOS;
             int n;
             while ((n = poll.execute().getPolls()) == 0) {
-                check(System.nanoTime() < deadline, "no read completion within 60 s");
+                ProgramSupport.check(System.nanoTime() < deadline, "no read completion within 60 s");
             }
             IbvWC wc = wcs[0];
-            check(n == 1 && wc.getStatus() == 0 && wc.getOpcode() == WC_RDMA_READ && wc.getWr_id() == READ_ID,
+            ProgramSupport.check(n == 1 && wc.getStatus() == 0 && wc.getOpcode() == WC_RDMA_READ && wc.getWr_id() == READ_ID,
                     "read completion: " + n + " status " + wc.getStatus() + " opcode " + wc.getOpcode());
         }
 
@@ -166,18 +138,12 @@ public class LatencyProgram {
 
         String receiveText() throws IOException {
             int length = awaitReceive();
-            check(length <= CONTROL, "control message of " + length + " bytes");
+            ProgramSupport.check(length <= CONTROL, "control message of " + length + " bytes");
             byte[] bytes = new byte[length];
             recvBuf.clear();
             recvBuf.get(bytes);
             recv.execute();
             return new String(bytes, StandardCharsets.US_ASCII);
-        }
-    }
-
-    static void check(boolean ok, String what) throws IOException {
-        if (!ok) {
-            throw new IOException("unexpected " + what);
         }
     }
 
@@ -196,13 +162,13 @@ public class LatencyProgram {
             long count = Long.parseLong(command[2]);
             for (long i = 0; i < count; i++) {
                 int length = ep.awaitReceive();
-                check(length == size, "message of " + length + " bytes");
+                ProgramSupport.check(length == size, "message of " + length + " bytes");
                 ep.sendBuf.put(0, ep.recvBuf, 0, size);
                 ep.recv.execute();
                 ep.postSend(size);
             }
         }
-        check(ep.receiveText().equals("bye"), "bye");
+        ProgramSupport.check(ep.receiveText().equals("bye"), "bye");
         ep.awaitSends(0);
         System.out.println("server: " + String.join(" ", command) + " served");
         ep.close();
@@ -211,13 +177,13 @@ public class LatencyProgram {
 
     static void client(RdmaPassiveEndpointGroup<Endpoint> group, InetSocketAddress address, String mode, int size,
             int iterations) throws Exception {
-        check(size > 0 && size <= REGION, "size " + size);
+        ProgramSupport.check(size > 0 && size <= REGION, "size " + size);
         Endpoint ep = group.createEndpoint();
         ep.connect(address, 2000);
         String[] descriptor = ep.receiveText().split(" ");
         long remoteAddress = Long.parseLong(descriptor[0]);
         int rkey = Integer.parseInt(descriptor[1]);
-        int warmup = Math.max(1000, iterations / 10);
+        int warmup = Math.max(100, iterations / 10);
         long[] samples = new long[iterations];
         ep.sendText(mode + " " + size + " " + (warmup + iterations));
         ep.awaitSends(0); // so that the timed loop's polls see only its own completions
@@ -235,10 +201,10 @@ public class LatencyProgram {
                 }
             }
             for (int i = 0; i < size; i++) {
-                check(ep.region.get(i) == (byte) (i * 7 + 1), "read byte " + i);
+                ProgramSupport.check(ep.region.get(i) == (byte) (i * 7 + 1), "read byte " + i);
             }
         } else {
-            check(mode.equals("sendrecv"), "mode " + mode + " (read or sendrecv)");
+            ProgramSupport.check(mode.equals("sendrecv"), "mode " + mode + " (read or sendrecv)");
             for (int i = -warmup; i < iterations; i++) {
                 ep.sendBuf.put(0, (byte) i);
                 ep.sendBuf.put(size - 1, (byte) ~i);
@@ -248,7 +214,7 @@ public class LatencyProgram {
                 if (i >= 0) {
                     samples[i] = System.nanoTime() - start;
                 }
-                check(length == size && ep.recvBuf.get(0) == (byte) i && ep.recvBuf.get(size - 1) == (byte) ~i,
+                ProgramSupport.check(length == size && ep.recvBuf.get(0) == (byte) i && ep.recvBuf.get(size - 1) == (byte) ~i,
                         "echo " + i);
                 ep.recv.execute();
             }

@@ -5,7 +5,6 @@ import com.ibm.disni.RdmaServerEndpoint;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPollCq;
@@ -42,7 +41,7 @@ public class PingPongProgram {
             recvMr = registerMemory(recvBuf).execute().free().getMr();
             IbvRecvWR recv = new IbvRecvWR();
             recv.setWr_id(7);
-            recv.setSg_list(sges(recvMr, SIZE));
+            recv.setSg_list(ProgramSupport.sges(recvMr, SIZE));
             LinkedList<IbvRecvWR> recvs = new LinkedList<>();
             recvs.add(recv);
             postRecv(recvs).execute().free(); // before the connection is established, as DiSNI programs do
@@ -53,16 +52,6 @@ public class PingPongProgram {
             poll = getCqProvider().getCQ().poll(wcs, 1);
         }
 
-        static LinkedList<IbvSge> sges(IbvMr mr, int length) {
-            IbvSge sge = new IbvSge();
-            sge.setAddr(mr.getAddr());
-            sge.setLength(length);
-            sge.setLkey(mr.getLkey());
-            LinkedList<IbvSge> list = new LinkedList<>();
-            list.add(sge);
-            return list;
-        }
-
         void send(String text) throws IOException {
             byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
             sendBuf.clear();
@@ -71,7 +60,7 @@ public class PingPongProgram {
             wr.setWr_id(9);
             wr.setOpcode(IbvSendWR.IBV_WR_SEND);
             wr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
-            wr.setSg_list(sges(sendMr, bytes.length));
+            wr.setSg_list(ProgramSupport.sges(sendMr, bytes.length));
             LinkedList<IbvSendWR> wrs = new LinkedList<>();
             wrs.add(wr);
             postSend(wrs).execute().free();
@@ -97,7 +86,7 @@ public class PingPongProgram {
                     throw new IOException("completion " + wc.getWr_id() + " failed with status " + wc.getStatus());
                 }
                 if (wc.getOpcode() == IbvWC.IbvWcOpcode.IBV_WC_RECV.getOpcode()) {
-                    check(wc.getWr_id() == 7, "receive wr_id " + wc.getWr_id());
+                    ProgramSupport.check(wc.getWr_id() == 7, "receive wr_id " + wc.getWr_id());
                     byte[] bytes = new byte[wc.getByte_len()];
                     recvBuf.clear();
                     recvBuf.get(bytes);
@@ -106,8 +95,8 @@ public class PingPongProgram {
                         send(reply(received));
                     }
                 } else {
-                    check(wc.getOpcode() == IbvWC.IbvWcOpcode.IBV_WC_SEND.getOpcode(), "opcode " + wc.getOpcode());
-                    check(wc.getWr_id() == 9, "send wr_id " + wc.getWr_id());
+                    ProgramSupport.check(wc.getOpcode() == IbvWC.IbvWcOpcode.IBV_WC_SEND.getOpcode(), "opcode " + wc.getOpcode());
+                    ProgramSupport.check(wc.getWr_id() == 9, "send wr_id " + wc.getWr_id());
                     sent = true;
                 }
             }
@@ -117,12 +106,6 @@ public class PingPongProgram {
 
     static String reply(String message) {
         return "pong: " + message;
-    }
-
-    static void check(boolean ok, String what) throws IOException {
-        if (!ok) {
-            throw new IOException("unexpected " + what);
-        }
     }
 
     public static void main(String[] args) throws Exception {

@@ -7,7 +7,6 @@ import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmEvent;
@@ -21,7 +20,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedList;
 
 /**
  * A program on DiSNI's raw API, the way DiSNI's verbs examples are written: an {@code RdmaEventChannel} and
@@ -84,14 +82,14 @@ public class RawVerbsProgram {
             poll = cq.poll(wcs, 1);
             IbvRecvWR recvWr = new IbvRecvWR();
             recvWr.setWr_id(11);
-            recvWr.setSg_list(sges(recvMr.getAddr(), MESSAGE, recvMr.getLkey()));
-            recv = qp.postRecv(list(recvWr), null);
+            recvWr.setSg_list(ProgramSupport.sges(recvMr.getAddr(), MESSAGE, recvMr.getLkey()));
+            recv = qp.postRecv(ProgramSupport.list(recvWr), null);
             IbvSendWR sendWr = new IbvSendWR();
             sendWr.setWr_id(22);
             sendWr.setOpcode(IbvSendWR.IBV_WR_SEND);
             sendWr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
-            sendWr.setSg_list(sges(sendMr.getAddr(), MESSAGE, sendMr.getLkey()));
-            send = qp.postSend(list(sendWr), null);
+            sendWr.setSg_list(ProgramSupport.sges(sendMr.getAddr(), MESSAGE, sendMr.getLkey()));
+            send = qp.postSend(ProgramSupport.list(sendWr), null);
         }
 
         void send(ByteBuffer content) throws IOException {
@@ -106,20 +104,20 @@ public class RawVerbsProgram {
             long deadline = System.currentTimeMillis() + WAIT_MS;
             while (poll.execute().getPolls() == 0) {
                 long left = deadline - System.currentTimeMillis();
-                check(left > 0, "no completion for " + what + " within " + WAIT_MS + " ms");
+                ProgramSupport.check(left > 0, "no completion for " + what + " within " + WAIT_MS + " ms");
                 if (channel.getCqEvent(cq, (int) Math.min(left, 1000))) {
                     cq.ackEvents(1);
                     cq.reqNotification(false).execute().free();
                 }
             }
             IbvWC wc = wcs[0];
-            check(wc.getStatus() == IbvWC.IbvWcStatus.IBV_WC_SUCCESS.ordinal(), what + ": status " + wc.getStatus());
+            ProgramSupport.check(wc.getStatus() == IbvWC.IbvWcStatus.IBV_WC_SUCCESS.ordinal(), what + ": status " + wc.getStatus());
             return wc;
         }
 
         IbvWC expect(String what, int opcode, long wrId) throws IOException {
             IbvWC wc = next(what);
-            check(wc.getOpcode() == opcode && wc.getWr_id() == wrId, what + ": opcode " + wc.getOpcode() + " wr_id "
+            ProgramSupport.check(wc.getOpcode() == opcode && wc.getWr_id() == wrId, what + ": opcode " + wc.getOpcode() + " wr_id "
                     + wc.getWr_id());
             return wc;
         }
@@ -129,46 +127,19 @@ public class RawVerbsProgram {
                 mr.deregMr().execute().free();
             }
             id.destroyQP();
-            check(cq.destroyCQ() == 0, "destroyCQ");
-            check(channel.destroyCompChannel() == 0, "destroyCompChannel");
-            check(pd.deallocPd() == 0, "deallocPd");
-            check(id.destroyId() == 0, "destroyId");
+            ProgramSupport.check(cq.destroyCQ() == 0, "destroyCQ");
+            ProgramSupport.check(channel.destroyCompChannel() == 0, "destroyCompChannel");
+            ProgramSupport.check(pd.deallocPd() == 0, "deallocPd");
+            ProgramSupport.check(id.destroyId() == 0, "destroyId");
         }
-    }
-
-    static LinkedList<IbvSge> sges(long address, int length, int lkey) {
-        IbvSge sge = new IbvSge();
-        sge.setAddr(address);
-        sge.setLength(length);
-        sge.setLkey(lkey);
-        return list(sge);
-    }
-
-    static <T> LinkedList<T> list(T element) {
-        LinkedList<T> list = new LinkedList<>();
-        list.add(element);
-        return list;
     }
 
     static RdmaCmEvent event(RdmaEventChannel channel, RdmaCmEvent.EventType expected) throws IOException {
         RdmaCmEvent event = channel.getCmEvent(WAIT_MS);
-        check(event != null, "no CM event within " + WAIT_MS + " ms, expected " + expected);
-        check(event.getEvent() == expected.ordinal(), "CM event " + event.getEvent() + ", expected " + expected);
-        check(event.getStatus() == 0, expected + " status " + event.getStatus());
+        ProgramSupport.check(event != null, "no CM event within " + WAIT_MS + " ms, expected " + expected);
+        ProgramSupport.check(event.getEvent() == expected.ordinal(), "CM event " + event.getEvent() + ", expected " + expected);
+        ProgramSupport.check(event.getStatus() == 0, expected + " status " + event.getStatus());
         return event;
-    }
-
-    static String text(ByteBuffer buffer, int length) {
-        byte[] bytes = new byte[length];
-        buffer.clear();
-        buffer.get(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    static void check(boolean ok, String what) throws IOException {
-        if (!ok) {
-            throw new IOException("unexpected " + what);
-        }
     }
 
     static void server(InetSocketAddress address) throws Exception {
@@ -195,14 +166,14 @@ public class RawVerbsProgram {
         c.send(descriptor);
         c.expect("descriptor send", WC_SEND, 22);
         IbvWC received = c.expect("message", WC_RECV, 11);
-        String message = text(c.recvBuf, received.getByte_len());
+        String message = ProgramSupport.text(c.recvBuf, received.getByte_len());
         c.send(ByteBuffer.wrap(("echo: " + message).getBytes(StandardCharsets.UTF_8)));
         c.expect("echo send", WC_SEND, 22);
         System.out.println("server echoed: " + message);
         event(cm, RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED).ackEvent();
         c.destroy();
-        check(listener.destroyId() == 0, "destroyId of the listener");
-        check(cm.destroyEventChannel() == 0, "destroyEventChannel");
+        ProgramSupport.check(listener.destroyId() == 0, "destroyId of the listener");
+        ProgramSupport.check(cm.destroyEventChannel() == 0, "destroyEventChannel");
     }
 
     static void client(InetSocketAddress address) throws Exception {
@@ -220,11 +191,11 @@ public class RawVerbsProgram {
         event(cm, RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED).ackEvent();
 
         IbvWC descriptorWc = c.expect("descriptor", WC_RECV, 11);
-        check(descriptorWc.getByte_len() == 16, "descriptor length " + descriptorWc.getByte_len());
+        ProgramSupport.check(descriptorWc.getByte_len() == 16, "descriptor length " + descriptorWc.getByte_len());
         ByteBuffer descriptor = c.recvBuf.duplicate();
         descriptor.clear();
         long remoteAddress = descriptor.getLong();
-        check(descriptor.getInt() == REGION, "remote region length");
+        ProgramSupport.check(descriptor.getInt() == REGION, "remote region length");
         int rkey = descriptor.getInt();
         c.recv.execute();
 
@@ -232,15 +203,15 @@ public class RawVerbsProgram {
         readWr.setWr_id(33);
         readWr.setOpcode(IbvSendWR.IBV_WR_RDMA_READ);
         readWr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
-        readWr.setSg_list(sges(c.regionMr.getAddr(), READ_LENGTH, c.regionMr.getLkey()));
+        readWr.setSg_list(ProgramSupport.sges(c.regionMr.getAddr(), READ_LENGTH, c.regionMr.getLkey()));
         readWr.getRdma().setRemote_addr(remoteAddress + READ_OFFSET);
         readWr.getRdma().setRkey(rkey);
-        SVCPostSend read = c.qp.postSend(list(readWr), null);
+        SVCPostSend read = c.qp.postSend(ProgramSupport.list(readWr), null);
         read.execute();
         c.expect("RDMA READ", WC_RDMA_READ, 33);
         read.free();
         for (int i = 0; i < READ_LENGTH; i++) {
-            check(c.region.get(i) == pattern(READ_OFFSET + i), "read byte " + i);
+            ProgramSupport.check(c.region.get(i) == pattern(READ_OFFSET + i), "read byte " + i);
         }
         System.out.println("client: RDMA READ of " + READ_LENGTH + " bytes matches");
 
@@ -250,18 +221,18 @@ public class RawVerbsProgram {
         for (int i = 0; i < 2; i++) { // the send's completion and the echo's, in either order
             IbvWC wc = c.next("send or echo");
             if (wc.getOpcode() == WC_RECV) {
-                check(wc.getWr_id() == 11, "echo wr_id " + wc.getWr_id());
-                echo = text(c.recvBuf, wc.getByte_len());
+                ProgramSupport.check(wc.getWr_id() == 11, "echo wr_id " + wc.getWr_id());
+                echo = ProgramSupport.text(c.recvBuf, wc.getByte_len());
             } else {
-                check(wc.getOpcode() == WC_SEND && wc.getWr_id() == 22, "send completion " + wc.getOpcode());
+                ProgramSupport.check(wc.getOpcode() == WC_SEND && wc.getWr_id() == 22, "send completion " + wc.getOpcode());
             }
         }
-        check(("echo: " + message).equals(echo), "echo " + echo);
+        ProgramSupport.check(("echo: " + message).equals(echo), "echo " + echo);
         System.out.println("client received: " + echo);
-        check(id.disconnect() == 0, "disconnect");
+        ProgramSupport.check(id.disconnect() == 0, "disconnect");
         event(cm, RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED).ackEvent();
         c.destroy();
-        check(cm.destroyEventChannel() == 0, "destroyEventChannel");
+        ProgramSupport.check(cm.destroyEventChannel() == 0, "destroyEventChannel");
     }
 
     public static void main(String[] args) throws Exception {

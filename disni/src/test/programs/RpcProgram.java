@@ -4,7 +4,6 @@ import com.ibm.disni.RdmaServerEndpoint;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPostRecv;
@@ -13,7 +12,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedList;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -81,39 +79,15 @@ public class RpcProgram {
             regionMr = registerMemory(region).execute().free().getMr();
             IbvRecvWR recvWr = new IbvRecvWR();
             recvWr.setWr_id(RECV_ID);
-            recvWr.setSg_list(sges(recvMr.getAddr(), MESSAGE, recvMr.getLkey()));
-            recv = postRecv(list(recvWr));
-            send = postSend(list(request(IbvSendWR.IBV_WR_SEND, SEND_ID, sendMr, MESSAGE)));
-            read = postSend(list(request(IbvSendWR.IBV_WR_RDMA_READ, READ_ID, regionMr, 32)));
-            IbvSendWR writeWr = request(IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM, WRITE_ID, regionMr, REGION / 2);
+            recvWr.setSg_list(ProgramSupport.sges(recvMr, MESSAGE));
+            recv = postRecv(ProgramSupport.list(recvWr));
+            send = postSend(ProgramSupport.list(ProgramSupport.signaled(IbvSendWR.IBV_WR_SEND, SEND_ID, sendMr, MESSAGE)));
+            read = postSend(ProgramSupport.list(ProgramSupport.signaled(IbvSendWR.IBV_WR_RDMA_READ, READ_ID, regionMr, 32)));
+            IbvSendWR writeWr = ProgramSupport.signaled(IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM, WRITE_ID, regionMr,
+                    REGION / 2);
             writeWr.setImm_data(WRITE_IMMEDIATE);
-            write = postSend(list(writeWr));
+            write = postSend(ProgramSupport.list(writeWr));
             recv.execute(); // posted before rdma_connect/rdma_accept: init() runs first
-        }
-
-        static IbvSendWR request(int opcode, long id, IbvMr mr, int length) {
-            IbvSendWR wr = new IbvSendWR();
-            wr.setWr_id(id);
-            wr.setOpcode(opcode);
-            wr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
-            wr.setSg_list(sges(mr.getAddr(), length, mr.getLkey()));
-            return wr;
-        }
-
-        static LinkedList<IbvSge> sges(long address, int length, int lkey) {
-            IbvSge sge = new IbvSge();
-            sge.setAddr(address);
-            sge.setLength(length);
-            sge.setLkey(lkey);
-            LinkedList<IbvSge> list = new LinkedList<>();
-            list.add(sge);
-            return list;
-        }
-
-        static <T> LinkedList<T> list(T element) {
-            LinkedList<T> list = new LinkedList<>();
-            list.add(element);
-            return list;
         }
 
         @Override
@@ -130,19 +104,19 @@ public class RpcProgram {
         /** The server's request handling, on the CQ thread as in DaRPC. */
         private void serve(Completion c) {
             try {
-                check(c.status == 0, "server completion " + c.wrId + " status " + c.status);
+                ProgramSupport.check(c.status == 0, "server completion " + c.wrId + " status " + c.status);
                 if (c.opcode == WC_SEND) {
-                    check(c.wrId >= SEND_ID && c.wrId < READ_ID, "server send wr_id " + c.wrId);
+                    ProgramSupport.check(c.wrId >= SEND_ID && c.wrId < READ_ID, "server send wr_id " + c.wrId);
                     return;
                 }
-                check(c.wrId == RECV_ID, "server receive wr_id " + c.wrId);
+                ProgramSupport.check(c.wrId == RECV_ID, "server receive wr_id " + c.wrId);
                 String answer;
                 if (c.opcode == WC_RECV_RDMA_WITH_IMM) {
-                    check(c.immediate == WRITE_IMMEDIATE, "immediate " + Integer.toHexString(c.immediate));
+                    ProgramSupport.check(c.immediate == WRITE_IMMEDIATE, "immediate " + Integer.toHexString(c.immediate));
                     answer = "written " + verifyWrite();
                 } else {
-                    check(c.opcode == WC_RECV, "server receive opcode " + c.opcode);
-                    String request = text(recvBuf, c.byteLen);
+                    ProgramSupport.check(c.opcode == WC_RECV, "server receive opcode " + c.opcode);
+                    String request = ProgramSupport.text(recvBuf, c.byteLen);
                     answer = request.equals("bye") ? "bye" : "response to " + request;
                 }
                 recv.execute();
@@ -181,8 +155,8 @@ public class RpcProgram {
 
         Completion take(String what) throws IOException, InterruptedException {
             Completion c = completions.poll(WAIT_SECONDS, TimeUnit.SECONDS);
-            check(c != null, "no completion for " + what + " within " + WAIT_SECONDS + " s");
-            check(c.status == 0, what + ": status " + c.status);
+            ProgramSupport.check(c != null, "no completion for " + what + " within " + WAIT_SECONDS + " s");
+            ProgramSupport.check(c.status == 0, what + ": status " + c.status);
             return c;
         }
 
@@ -193,11 +167,11 @@ public class RpcProgram {
             while (answer == null || !done) {
                 Completion c = take(what);
                 if (c.opcode == WC_RECV) {
-                    check(c.wrId == RECV_ID && answer == null, what + ": receive wr_id " + c.wrId);
-                    answer = text(recvBuf, c.byteLen);
+                    ProgramSupport.check(c.wrId == RECV_ID && answer == null, what + ": receive wr_id " + c.wrId);
+                    answer = ProgramSupport.text(recvBuf, c.byteLen);
                     recv.execute();
                 } else {
-                    check(c.opcode == opcode && c.wrId == wrId && !done, what + ": opcode " + c.opcode + " wr_id " + c.wrId);
+                    ProgramSupport.check(c.opcode == opcode && c.wrId == wrId && !done, what + ": opcode " + c.opcode + " wr_id " + c.wrId);
                     done = true;
                 }
             }
@@ -207,21 +181,7 @@ public class RpcProgram {
         /** Waits for the one outstanding completion of a READ, which has no answer. */
         void awaitOwn(String what, long wrId, int opcode) throws IOException, InterruptedException {
             Completion c = take(what);
-            check(c.opcode == opcode && c.wrId == wrId, what + ": opcode " + c.opcode + " wr_id " + c.wrId);
-        }
-    }
-
-    static String text(ByteBuffer buffer, int length) throws IOException {
-        check(length >= 0 && length <= MESSAGE, "received length " + length);
-        byte[] bytes = new byte[length];
-        buffer.clear();
-        buffer.get(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    static void check(boolean ok, String what) throws IOException {
-        if (!ok) {
-            throw new IOException("unexpected " + what);
+            ProgramSupport.check(c.opcode == opcode && c.wrId == wrId, what + ": opcode " + c.opcode + " wr_id " + c.wrId);
         }
     }
 
@@ -239,9 +199,9 @@ public class RpcProgram {
                 .putInt(endpoint.regionMr.getRkey());
         endpoint.send.getWrMod(0).getSgeMod(0).setLength(16);
         endpoint.send.execute();
-        check(endpoint.finished.await(10 * WAIT_SECONDS, TimeUnit.SECONDS), "end of the session within "
+        ProgramSupport.check(endpoint.finished.await(10 * WAIT_SECONDS, TimeUnit.SECONDS), "end of the session within "
                 + 10 * WAIT_SECONDS + " s");
-        check(endpoint.failure == null, "server failure: " + endpoint.failure);
+        ProgramSupport.check(endpoint.failure == null, "server failure: " + endpoint.failure);
         System.out.println("server answered " + endpoint.served + " messages");
         endpoint.close();
         server.close();
@@ -252,21 +212,21 @@ public class RpcProgram {
         Endpoint endpoint = group.createEndpoint();
         endpoint.connect(address, 2000);
         Completion first = endpoint.take("descriptor");
-        check(first.opcode == WC_RECV && first.byteLen == 16, "descriptor opcode " + first.opcode + " length "
+        ProgramSupport.check(first.opcode == WC_RECV && first.byteLen == 16, "descriptor opcode " + first.opcode + " length "
                 + first.byteLen);
         ByteBuffer descriptor = endpoint.recvBuf.duplicate();
         descriptor.clear();
         long remoteAddress = descriptor.getLong();
         int remoteLength = descriptor.getInt();
         int rkey = descriptor.getInt();
-        check(remoteLength == REGION, "remote length " + remoteLength);
+        ProgramSupport.check(remoteLength == REGION, "remote length " + remoteLength);
         endpoint.recv.execute();
 
         for (int round = 0; round < rounds; round++) {
             String request = "request " + round + " " + "x".repeat(round * 7 % 200);
             endpoint.reply(request, SEND_ID + round);
             String answer = endpoint.roundTrip("round " + round, SEND_ID + round, WC_SEND);
-            check(answer.equals("response to " + request), "answer to round " + round + ": " + answer);
+            ProgramSupport.check(answer.equals("response to " + request), "answer to round " + round + ": " + answer);
         }
         System.out.println("client: " + rounds + " round trips answered");
 
@@ -285,10 +245,10 @@ public class RpcProgram {
             endpoint.read.execute();
             endpoint.awaitOwn("read " + offset + "+" + length, READ_ID + offset, WC_RDMA_READ);
             for (int i = 0; i < length; i++) {
-                check(endpoint.region.get(i) == serverPattern(offset + i), "byte " + i + " of read " + offset + "+"
+                ProgramSupport.check(endpoint.region.get(i) == serverPattern(offset + i), "byte " + i + " of read " + offset + "+"
                         + length);
             }
-            check(length == REGION || endpoint.region.get(length) == 0, "byte after read " + offset + "+" + length);
+            ProgramSupport.check(length == REGION || endpoint.region.get(length) == 0, "byte after read " + offset + "+" + length);
         }
         System.out.println("client: " + reads.length + " RDMA READs match the server's bytes");
 
@@ -300,11 +260,11 @@ public class RpcProgram {
         wr.getRdmaMod().setRkey(rkey);
         endpoint.write.execute();
         String verdict = endpoint.roundTrip("write with immediate", WRITE_ID, WC_RDMA_WRITE);
-        check(verdict.equals("written " + (REGION / 2) + " bytes as sent"), "server's check of the write: " + verdict);
+        ProgramSupport.check(verdict.equals("written " + (REGION / 2) + " bytes as sent"), "server's check of the write: " + verdict);
         System.out.println("client: RDMA WRITE with immediate checked by the server: " + verdict);
 
         endpoint.reply("bye", SEND_ID + rounds);
-        check(endpoint.roundTrip("bye", SEND_ID + rounds, WC_SEND).equals("bye"), "answer to bye");
+        ProgramSupport.check(endpoint.roundTrip("bye", SEND_ID + rounds, WC_SEND).equals("bye"), "answer to bye");
         endpoint.close();
     }
 

@@ -73,14 +73,14 @@ class ProgramsTest {
 
     @Test
     void latencyProgramTimesReadsAndRoundTrips() throws Exception {
-        Pattern result = Pattern.compile("RESULT mode=(\\w+) size=32 iterations=2000 avg_us=([0-9.]+) "
+        Pattern result = Pattern.compile("RESULT mode=(\\w+) size=32 iterations=1000 avg_us=([0-9.]+) "
                 + "median_us=([0-9.]+) p99_us=([0-9.]+)");
         int port = 19887;
         for (String mode : new String[] {"read", "sendrecv"}) {
             try (ProgramProcess server = ProgramProcess.start("LatencyProgram", "server", host(), "" + port)) {
                 server.awaitLine("listening on", SECONDS);
                 try (ProgramProcess client = ProgramProcess.start("LatencyProgram", "client", host(), "" + port, mode,
-                        "32", "2000")) {
+                        "32", "1000")) {
                     client.assertSucceeds(SECONDS);
                     server.assertSucceeds(SECONDS);
                     Matcher m = result.matcher(client.line("RESULT"));
@@ -88,7 +88,7 @@ class ProgramsTest {
                     assertEquals(mode, m.group(1));
                     double median = Double.parseDouble(m.group(3));
                     assertTrue(median > 0 && median <= Double.parseDouble(m.group(4)), client.line("RESULT"));
-                    assertEquals("server: " + mode + " 32 3000 served", server.line("server:"));
+                    assertEquals("server: " + mode + " 32 1100 served", server.line("server:"));
                 }
             }
             port++;
