@@ -30,7 +30,7 @@ import java.nio.charset.StandardCharsets;
  * <p>{@code server ADDRESS PORT}: accepts one connection, sends a 16-byte descriptor of a 4 KiB region it filled
  * with a pattern, echoes one message, waits for the client's disconnect, destroys everything. {@code client
  * ADDRESS PORT}: connects, RDMA READs 64 bytes at offset 96 of the region and checks them, sends a message and
- * checks the echo, disconnects, destroys everything. CM event types and statuses, completion statuses, opcodes,
+ * checks the echo, disconnects, destroys everything. CM event types, completion statuses, opcodes,
  * ids, lengths and bytes are checked; exit code 1 on any mismatch.
  */
 public class RawVerbsProgram {
@@ -137,8 +137,9 @@ public class RawVerbsProgram {
     static RdmaCmEvent event(RdmaEventChannel channel, RdmaCmEvent.EventType expected) throws IOException {
         RdmaCmEvent event = channel.getCmEvent(WAIT_MS);
         ProgramSupport.check(event != null, "no CM event within " + WAIT_MS + " ms, expected " + expected);
-        ProgramSupport.check(event.getEvent() == expected.ordinal(), "CM event " + event.getEvent() + ", expected " + expected);
-        ProgramSupport.check(event.getStatus() == 0, expected + " status " + event.getStatus());
+        // the type is the outcome: DiSNI 2.1's getStatus() is always -1, so programs written for it do not read it
+        ProgramSupport.check(event.getEvent() == expected.ordinal(), "CM event " + event.getEvent() + ", expected "
+                + expected);
         return event;
     }
 
