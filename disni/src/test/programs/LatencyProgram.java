@@ -23,8 +23,8 @@ import java.util.Arrays;
  * implementations are compared on the same program.
  *
  * <p>{@code server ADDRESS PORT} serves one client: it sends the descriptor of a 4 KiB region, then reads a
- * text command ("read SIZE COUNT" or "sendrecv SIZE COUNT"), echoes COUNT messages for sendrecv, and ends on
- * "bye". {@code client ADDRESS PORT read|sendrecv SIZE ITERATIONS}: a tenth of ITERATIONS (at least 100) as
+ * text command ("read SIZE COUNT" or "sendrecv SIZE COUNT"), answers "go" once its receive is posted, echoes
+ * COUNT messages for sendrecv, and ends on "bye". {@code client ADDRESS PORT read|sendrecv SIZE ITERATIONS}: a tenth of ITERATIONS (at least 100) as
  * warm-up, then ITERATIONS timed operations, each an RDMA READ of SIZE bytes (completion polled) or a SEND of
  * SIZE bytes answered by the server's SEND of the same bytes (round trip). Prints one line:
  * {@code RESULT mode=read size=32 iterations=100000 avg_us=... median_us=... p99_us=...}. Statuses, opcodes and
@@ -157,6 +157,9 @@ public class LatencyProgram {
         }
         ep.sendText(ep.regionMr.getAddr() + " " + ep.regionMr.getRkey());
         String[] command = ep.receiveText().split(" ");
+        // the receive for the first timed message is posted now: only after "go" may the client send it (a SEND
+        // that finds no receive is an RNR NAK, fatal where rnr_retry is 0, as on DiSNI's connections)
+        ep.sendText("go");
         if (command[0].equals("sendrecv")) {
             int size = Integer.parseInt(command[1]);
             long count = Long.parseLong(command[2]);
@@ -186,6 +189,7 @@ public class LatencyProgram {
         int warmup = Math.max(100, iterations / 10);
         long[] samples = new long[iterations];
         ep.sendText(mode + " " + size + " " + (warmup + iterations));
+        ProgramSupport.check(ep.receiveText().equals("go"), "go");
         ep.awaitSends(0); // so that the timed loop's polls see only its own completions
         if (mode.equals("read")) {
             SVCPostSend.SendWRMod wr = ep.read.getWrMod(0);

@@ -1,8 +1,6 @@
 package com.ibm.disni.verbs;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import org.panamaverbs.verbs.WorkCompletion;
 import org.panamaverbs.verbs.WorkCompletions;
 
@@ -23,8 +21,7 @@ final class PollCqCall extends SVCPollCq {
     private final IbvCQ cq;
     private final IbvWC[] wcList;
     private final int ne;
-    private final ThreadLocal<WorkCompletions> arrays;
-    private final List<WorkCompletions> all = new ArrayList<>();
+    private final PerThreadChains<Completions> arrays;
     private volatile boolean valid = true;
     private int polls;
 
@@ -36,15 +33,15 @@ final class PollCqCall extends SVCPollCq {
         this.cq = cq;
         this.wcList = wcList;
         this.ne = ne;
-        this.arrays = ThreadLocal.withInitial(this::newArray);
+        this.arrays = new PerThreadChains<>(() -> new Completions(WorkCompletions.allocate(ne)));
     }
 
-    private WorkCompletions newArray() {
-        WorkCompletions array = WorkCompletions.allocate(ne);
-        synchronized (all) {
-            all.add(array);
+    /** A thread's native completion array: Panama Verbs binds one to the thread that polls into it. */
+    private record Completions(WorkCompletions array) implements PerThreadChains.Chain {
+        @Override
+        public void close() {
+            array.close();
         }
-        return array;
     }
 
     @Override
@@ -52,7 +49,7 @@ final class PollCqCall extends SVCPollCq {
         if (!valid) {
             throw new IOException("ibv_poll_cq: this call was freed");
         }
-        WorkCompletions array = arrays.get();
+        WorkCompletions array = arrays.get().array();
         int n;
         try {
             n = cq.pv.poll(array, ne);
@@ -105,12 +102,7 @@ final class PollCqCall extends SVCPollCq {
     @Override
     public SVCPollCq free() {
         valid = false;
-        synchronized (all) {
-            for (WorkCompletions array : all) {
-                array.close();
-            }
-            all.clear();
-        }
+        arrays.closeAll();
         return this;
     }
 }

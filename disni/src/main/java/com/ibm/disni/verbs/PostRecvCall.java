@@ -24,7 +24,7 @@ final class PostRecvCall extends SVCPostRecv {
     private final int[] sgeStart;
     private final SgeTable sges;
     private final RecvWRMod[] mods;
-    private final PerThreadChains<PerThread> perThread;
+    private final PerThreadChains<PerThreadChains.Slot<RecvWorkRequests>> perThread;
     private volatile boolean valid = true;
 
     PostRecvCall(IbvQP qp, List<IbvRecvWR> wrList) throws IOException {
@@ -60,14 +60,24 @@ final class PostRecvCall extends SVCPostRecv {
         perThread = new PerThreadChains<>(this::newPerThread);
     }
 
-    private PerThread newPerThread() {
-        return new PerThread(RecvWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
+    private PerThreadChains.Slot<RecvWorkRequests> newPerThread() {
+        RecvWorkRequests chain = RecvWorkRequests.allocate(count, maxSge);
+        return new PerThreadChains.Slot<>(chain, new SgeTable.Resolved(sges.addr.length), chain::close);
     }
 
-    private record PerThread(RecvWorkRequests chain, SgeTable.Resolved resolved) implements PerThreadChains.Chain {
-        @Override
-        public void close() {
-            chain.close();
+    /** Writes the requests into the thread's chain; resolves each entry's region. */
+    private void fill(PerThreadChains.Slot<RecvWorkRequests> t) throws IOException {
+        IbvContext context = qp.getContext();
+        for (int i = 0; i < count; i++) {
+            RecvWorkRequest r = t.chain.get(i);
+            r.id(wrId[i]);
+            int n = numSge[i];
+            for (int j = 0; j < n; j++) {
+                int k = sgeStart[i] + j;
+                MemoryRegion region = t.resolved.region(context, k, sges.lkey[k]);
+                r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
+            }
+            r.numSge(n);
         }
     }
 
@@ -76,21 +86,15 @@ final class PostRecvCall extends SVCPostRecv {
         if (!valid) {
             throw new IOException("ibv_post_recv: this call was freed");
         }
-        PerThread t = perThread.get();
-        RecvWorkRequests chain = t.chain();
-        IbvContext context = qp.getContext();
+        PerThreadChains.Slot<RecvWorkRequests> t = perThread.get();
+        RecvWorkRequests chain = t.chain;
         int rc;
         try {
-            for (int i = 0; i < count; i++) {
-                RecvWorkRequest r = chain.get(i);
-                r.id(wrId[i]);
-                int n = numSge[i];
-                for (int j = 0; j < n; j++) {
-                    int k = sgeStart[i] + j;
-                    MemoryRegion region = t.resolved().region(context, k, sges.lkey[k]);
-                    r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
-                }
-                r.numSge(n);
+            // DiSNI's receive mods change nothing, so a thread's chain is written once; a region closed since is
+            // looked up again, so a deregistered one is refused as before
+            if (t.filled < 0 || !t.resolved.allOpen()) {
+                fill(t);
+                t.filled = 0;
             }
             rc = pv.postRecv(chain, count);
         } catch (RuntimeException e) {

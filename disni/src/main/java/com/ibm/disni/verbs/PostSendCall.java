@@ -42,8 +42,10 @@ final class PostSendCall extends SVCPostSend {
     private final long[] swap;
     private final SgeTable sges;
     private final WrMod[] mods;
-    private final PerThreadChains<PerThread> perThread;
+    private final PerThreadChains<PerThreadChains.Slot<SendWorkRequests>> perThread;
     private volatile boolean valid = true;
+    /** Changed by every mod setter: a thread's chain is rewritten only when this differs from what it holds. */
+    private volatile int version;
 
     PostSendCall(IbvQP qp, List<IbvSendWR> wrList) throws IOException {
         this.qp = qp;
@@ -110,14 +112,33 @@ final class PostSendCall extends SVCPostSend {
         perThread = new PerThreadChains<>(this::newPerThread);
     }
 
-    private PerThread newPerThread() {
-        return new PerThread(SendWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
+    private PerThreadChains.Slot<SendWorkRequests> newPerThread() {
+        SendWorkRequests chain = SendWorkRequests.allocate(count, maxSge);
+        return new PerThreadChains.Slot<>(chain, new SgeTable.Resolved(sges.addr.length), chain::close);
     }
 
-    private record PerThread(SendWorkRequests chain, SgeTable.Resolved resolved) implements PerThreadChains.Chain {
-        @Override
-        public void close() {
-            chain.close();
+    /** Writes the requests, as the mods left them, into the thread's chain; resolves each entry's region. */
+    private void fill(PerThreadChains.Slot<SendWorkRequests> t) throws IOException {
+        SendWorkRequests chain = t.chain;
+        IbvContext context = qp.getContext();
+        for (int i = 0; i < count; i++) {
+            SendWorkRequest r = chain.get(i);
+            r.id(wrId[i]).opcode(opcode[i]).flags(flags[i]);
+            r.immediateData(LITTLE_ENDIAN ? Integer.reverseBytes(imm[i]) : imm[i]);
+            int n = numSge[i];
+            for (int j = 0; j < n; j++) {
+                int k = sgeStart[i] + j;
+                MemoryRegion region = t.resolved.region(context, k, sges.lkey[k]);
+                r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
+            }
+            r.numSge(n);
+            switch (opcode[i]) {
+                case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> r.remote(remoteAddr[i], rkey[i]);
+                case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD ->
+                        r.atomic(remoteAddr[i], rkey[i], compareAdd[i], swap[i]);
+                default -> {
+                }
+            }
         }
     }
 
@@ -126,29 +147,16 @@ final class PostSendCall extends SVCPostSend {
         if (!valid) {
             throw new IOException("ibv_post_send: this call was freed");
         }
-        PerThread t = perThread.get();
-        SendWorkRequests chain = t.chain();
-        IbvContext context = qp.getContext();
+        PerThreadChains.Slot<SendWorkRequests> t = perThread.get();
+        SendWorkRequests chain = t.chain;
+        int current = version;
         int rc;
         try {
-            for (int i = 0; i < count; i++) {
-                SendWorkRequest r = chain.get(i);
-                r.id(wrId[i]).opcode(opcode[i]).flags(flags[i]);
-                r.immediateData(LITTLE_ENDIAN ? Integer.reverseBytes(imm[i]) : imm[i]);
-                int n = numSge[i];
-                for (int j = 0; j < n; j++) {
-                    int k = sgeStart[i] + j;
-                    MemoryRegion region = t.resolved().region(context, k, sges.lkey[k]);
-                    r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
-                }
-                r.numSge(n);
-                switch (opcode[i]) {
-                    case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> r.remote(remoteAddr[i], rkey[i]);
-                    case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD ->
-                            r.atomic(remoteAddr[i], rkey[i], compareAdd[i], swap[i]);
-                    default -> {
-                    }
-                }
+            // executing again unchanged posts the chain as it is (DiSNI's SVCs are made to be re-executed); a
+            // region closed since is looked up again, so a deregistered one is refused as before
+            if (t.filled != current || !t.resolved.allOpen()) {
+                fill(t);
+                t.filled = current;
             }
             rc = pv.postSend(chain, count);
         } catch (RuntimeException e) {
@@ -198,11 +206,13 @@ final class PostSendCall extends SVCPostSend {
         @Override
         public void setWr_id(long wr_id) {
             wrId[i] = wr_id;
+            version++;
         }
 
         @Override
         public void setSend_flags(int send_flags) {
             flags[i] = send_flags;
+            version++;
         }
 
         @Override
@@ -251,6 +261,7 @@ final class PostSendCall extends SVCPostSend {
         @Override
         public void setRemote_addr(long remote_addr) {
             remoteAddr[i] = remote_addr;
+            version++;
         }
 
         @Override
@@ -261,6 +272,7 @@ final class PostSendCall extends SVCPostSend {
         @Override
         public void setRkey(int key) {
             rkey[i] = key;
+            version++;
         }
 
         @Override
@@ -271,6 +283,7 @@ final class PostSendCall extends SVCPostSend {
         @Override
         public void setReserved(int value) {
             reserved[i] = value;
+            version++;
         }
 
         @Override
@@ -290,6 +303,7 @@ final class PostSendCall extends SVCPostSend {
         @Override
         public void setAddr(long addr) {
             sges.addr[k] = addr;
+            version++;
         }
 
         @Override
@@ -300,6 +314,7 @@ final class PostSendCall extends SVCPostSend {
         @Override
         public void setLength(int length) {
             sges.length[k] = length;
+            version++;
         }
 
         @Override
@@ -310,6 +325,7 @@ final class PostSendCall extends SVCPostSend {
         @Override
         public void setLkey(int lkey) {
             sges.lkey[k] = lkey;
+            version++;
         }
 
         @Override

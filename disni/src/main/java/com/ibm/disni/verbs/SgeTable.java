@@ -52,6 +52,16 @@ final class SgeTable {
             region = new MemoryRegion[count];
         }
 
+        /** True when every entry resolved so far still names an open region. */
+        boolean allOpen() {
+            for (MemoryRegion r : region) {
+                if (r != null && r.isClosed()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         MemoryRegion region(IbvContext context, int k, int key) throws IOException {
             MemoryRegion r = region[k];
             if (r != null && lkey[k] == key && !r.isClosed()) {
