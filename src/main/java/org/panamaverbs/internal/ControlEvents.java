@@ -65,7 +65,7 @@ public final class ControlEvents {
             java.util.List<String> reasons, String description, int vendorId, int vendorPartId, boolean gates) {
         Level level = gates ? Level.INFO : Level.DEBUG;
         if (VERBS.isLoggable(level)) {
-            VERBS.log(level, "{0} {1}, profile {2}", how, device, description.strip());
+            VERBS.log(level, "{0} {1}: {2}", how, device, description.strip());
         }
         if (begun != null) {
             JfrEvents.deviceOpened(begun, device, how, hardwareClass, emulated, String.join("; ", reasons), vendorId,

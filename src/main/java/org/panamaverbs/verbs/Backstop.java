@@ -86,12 +86,12 @@ final class Backstop {
                 failures.add(entry.what() + ": " + e.getMessage());
             }
         }
-        TREES_FREED.incrementAndGet();
         String objects = String.join(", ", left.stream().map(Entry::what).toList());
         String failed = String.join("; ", failures);
         ControlEvents.backstopFreed(name, left.size(), objects, failed, name + " became unreachable without close():"
                 + " the backstop freed " + left.size() + " native objects left open (" + objects + ")"
                 + (failures.isEmpty() ? "" : "; failed: " + failed)
                 + ". Close contexts (try-with-resources) to free them when you choose.");
+        TREES_FREED.incrementAndGet(); // after the report: a test that saw the count move finds the log and event
     }
 }

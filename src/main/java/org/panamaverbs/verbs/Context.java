@@ -149,6 +149,7 @@ public final class Context extends VerbsResource {
      * never the device.
      */
     static Context borrow(MemorySegment verbs, String owner) {
+        Object event = ControlEvents.begin(ControlEvents.Kind.DEVICE_OPEN);
         MemorySegment handle = verbs.reinterpret(ibv_context.layout().byteSize());
         RdmaDevice info = Rdma.describe(ibv_context.device(handle));
         Context borrowed = new Context(handle, info);
@@ -156,7 +157,7 @@ public final class Context extends VerbsResource {
         borrowed.profile = profileFor(borrowed, null);
         borrowed.policy = borrowed.profile.policy(borrowed.attributes, info.name());
         borrowed.requireDataPathOps();
-        borrowed.reportOpened(null, "borrowed");
+        borrowed.reportOpened(event, "borrowed");
         return borrowed;
     }
 
