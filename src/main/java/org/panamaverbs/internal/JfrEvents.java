@@ -14,8 +14,9 @@ import jdk.jfr.StackTrace;
  * only when {@code jdk.jfr} is in the runtime ({@link ControlEvents#JFR_PRESENT}): the library's module
  * requires {@code jdk.jfr} statically, so a runtime without it never loads these classes.
  *
- * <p>Each {@code begin*} method returns a begun event, or null when its type is not enabled in any running
- * recording; the check reads one static flag of a probe instance, so nothing is allocated then.
+ * <p>{@link #begin} returns a begun event, or null when its type is not enabled in any running recording; the
+ * check reads the type's enabled flag through a probe instance made once, so nothing is allocated then. The
+ * instant events (async, connection, refusal, backstop) are made only after {@link #isEnabled} said yes.
  */
 final class JfrEvents {
     private JfrEvents() {

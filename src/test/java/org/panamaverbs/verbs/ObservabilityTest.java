@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
 import jdk.jfr.consumer.RecordedEvent;
 
 import org.junit.jupiter.api.Test;
@@ -70,6 +73,8 @@ class ObservabilityTest {
     @Test
     void eventsAreOffUnlessARecordingEnablesThem() {
         assertTrue(ControlEvents.JFR_PRESENT, "this JDK has jdk.jfr");
+        assumeTrue(!FlightRecorder.isInitialized() || FlightRecorder.getFlightRecorder().getRecordings().stream()
+                .noneMatch(r -> r.getState() == RecordingState.RUNNING), "a recording of this JVM is already running");
         assertNull(ControlEvents.begin(ControlEvents.Kind.RESOURCE_DESTROY), "no recording: no event object");
         try (Recording recording = new Recording()) {
             // a recording enables the library's events unless its settings say otherwise (@Enabled defaults to true)
