@@ -182,8 +182,12 @@ public final class CmEventChannel implements AutoCloseable {
         };
         CmId id = event.id();
         ControlEvents.connectionEvent(level, event.type().cName(), event.status(), id.toString(), () -> {
-            java.net.InetSocketAddress peer = id.peerAddress();
-            return peer == null ? null : peer.toString();
+            try {
+                java.net.InetSocketAddress peer = id.peerAddress();
+                return peer == null ? null : peer.toString();
+            } catch (RuntimeException e) { // reporting must not stop the delivery of events
+                return "unknown (" + e.getMessage() + ")";
+            }
         });
     }
 

@@ -130,7 +130,7 @@ final class QpStateMachine {
         synchronized (qp.treeLock()) {
             qp.ensureOpen();
             // the state before, for the JFR event only: one ibv_query_qp, asked only while a recording wants it
-            String from = ControlEvents.isRecording(ControlEvents.Kind.QUEUE_PAIR_TRANSITION) ? state(qp).name() : null;
+            String from = ControlEvents.isRecording(ControlEvents.Kind.QUEUE_PAIR_TRANSITION) ? stateForEvent(qp) : null;
             Object event = ControlEvents.begin(ControlEvents.Kind.QUEUE_PAIR_TRANSITION);
             int rc = ibverbs_h.ibv_modify_qp(qp.handleUnchecked(), attr, mask);
             ControlEvents.queuePairTransitioned(event, qp.deviceName(), qp, qp.qpNumber(), from,
@@ -138,6 +138,15 @@ final class QpStateMachine {
             if (rc != 0) {
                 throw new VerbsException("ibv_modify_qp", rc, qp + " " + transition);
             }
+        }
+    }
+
+    /** The state's name, or why it is unknown: an event must never make the transition fail. */
+    private static String stateForEvent(QueuePair qp) {
+        try {
+            return state(qp).name();
+        } catch (RuntimeException e) {
+            return "UNKNOWN (" + e.getMessage() + ")";
         }
     }
 
