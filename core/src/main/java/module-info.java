@@ -9,6 +9,8 @@
  * {@code --enable-native-access=ALL-UNNAMED} (class path).
  */
 module org.panamaverbs {
+    // JFR events of the control path (org.panamaverbs.internal.JfrEvents), only when the runtime has jdk.jfr
+    requires static jdk.jfr;
     exports org.panamaverbs.verbs;
     exports org.panamaverbs.cm;
 }

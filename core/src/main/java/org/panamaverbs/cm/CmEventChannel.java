@@ -20,6 +20,7 @@ import org.panamaverbs.ffi.rdmacm.rdma_conn_param;
 import org.panamaverbs.ffi.rdmacm.rdma_event_channel;
 import org.panamaverbs.ffi.rdmacm.rdma_ud_param;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
 import org.panamaverbs.internal.Unchecked;
@@ -148,6 +149,9 @@ public final class CmEventChannel implements AutoCloseable {
                 CmEvent copied;
                 try {
                     copied = copyOut(event);
+                    if (copied != null) {
+                        report(copied); // before the ack: until then rdma_destroy_id waits, so the id is readable
+                    }
                 } finally {
                     rdma_cma_h.rdma_ack_cm_event(event);
                 }
@@ -166,6 +170,25 @@ public final class CmEventChannel implements AutoCloseable {
             throw Unchecked.rethrow(t);
         }
         return any ? Boolean.TRUE : null;
+    }
+
+    /** Logs (org.panamaverbs.cm) and records (JFR ConnectionEvent) an event: WARNING for errors, else DEBUG. */
+    private static void report(CmEvent event) {
+        System.Logger.Level level = switch (event.type()) {
+            case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, DEVICE_REMOVAL, MULTICAST_ERROR, UNKNOWN ->
+                    System.Logger.Level.WARNING;
+            case REJECTED -> System.Logger.Level.INFO;
+            default -> System.Logger.Level.DEBUG;
+        };
+        CmId id = event.id();
+        ControlEvents.connectionEvent(level, event.type().cName(), event.status(), id.toString(), () -> {
+            try {
+                java.net.InetSocketAddress peer = id.peerAddress();
+                return peer == null ? null : peer.toString();
+            } catch (RuntimeException e) { // reporting must not stop the delivery of events
+                return "unknown (" + e.getMessage() + ")";
+            }
+        });
     }
 
     private CmEvent copyOut(MemorySegment event) {

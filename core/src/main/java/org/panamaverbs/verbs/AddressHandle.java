@@ -8,6 +8,7 @@ import org.panamaverbs.ffi.ibv_ah_attr;
 import org.panamaverbs.ffi.ibv_global_route;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -76,13 +77,17 @@ public final class AddressHandle extends VerbsResource {
                 ibv_global_route.sgid_index(grh, (byte) target.sourceGidIndex());
                 ibv_global_route.hop_limit(grh, (byte) target.hopLimit());
             }
+            Object event = ControlEvents.begin(ControlEvents.Kind.ADDRESS_HANDLE_CREATE);
             MemorySegment ah = (MemorySegment) Native.CREATE_AH.invokeExact(state.segment(), pd.handle(), attr);
             if (ah.equals(MemorySegment.NULL)) {
                 throw new VerbsException("ibv_create_ah", state.errno(), "to GID " + target.gid() + " from GID index "
                         + target.sourceGidIndex() + " on " + context.name() + " port " + target.port()
                         + " (the destination must be reachable from the source GID's network device)");
             }
-            return new AddressHandle(pd, ah, target);
+            AddressHandle created = new AddressHandle(pd, ah, target);
+            ControlEvents.addressHandleCreated(event, context.name(), created.toString(), target.port(),
+                    target.sourceGidIndex(), target.gid().toString());
+            return created;
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

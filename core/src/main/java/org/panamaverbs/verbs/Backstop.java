@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.panamaverbs.internal.ControlEvents;
+
 /**
  * What happens to a resource tree that is never closed: the native side of one context's tree, kept apart
  * from the Java objects so that a {@link Cleaner} can free it once the context becomes unreachable.
@@ -22,7 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Backstop {
     /** The library's one cleaner thread: backstops and the in-flight markers' registry. */
     static final Cleaner CLEANER = Cleaner.create(Thread.ofPlatform().daemon().name("panama-verbs-cleaner").factory());
-    private static final System.Logger LOG = System.getLogger("org.panamaverbs");
     /** Trees the backstop freed (for tests and diagnostics). */
     static final AtomicInteger TREES_FREED = new AtomicInteger();
 
@@ -31,11 +32,18 @@ final class Backstop {
     }
 
     private final String name;
+    private final String deviceName;
     /** In creation order; guarded by this. */
     private final List<Entry> entries = new ArrayList<>();
 
-    Backstop(String name) {
-        this.name = name;
+    Backstop(String deviceName) {
+        this.name = "Context[" + deviceName + "]";
+        this.deviceName = deviceName;
+    }
+
+    /** The device of the tree, for logs and events. */
+    String deviceName() {
+        return deviceName;
     }
 
     /** Registers a native object; {@code free} must not refer to the Java object that owns it. */
@@ -78,10 +86,12 @@ final class Backstop {
                 failures.add(entry.what() + ": " + e.getMessage());
             }
         }
-        TREES_FREED.incrementAndGet();
-        LOG.log(System.Logger.Level.WARNING, "{0} became unreachable without close(): the backstop freed {1} native"
-                + " objects left open ({2}){3}. Close contexts (try-with-resources) to free them when you choose.",
-                name, left.size(), String.join(", ", left.stream().map(Entry::what).toList()),
-                failures.isEmpty() ? "" : "; failed: " + String.join("; ", failures));
+        String objects = String.join(", ", left.stream().map(Entry::what).toList());
+        String failed = String.join("; ", failures);
+        ControlEvents.backstopFreed(name, left.size(), objects, failed, name + " became unreachable without close():"
+                + " the backstop freed " + left.size() + " native objects left open (" + objects + ")"
+                + (failures.isEmpty() ? "" : "; failed: " + failed)
+                + ". Close contexts (try-with-resources) to free them when you choose.");
+        TREES_FREED.incrementAndGet(); // after the report: a test that saw the count move finds the log and event
     }
 }

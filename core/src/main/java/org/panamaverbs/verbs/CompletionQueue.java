@@ -7,6 +7,7 @@ import java.time.Duration;
 import org.panamaverbs.ffi.ibv_cq;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
@@ -72,6 +73,7 @@ public final class CompletionQueue extends VerbsResource {
 
     static CompletionQueue create(Context context, int minEntries, CompletionChannel channel) {
         MemorySegment channelHandle = channel == null ? MemorySegment.NULL : channel.handleForCq();
+        Object event = ControlEvents.begin(ControlEvents.Kind.COMPLETION_QUEUE_CREATE);
         try (CallState state = CallState.open()) {
             MemorySegment cq = (MemorySegment) Native.CREATE_CQ.invokeExact(state.segment(), context.handle(),
                     minEntries, MemorySegment.NULL, channelHandle, 0);
@@ -79,7 +81,10 @@ public final class CompletionQueue extends VerbsResource {
                 throw new VerbsException("ibv_create_cq", state.errno(), minEntries + " entries on " + context.name()
                         + " (max_cqe " + context.attributes().maxCqe() + ", max_cq " + context.attributes().maxCq() + ")");
             }
-            return new CompletionQueue(context, channel, cq.reinterpret(NativeLayouts.selected().ibvCq().byteSize()));
+            CompletionQueue created = new CompletionQueue(context, channel, cq.reinterpret(NativeLayouts.selected().ibvCq().byteSize()));
+            ControlEvents.completionQueueCreated(event, context.name(), created.toString(), minEntries, created.capacity,
+                    channel != null);
+            return created;
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

@@ -24,6 +24,7 @@ import org.panamaverbs.ffi.ibv_port_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.ffi.verbs_context;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
@@ -89,7 +90,7 @@ public final class Context extends VerbsResource {
 
     /** {@code knownAttributes} non-null: an adopted context, whose attributes are given rather than queried. */
     private Context(MemorySegment handle, RdmaDevice device, DeviceAttributes knownAttributes) {
-        super(new Backstop("Context[" + device.name() + "]"));
+        super(new Backstop(device.name()));
         this.handle = scoped(handle);
         this.device = device;
         this.pollCqFunction = DataPath.opsPointer(handle, DataPath.POLL_CQ_OFFSET);
@@ -111,6 +112,7 @@ public final class Context extends VerbsResource {
 
     /** Opens {@code device} (an entry of a live {@code ibv_get_device_list} array) under {@code emulate}, or detected if null. */
     static Context open(MemorySegment device, RdmaDevice info, HardwareClass emulate) {
+        Object event = ControlEvents.begin(ControlEvents.Kind.DEVICE_OPEN);
         MemorySegment context;
         try (CallState state = CallState.open()) {
             context = (MemorySegment) Native.OPEN_DEVICE.invokeExact(state.segment(), device);
@@ -129,6 +131,7 @@ public final class Context extends VerbsResource {
             opened.profile = profileFor(opened, emulate);
             opened.policy = opened.profile.policy(opened.attributes, info.name());
             opened.requireDataPathOps();
+            opened.reportOpened(event, "opened");
             return opened;
         } catch (RuntimeException e) {
             if (!(e instanceof UnsupportedVerbException)) { // requireDataPathOps closed it already
@@ -147,6 +150,7 @@ public final class Context extends VerbsResource {
      * never the device.
      */
     static Context borrow(MemorySegment verbs, String owner) {
+        Object event = ControlEvents.begin(ControlEvents.Kind.DEVICE_OPEN);
         MemorySegment handle = verbs.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
         RdmaDevice info = Rdma.describe(ibv_context.device(handle));
         Context borrowed = new Context(handle, info);
@@ -154,7 +158,15 @@ public final class Context extends VerbsResource {
         borrowed.profile = profileFor(borrowed, null);
         borrowed.policy = borrowed.profile.policy(borrowed.attributes, info.name());
         borrowed.requireDataPathOps();
+        borrowed.reportOpened(event, "borrowed");
         return borrowed;
+    }
+
+    /** Logs the device and its profile (INFO when the profile gates anything, else DEBUG) and commits {@code event}. */
+    private void reportOpened(Object event, String how) {
+        ControlEvents.deviceOpened(event, device.name(), how, profile.hardwareClass().name(), profile.emulated(),
+                profile.reasons(), profile.describe(), attributes.vendorId(), attributes.vendorPartId(),
+                profile.hardwareClass().isPvrdma() || profile.emulated());
     }
 
     /**
@@ -165,9 +177,9 @@ public final class Context extends VerbsResource {
         if (pollCqFunction.equals(MemorySegment.NULL) || postSendFunction.equals(MemorySegment.NULL)
                 || postRecvFunction.equals(MemorySegment.NULL)) {
             close();
-            throw new UnsupportedVerbException("ibv_post_send", "the " + device.name()
+            throw policy.refused(new UnsupportedVerbException("ibv_post_send", "the " + device.name()
                     + " provider has no legacy poll_cq/post_send/post_recv operations",
-                    "use a device whose rdma-core provider implements them (all in-tree providers do)");
+                    "use a device whose rdma-core provider implements them (all in-tree providers do)"));
         }
     }
 
@@ -538,7 +550,23 @@ public final class Context extends VerbsResource {
      * @throws IllegalStateException if the context is closed
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) {
-        return FdPoller.instance().awaitNonBlocking(asyncFd, timeout.toNanos(), this::tryGetAsyncEvent);
+        AsyncEvent event = FdPoller.instance().awaitNonBlocking(asyncFd, timeout.toNanos(), this::tryGetAsyncEvent);
+        if (event != null) {
+            ControlEvents.asyncEvent(logLevel(event.type()), device.name(), event.type().name(),
+                    event.source() == null ? null : event.source().toString(), event.port());
+        }
+        return event;
+    }
+
+    /** WARNING for errors, INFO for port and fabric changes, DEBUG for what a connection's life brings anyway. */
+    private static System.Logger.Level logLevel(AsyncEventType type) {
+        return switch (type) {
+            case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, PATH_MIG_ERR, DEVICE_FATAL, PORT_ERR, SRQ_ERR, WQ_FATAL,
+                    UNKNOWN -> System.Logger.Level.WARNING;
+            case PORT_ACTIVE, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE, PATH_MIG ->
+                    System.Logger.Level.INFO;
+            case COMM_EST, SQ_DRAINED, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED -> System.Logger.Level.DEBUG;
+        };
     }
 
     private AsyncEvent tryGetAsyncEvent() {

@@ -57,10 +57,21 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
     /** Refusal of {@code rdma_create_ep}, or null. */
     abstract UnsupportedVerbException createEndpointRefusal();
 
-    private static void throwIfRefused(UnsupportedVerbException refusal) {
+    private void throwIfRefused(UnsupportedVerbException refusal) {
         if (refusal != null) {
-            throw refusal;
+            throw refused(refusal);
         }
+    }
+
+    /**
+     * Reports {@code refusal} (INFO on the {@code org.panamaverbs.verbs} logger, a {@code VerbRefused} JFR event)
+     * and returns it for the caller to throw: every refusal a verb throws passes here, the reports of
+     * {@link #verdicts} do not. On the data path this runs only when a post is refused.
+     */
+    final UnsupportedVerbException refused(UnsupportedVerbException refusal) {
+        org.panamaverbs.internal.ControlEvents.verbRefused(deviceName, refusal.verb(), profile.hardwareClass().name(),
+                profile.emulated(), refusal.getMessage());
+        return refusal;
     }
 
     /** Gate of {@code ibv_create_srq}. */
@@ -306,9 +317,9 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         long payload = requests.get(i).payloadLength();
         int maxInline = qp.capabilities().maxInlineData();
         if (maxInline == 0) {
-            throw new UnsupportedVerbException("ibv_post_send", qp + " has max_inline_data 0 (work request "
+            throw refused(new UnsupportedVerbException("ibv_post_send", qp + " has max_inline_data 0 (work request "
                     + i + " is IBV_SEND_INLINE)", "create the queue pair with maxInlineData(" + payload
-                    + ") or leave out SendFlags.INLINE");
+                    + ") or leave out SendFlags.INLINE"));
         }
         if (payload > maxInline) {
             throw new IllegalArgumentException("inline work request " + i + " carries " + payload

@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandle;
 import org.panamaverbs.ffi.ibv_mr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -76,6 +77,7 @@ public final class MemoryRegion extends VerbsResource {
         if ((access & (Access.REMOTE_WRITE.bit() | Access.REMOTE_ATOMIC.bit())) != 0) {
             access |= Access.LOCAL_WRITE.bit();
         }
+        Object event = ControlEvents.begin(ControlEvents.Kind.MEMORY_REGION_CREATE);
         try (CallState state = CallState.open()) {
             MemorySegment mr = (MemorySegment) Native.REG_MR_IOVA2.invokeExact(state.segment(), pd.handle(),
                     segment, segment.byteSize(), segment.address(), access);
@@ -86,7 +88,11 @@ public final class MemoryRegion extends VerbsResource {
                         + Integer.toHexString(access) + " (max_mr_size " + limits.maxMrSize() + ", max_mr "
                         + limits.maxMr() + "; ENOMEM/EFAULT often mean RLIMIT_MEMLOCK is too low: ulimit -l)");
             }
-            return new MemoryRegion(pd, mr.reinterpret(ibv_mr.layout().byteSize()), segment, ownedMemory, access);
+            MemoryRegion created = new MemoryRegion(pd, mr.reinterpret(ibv_mr.layout().byteSize()), segment, ownedMemory,
+                    access);
+            ControlEvents.memoryRegionCreated(event, pd.context().name(), created.toString(), segment.byteSize(), access,
+                    created.lkey, created.rkey, ownedMemory != null);
+            return created;
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

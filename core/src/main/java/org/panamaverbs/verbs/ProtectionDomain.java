@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandle;
 
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -35,13 +36,16 @@ public final class ProtectionDomain extends VerbsResource {
 
     /** Called by {@link Context#allocateProtectionDomain()} under the tree lock. */
     static ProtectionDomain allocate(Context context) {
+        Object event = ControlEvents.begin(ControlEvents.Kind.PROTECTION_DOMAIN_CREATE);
         try (CallState state = CallState.open()) {
             MemorySegment pd = (MemorySegment) Native.ALLOC_PD.invokeExact(state.segment(), context.handle());
             if (pd.equals(MemorySegment.NULL)) {
                 throw new VerbsException("ibv_alloc_pd", state.errno(), "device " + context.name()
                         + " (max_pd " + context.attributes().maxPd() + ")");
             }
-            return new ProtectionDomain(context, pd);
+            ProtectionDomain created = new ProtectionDomain(context, pd);
+            ControlEvents.protectionDomainCreated(event, context.name(), created.toString());
+            return created;
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

@@ -10,6 +10,7 @@ import org.panamaverbs.ffi.ibv_qp_attr;
 import org.panamaverbs.ffi.ibv_qp_cap;
 import org.panamaverbs.ffi.ibv_qp_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.ControlEvents;
 
 /**
  * The queue pair state machine: every {@code ibv_modify_qp} and {@code ibv_query_qp} of a {@link QueuePair},
@@ -128,10 +129,24 @@ final class QpStateMachine {
     private static void modify(QueuePair qp, MemorySegment attr, int mask, String transition) {
         synchronized (qp.treeLock()) {
             qp.ensureOpen();
+            // the state before, for the JFR event only: one ibv_query_qp, asked only while a recording wants it
+            String from = ControlEvents.isRecording(ControlEvents.Kind.QUEUE_PAIR_TRANSITION) ? stateForEvent(qp) : null;
+            Object event = ControlEvents.begin(ControlEvents.Kind.QUEUE_PAIR_TRANSITION);
             int rc = ibverbs_h.ibv_modify_qp(qp.handleUnchecked(), attr, mask);
+            ControlEvents.queuePairTransitioned(event, qp.deviceName(), qp, qp.qpNumber(), from,
+                    QpState.of(ibv_qp_attr.qp_state(attr)).name(), transition, rc == 0);
             if (rc != 0) {
                 throw new VerbsException("ibv_modify_qp", rc, qp + " " + transition);
             }
+        }
+    }
+
+    /** The state's name, or why it is unknown: an event must never make the transition fail. */
+    private static String stateForEvent(QueuePair qp) {
+        try {
+            return state(qp).name();
+        } catch (RuntimeException e) {
+            return "UNKNOWN (" + e.getMessage() + ")";
         }
     }
 

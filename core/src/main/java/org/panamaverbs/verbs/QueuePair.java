@@ -14,6 +14,7 @@ import org.panamaverbs.ffi.ibv_qp_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.NativeLayouts;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.QpCreator;
 import org.panamaverbs.internal.Unchecked;
 
@@ -145,9 +146,15 @@ public final class QueuePair extends VerbsResource {
             ibv_qp_cap.max_send_sge(cap, config.maxSendSge());
             ibv_qp_cap.max_recv_sge(cap, ownReceives ? config.maxRecvSge() : 0);
             ibv_qp_cap.max_inline_data(cap, config.maxInlineData());
+            Object event = ControlEvents.begin(ControlEvents.Kind.QUEUE_PAIR_CREATE);
             MemorySegment qp = creator.create(pd.handle(), init);
-            return new QueuePair(pd, qp.reinterpret(NativeLayouts.selected().ibvQp().byteSize()), config,
+            QueuePair created = new QueuePair(pd, qp.reinterpret(NativeLayouts.selected().ibvQp().byteSize()), config,
                     QpStateMachine.capabilities(cap), gidIndex);
+            QpCapabilities granted = created.capabilities;
+            ControlEvents.queuePairCreated(event, context.name(), created.toString(), created.qpNumber,
+                    config.type().name(), granted.maxSendWr(), granted.maxRecvWr(), granted.maxSendSge(),
+                    granted.maxRecvSge(), granted.maxInlineData(), config.srq() != null);
+            return created;
         }
     }
 

@@ -9,6 +9,7 @@ import org.panamaverbs.ffi.ibv_srq_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.NativeLayouts;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -66,12 +67,18 @@ public final class SharedReceiveQueue extends VerbsResource {
             MemorySegment attr = ibv_srq_init_attr.attr(init);
             ibv_srq_attr.max_wr(attr, maxWr);
             ibv_srq_attr.max_sge(attr, maxSge);
+            Object event = ControlEvents.begin(ControlEvents.Kind.SHARED_RECEIVE_QUEUE_CREATE);
             MemorySegment srq = (MemorySegment) Native.CREATE_SRQ.invokeExact(state.segment(), pd.handle(), init);
             if (srq.equals(MemorySegment.NULL)) {
                 throw new VerbsException("ibv_create_srq", state.errno(), maxWr + " requests × " + maxSge
                         + " entries on " + context.name());
             }
-            return new SharedReceiveQueue(pd, srq.reinterpret(NativeLayouts.selected().ibvSrq().byteSize()));
+            SharedReceiveQueue created = new SharedReceiveQueue(pd, srq.reinterpret(
+                    NativeLayouts.selected().ibvSrq().byteSize()));
+            // ibv_create_srq writes the granted capacities back into the attributes
+            ControlEvents.sharedReceiveQueueCreated(event, context.name(), created.toString(), ibv_srq_attr.max_wr(attr),
+                    ibv_srq_attr.max_sge(attr));
+            return created;
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.panamaverbs.internal.ControlEvents;
+
 /**
  * A native verbs object owned by Java: a node of the resource tree
  * (context → protection domain → memory regions and queue pairs; context → completion queues).
@@ -157,6 +159,11 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return heldBy;
     }
 
+    /** The name of the device this object's tree belongs to, for logs and events. */
+    final String deviceName() {
+        return ((Backstop) treeLock).deviceName();
+    }
+
     /** The lock serializing creation and destruction in this object's tree. */
     final Object treeLock() {
         return treeLock;
@@ -268,13 +275,18 @@ public abstract sealed class VerbsResource implements AutoCloseable
                 for (VerbsResource dependent : List.copyOf(r.dependents)) {
                     awaitDestroyed(dependent);
                 }
+                Object event = ControlEvents.begin(ControlEvents.Kind.RESOURCE_DESTROY);
+                boolean succeeded = false;
                 try {
                     if (r.giveBack == null) {
                         r.destroy();
                     } else {
                         r.giveBack.run();
                     }
+                    succeeded = true;
                 } finally {
+                    ControlEvents.destroyed(event, r.deviceName(), r.getClass().getSimpleName(), r,
+                            r.giveBack != null, succeeded);
                     r.destroyed = true;
                     r.disown(); // freed, or failed to free: either way not the backstop's to retry
                     for (VerbsResource owner : r.owners) {
