@@ -182,7 +182,7 @@ public class LatencyProgram {
             int iterations) throws Exception {
         ProgramSupport.check(size > 0 && size <= REGION, "size " + size);
         Endpoint ep = group.createEndpoint();
-        ep.connect(address, 2000);
+        ep.connect(address, ProgramSupport.RESOLVE_TIMEOUT_MS);
         String[] descriptor = ep.receiveText().split(" ");
         long remoteAddress = Long.parseLong(descriptor[0]);
         int rkey = Integer.parseInt(descriptor[1]);

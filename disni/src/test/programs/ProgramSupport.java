@@ -12,6 +12,15 @@ import java.util.LinkedList;
  * published disni-2.1.jar.
  */
 final class ProgramSupport {
+    /**
+     * The address and route resolution timeout the programs pass to {@code connect} / {@code resolveAddr} /
+     * {@code resolveRoute}. DiSNI's examples pass 2000 ms; in the emulated guest, right after the library's
+     * device tests, a new process's first resolution of the local address took longer and ended in
+     * RDMA_CM_EVENT_ADDR_ERROR with ETIMEDOUT (CI-equivalent run, 2026-11-24), while later ones took
+     * milliseconds.
+     */
+    static final int RESOLVE_TIMEOUT_MS = 10_000;
+
     private ProgramSupport() {
     }
 

@@ -180,9 +180,9 @@ public class RawVerbsProgram {
     static void client(InetSocketAddress address) throws Exception {
         RdmaEventChannel cm = RdmaEventChannel.createEventChannel();
         RdmaCmId id = cm.createId(RdmaCm.RDMA_PS_TCP);
-        id.resolveAddr(null, address, 2000);
+        id.resolveAddr(null, address, ProgramSupport.RESOLVE_TIMEOUT_MS);
         event(cm, RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED).ackEvent();
-        id.resolveRoute(2000);
+        id.resolveRoute(ProgramSupport.RESOLVE_TIMEOUT_MS);
         event(cm, RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED).ackEvent();
         Connection c = new Connection(id);
         c.recv.execute(); // before connect, as DiSNI's VerbsClient does
