@@ -40,10 +40,12 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
             return ownerChain;
         }
         T chain = perThread.get();
-        synchronized (all) {
-            if (owner == null) {
-                ownerChain = chain;
-                owner = current; // volatile write after ownerChain: a thread that sees itself as owner sees its chain
+        if (owner == null) { // only until the first thread is recorded: other threads then take no lock here
+            synchronized (all) {
+                if (owner == null) {
+                    ownerChain = chain;
+                    owner = current; // volatile write after ownerChain: a thread that sees itself as owner sees its chain
+                }
             }
         }
         return chain;
