@@ -27,7 +27,10 @@ import java.util.Arrays;
  * COUNT messages for sendrecv, and ends on "bye". {@code client ADDRESS PORT read|sendrecv SIZE ITERATIONS}: a tenth of ITERATIONS (at least 100) as
  * warm-up, then ITERATIONS timed operations, each an RDMA READ of SIZE bytes (completion polled) or a SEND of
  * SIZE bytes answered by the server's SEND of the same bytes (round trip). Prints one line:
- * {@code RESULT mode=read size=32 iterations=100000 avg_us=... median_us=... p99_us=...}. Statuses, opcodes and
+ * {@code RESULT mode=read size=32 iterations=100000 avg_us=... median_us=... p99_us=... p999_us=... max_us=...
+ * first_half_avg_us=... second_half_avg_us=... alloc_bytes_per_op=... gcs=... gc_ms=... jit_ms=...} (allocation,
+ * collections and compilation counted over warm-up and timed operations; the server prints the same for its loop on a
+ * {@code server usage:} line). Statuses, opcodes and
  * ids of every completion and the echoed bytes are checked; exit code 1 on any mismatch.
  */
 public class LatencyProgram {
@@ -35,6 +38,30 @@ public class LatencyProgram {
     static final int WC_SEND = 0, WC_RDMA_READ = 2, WC_RECV = 128;
     static final long RECV_ID = 1, SEND_ID = 2, READ_ID = 3;
     static final long WAIT_NANOS = 60_000_000_000L;
+
+    /**
+     * What the timed loop cost besides time: bytes this thread allocated, collections (all collectors) and
+     * their accumulated milliseconds, which under emulation are pauses of milliseconds each, and milliseconds
+     * the JIT compilers worked (on the pinned vCPU the loop runs on, so they delay it).
+     */
+    record Usage(long bytes, long collections, long collectionMillis, long compileMillis) {
+        static Usage now() {
+            long count = 0, millis = 0;
+            for (java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+                count += Math.max(0, gc.getCollectionCount());
+                millis += Math.max(0, gc.getCollectionTime());
+            }
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            return new Usage(threads.getCurrentThreadAllocatedBytes(), count, millis,
+                    java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime());
+        }
+
+        String since(Usage start, long operations) {
+            return String.format("alloc_bytes_per_op=%.2f gcs=%d gc_ms=%d jit_ms=%d", (bytes - start.bytes) / (double) operations,
+                    collections - start.collections, collectionMillis - start.collectionMillis, compileMillis - start.compileMillis);
+        }
+    }
 
     static final class Endpoint extends RdmaEndpoint {
         final ByteBuffer region = ByteBuffer.allocateDirect(REGION);
@@ -88,12 +115,19 @@ public class LatencyProgram {
                 int length = -1;
                 for (int i = 0; i < n; i++) {
                     IbvWC wc = wcs[i];
-                    ProgramSupport.check(wc.getStatus() == 0, "completion " + wc.getWr_id() + " status " + wc.getStatus());
+                    // checks in the timed loops build their message only when they fail: nothing is allocated
+                    if (wc.getStatus() != 0) {
+                        throw ProgramSupport.unexpected("completion " + wc.getWr_id() + " status " + wc.getStatus());
+                    }
                     if (wc.getOpcode() == WC_RECV) {
-                        ProgramSupport.check(wc.getWr_id() == RECV_ID && length < 0, "receive wr_id " + wc.getWr_id());
+                        if (wc.getWr_id() != RECV_ID || length >= 0) {
+                            throw ProgramSupport.unexpected("receive wr_id " + wc.getWr_id());
+                        }
                         length = wc.getByte_len();
                     } else {
-                        ProgramSupport.check(wc.getOpcode() == WC_SEND && wc.getWr_id() == SEND_ID, "opcode " + wc.getOpcode());
+                        if (wc.getOpcode() != WC_SEND || wc.getWr_id() != SEND_ID) {
+                            throw ProgramSupport.unexpected("opcode " + wc.getOpcode());
+                        }
                         outstandingSends--;
                     }
                 }
@@ -110,8 +144,9 @@ public class LatencyProgram {
                 int n = poll.execute().getPolls();
                 for (int i = 0; i < n; i++) {
                     IbvWC wc = wcs[i];
-                    ProgramSupport.check(wc.getStatus() == 0 && wc.getOpcode() == WC_SEND && wc.getWr_id() == SEND_ID,
-                            "send completion: status " + wc.getStatus() + " opcode " + wc.getOpcode());
+                    if (wc.getStatus() != 0 || wc.getOpcode() != WC_SEND || wc.getWr_id() != SEND_ID) {
+                        throw ProgramSupport.unexpected("send completion: status " + wc.getStatus() + " opcode " + wc.getOpcode());
+                    }
                     outstandingSends--;
                 }
                 ProgramSupport.check(n > 0 || System.nanoTime() < deadline, "no send completion within 60 s");
@@ -125,8 +160,9 @@ public class LatencyProgram {
                 ProgramSupport.check(System.nanoTime() < deadline, "no read completion within 60 s");
             }
             IbvWC wc = wcs[0];
-            ProgramSupport.check(n == 1 && wc.getStatus() == 0 && wc.getOpcode() == WC_RDMA_READ && wc.getWr_id() == READ_ID,
-                    "read completion: " + n + " status " + wc.getStatus() + " opcode " + wc.getOpcode());
+            if (n != 1 || wc.getStatus() != 0 || wc.getOpcode() != WC_RDMA_READ || wc.getWr_id() != READ_ID) {
+                throw ProgramSupport.unexpected("read completion: " + n + " status " + wc.getStatus() + " opcode " + wc.getOpcode());
+            }
         }
 
         void sendText(String text) throws IOException {
@@ -163,13 +199,17 @@ public class LatencyProgram {
         if (command[0].equals("sendrecv")) {
             int size = Integer.parseInt(command[1]);
             long count = Long.parseLong(command[2]);
+            Usage start = Usage.now();
             for (long i = 0; i < count; i++) {
                 int length = ep.awaitReceive();
-                ProgramSupport.check(length == size, "message of " + length + " bytes");
+                if (length != size) {
+                    throw ProgramSupport.unexpected("message of " + length + " bytes");
+                }
                 ep.sendBuf.put(0, ep.recvBuf, 0, size);
                 ep.recv.execute();
                 ep.postSend(size);
             }
+            System.out.println("server usage: " + Usage.now().since(start, count));
         }
         ProgramSupport.check(ep.receiveText().equals("bye"), "bye");
         ep.awaitSends(0);
@@ -191,6 +231,7 @@ public class LatencyProgram {
         ep.sendText(mode + " " + size + " " + (warmup + iterations));
         ProgramSupport.check(ep.receiveText().equals("go"), "go");
         ep.awaitSends(0); // so that the timed loop's polls see only its own completions
+        Usage before = Usage.now();
         if (mode.equals("read")) {
             SVCPostSend.SendWRMod wr = ep.read.getWrMod(0);
             wr.getSgeMod(0).setLength(size);
@@ -218,17 +259,24 @@ public class LatencyProgram {
                 if (i >= 0) {
                     samples[i] = System.nanoTime() - start;
                 }
-                ProgramSupport.check(length == size && ep.recvBuf.get(0) == (byte) i && ep.recvBuf.get(size - 1) == (byte) ~i,
-                        "echo " + i);
+                if (length != size || ep.recvBuf.get(0) != (byte) i || ep.recvBuf.get(size - 1) != (byte) ~i) {
+                    throw ProgramSupport.unexpected("echo " + i);
+                }
                 ep.recv.execute();
             }
         }
+        String usage = Usage.now().since(before, warmup + iterations);
         ep.sendText("bye");
         ep.awaitSends(0);
+        // averages of the first and the second half of the timed operations: a difference is warm-up not done
+        double firstHalf = Arrays.stream(samples, 0, iterations / 2).average().orElse(0) / 1000.0;
+        double secondHalf = Arrays.stream(samples, iterations / 2, iterations).average().orElse(0) / 1000.0;
         Arrays.sort(samples);
         double avg = Arrays.stream(samples).average().orElse(0) / 1000.0;
-        System.out.printf("RESULT mode=%s size=%d iterations=%d avg_us=%.2f median_us=%.2f p99_us=%.2f%n", mode, size,
-                iterations, avg, samples[iterations / 2] / 1000.0, samples[(int) (iterations * 0.99)] / 1000.0);
+        System.out.printf("RESULT mode=%s size=%d iterations=%d avg_us=%.2f median_us=%.2f p99_us=%.2f p999_us=%.2f"
+                        + " max_us=%.2f first_half_avg_us=%.2f second_half_avg_us=%.2f %s%n", mode, size, iterations, avg,
+                samples[iterations / 2] / 1000.0, samples[(int) (iterations * 0.99)] / 1000.0,
+                samples[(int) (iterations * 0.999)] / 1000.0, samples[iterations - 1] / 1000.0, firstHalf, secondHalf, usage);
         ep.close();
     }
 

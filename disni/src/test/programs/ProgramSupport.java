@@ -65,7 +65,12 @@ final class ProgramSupport {
 
     static void check(boolean ok, String what) throws IOException {
         if (!ok) {
-            throw new IOException("unexpected " + what);
+            throw unexpected(what);
         }
+    }
+
+    /** The exception {@link #check} throws; for checks whose message must not be built unless they fail. */
+    static IOException unexpected(String what) {
+        return new IOException("unexpected " + what);
     }
 }

@@ -64,7 +64,17 @@ public final class WorkCompletion {
 
     /** {@code opcode}; only meaningful when the status is success. */
     public WcOpcode opcode() {
-        return WcOpcode.of(array.get(JAVA_INT, base + OPCODE));
+        return WcOpcode.of(opcodeCode());
+    }
+
+    /**
+     * {@code opcode} as C's number, also a value no {@link WcOpcode} constant has (which {@link #opcode()}
+     * reports as {@link WcOpcode#UNKNOWN}); only meaningful when the status is success.
+     *
+     * @return the {@code ibv_wc_opcode} value the provider wrote
+     */
+    public int opcodeCode() {
+        return array.get(JAVA_INT, base + OPCODE);
     }
 
     /** {@code vendor_err}: the provider's own error detail. */

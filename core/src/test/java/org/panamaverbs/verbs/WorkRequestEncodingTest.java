@@ -179,6 +179,7 @@ class WorkRequestEncodingTest {
             assertEquals(WcStatus.REM_ACCESS_ERR, c.status());
             assertFalse(c.isSuccess());
             assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, c.opcode());
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM.code(), c.opcodeCode());
             assertEquals(0x99, c.vendorError());
             assertEquals(4096, c.byteLength());
             assertTrue(c.hasImmediateData());
@@ -190,6 +191,20 @@ class WorkRequestEncodingTest {
             assertEquals(5, c.serviceLevel());
             assertEquals(3, c.dlidPathBits());
             assertThrows(IndexOutOfBoundsException.class, () -> wcs.get(2));
+        }
+    }
+
+    @Test
+    void opcodeNoConstantHasKeepsItsNumber() throws Exception {
+        // an error completion's opcode is undefined, and a provider may use a number this library has no name for
+        byte[] wc = CReference.bytes("wc", 7L, WcStatus.WR_FLUSH_ERR.code(), 0x7777, 0, 0, 0L, 1, 0, 0, 0, 0, 0, 0);
+        try (WorkCompletions wcs = WorkCompletions.allocate(1)) {
+            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.arrayForPoll(), 0, wc.length);
+            wcs.setCount(1);
+            WorkCompletion c = wcs.get(0);
+            assertEquals(WcOpcode.UNKNOWN, c.opcode());
+            assertEquals(0x7777, c.opcodeCode());
+            assertEquals(WcStatus.WR_FLUSH_ERR, c.status());
         }
     }
 }

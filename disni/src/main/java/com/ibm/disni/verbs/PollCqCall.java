@@ -74,7 +74,7 @@ final class PollCqCall extends SVCPollCq {
     static void copy(WorkCompletion from, IbvWC to) {
         to.wr_id = from.wrId();
         to.status = from.statusCode();
-        to.opcode = from.opcode().code();
+        to.opcode = from.opcodeCode(); // the provider's number as it is, as DiSNI passed it on
         to.vendor_err = from.vendorError();
         to.byte_len = from.byteLength();
         // DiSNI read imm_data in host order from the C struct, where it is in network order

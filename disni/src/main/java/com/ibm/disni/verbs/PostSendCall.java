@@ -44,7 +44,11 @@ final class PostSendCall extends SVCPostSend {
     private final WrMod[] mods;
     private final PerThreadChains<PerThreadChains.Slot<SendWorkRequests>> perThread;
     private volatile boolean valid = true;
-    /** Changed by every mod setter: a thread's chain is rewritten only when this differs from what it holds. */
+    /**
+     * Changed by every mod setter that changes a value: a thread's chain is rewritten only when this differs from
+     * what it holds. Setting the value a field already has (a program setting the same length before every post)
+     * changes nothing, so that post writes nothing and pays no volatile write.
+     */
     private volatile int version;
 
     PostSendCall(IbvQP qp, List<IbvSendWR> wrList) throws IOException {
@@ -205,14 +209,18 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setWr_id(long wr_id) {
-            wrId[i] = wr_id;
-            version++;
+            if (wrId[i] != wr_id) {
+                wrId[i] = wr_id;
+                version++;
+            }
         }
 
         @Override
         public void setSend_flags(int send_flags) {
-            flags[i] = send_flags;
-            version++;
+            if (flags[i] != send_flags) {
+                flags[i] = send_flags;
+                version++;
+            }
         }
 
         @Override
@@ -260,8 +268,10 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setRemote_addr(long remote_addr) {
-            remoteAddr[i] = remote_addr;
-            version++;
+            if (remoteAddr[i] != remote_addr) {
+                remoteAddr[i] = remote_addr;
+                version++;
+            }
         }
 
         @Override
@@ -271,8 +281,10 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setRkey(int key) {
-            rkey[i] = key;
-            version++;
+            if (rkey[i] != key) {
+                rkey[i] = key;
+                version++;
+            }
         }
 
         @Override
@@ -282,8 +294,10 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setReserved(int value) {
-            reserved[i] = value;
-            version++;
+            if (reserved[i] != value) {
+                reserved[i] = value;
+                version++;
+            }
         }
 
         @Override
@@ -302,8 +316,10 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setAddr(long addr) {
-            sges.addr[k] = addr;
-            version++;
+            if (sges.addr[k] != addr) {
+                sges.addr[k] = addr;
+                version++;
+            }
         }
 
         @Override
@@ -313,8 +329,10 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setLength(int length) {
-            sges.length[k] = length;
-            version++;
+            if (sges.length[k] != length) {
+                sges.length[k] = length;
+                version++;
+            }
         }
 
         @Override
@@ -324,8 +342,10 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setLkey(int lkey) {
-            sges.lkey[k] = lkey;
-            version++;
+            if (sges.lkey[k] != lkey) {
+                sges.lkey[k] = lkey;
+                version++;
+            }
         }
 
         @Override
