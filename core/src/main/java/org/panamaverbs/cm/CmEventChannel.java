@@ -74,8 +74,9 @@ public final class CmEventChannel implements AutoCloseable {
     }
 
     /**
-     * {@code rdma_create_event_channel}.
+     * {@code rdma_create_event_channel}, with its descriptor made non-blocking and its reader thread started.
      *
+     * @return the new channel, which the caller closes (closing it also closes the ids created on it)
      * @throws VerbsException naming the call and errno (ENODEV: no RDMA device; ENOENT: the rdma_ucm module
      *                        is not loaded, {@code /dev/infiniband/rdma_cm} is missing)
      */
@@ -103,7 +104,11 @@ public final class CmEventChannel implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #close()} has run. */
+    /**
+     * Whether {@link #close()} has run.
+     *
+     * @return true once {@link #close()} has closed this channel's ids; the channel is unusable from then on
+     */
     public boolean isClosed() {
         return closed;
     }
@@ -122,7 +127,12 @@ public final class CmEventChannel implements AutoCloseable {
         }
     }
 
-    /** The ids of this channel that are open (a snapshot). */
+    /**
+     * The ids of this channel that are open (a snapshot).
+     *
+     * @return an unmodifiable copy, oldest first, of the ids created on this channel (including the ids of
+     *         connection requests) and not yet closed; later creations and closes do not change it
+     */
     public List<CmId> ids() {
         synchronized (creationOrder) {
             return List.copyOf(creationOrder);

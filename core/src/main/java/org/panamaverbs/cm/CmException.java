@@ -11,15 +11,21 @@ public class CmException extends VerbsException {
     private static final long serialVersionUID = 1L;
 
     private final transient CmEventType event;
+    /** The event's {@code status}: a negative errno, for REJECTED the CM reject reason, 0 without an event. */
     private final int status;
+    /** The private data that came with the failure (a rejection's, typically), never null: empty if none. */
     private final byte[] privateData;
 
     /**
+     * An exception for a failed rdma_cm call or connection step; the message is formatted from
+     * {@code call}, {@code errno} and {@code detail} as for every {@link VerbsException}.
+     *
      * @param call        the C call whose outcome failed, e.g. {@code "rdma_connect"}
-     * @param errno       the errno (for events: the one that describes the outcome, e.g. ECONNREFUSED)
+     * @param errno       the errno (for events: the one that describes the outcome, e.g. ECONNREFUSED); its
+     *                    absolute value is kept, as {@link #errno()} returns it
      * @param event       the event that reported the failure, or null
      * @param status      the event's {@code status} (for REJECTED the CM reject reason), 0 without event
-     * @param privateData what the peer sent with a rejection (empty otherwise)
+     * @param privateData what the peer sent with a rejection (empty otherwise); copied, null is taken as empty
      * @param detail      what happened and what to do
      */
     public CmException(String call, int errno, CmEventType event, int status, byte[] privateData, String detail) {
@@ -29,22 +35,44 @@ public class CmException extends VerbsException {
         this.privateData = privateData == null ? new byte[0] : privateData.clone();
     }
 
-    /** The event that reported the failure, or null. */
+    /**
+     * The event that reported the failure, or null.
+     *
+     * @return the failure event's type; null when the call itself failed, nothing arrived in time, or the
+     *         exception was deserialized (the field is not serialized)
+     */
     public CmEventType event() {
         return event;
     }
 
-    /** The event's status: for {@link CmEventType#REJECTED} the CM reject reason (8: no listener, 28: the peer rejected). */
+    /**
+     * The event's status: for {@link CmEventType#REJECTED} the CM reject reason (8: no listener, 28: the peer rejected).
+     *
+     * @return the {@code status} of the failure event: the reject reason for REJECTED, a negative errno for
+     *         the error events (ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, CONNECT_ERROR), 0 without an event
+     */
     public int status() {
         return status;
     }
 
-    /** The private data the peer sent with a rejection (a copy; empty if none). */
+    /**
+     * The private data the peer sent with a rejection (a copy; empty if none).
+     *
+     * @return a fresh copy of the private data that came with the failure, as the transport delivered it
+     *         (the peer's bytes may be followed by zero padding): the reject data for REJECTED, else that of
+     *         the event that ended the wait, or the malformed private data a {@link Connection} refused;
+     *         empty if there was none
+     */
     public byte[] privateData() {
         return privateData.clone();
     }
 
-    /** Whether the failure is that nothing arrived within the time allowed. */
+    /**
+     * Whether the failure is that nothing arrived within the time allowed.
+     *
+     * @return true if no event arrived before the wait's timeout (the errno is ETIMEDOUT and there is no
+     *         event); false for every failure an event reported
+     */
     public boolean timedOut() {
         return event == null && errno() == ETIMEDOUT;
     }

@@ -88,6 +88,11 @@ public final class CmId implements AutoCloseable {
     /**
      * {@code rdma_create_id(channel, &id, NULL, ps)}.
      *
+     * @param channel   the open channel that will report this id's events; closing it closes the id
+     * @param portSpace {@link PortSpace#TCP} for an id that connects an RC queue pair, {@link PortSpace#UDP}
+     *                  for UD
+     * @return a new id, neither bound nor resolved and without a device yet; the caller closes it
+     * @throws IllegalStateException if {@code channel} is closed
      * @throws VerbsException naming {@code rdma_create_id} and the errno
      */
     public static CmId create(CmEventChannel channel, PortSpace portSpace) {
@@ -117,8 +122,20 @@ public final class CmId implements AutoCloseable {
      * serve the address is found first (resolving or binding a probe id; for a wildcard passive address,
      * every device), and its policy decides before {@code rdma_create_ep} is called.
      *
+     * @param channel   the open channel the new id is moved to and reports its events to
+     * @param address   a resolved IP address and port (passed to {@code rdma_getaddrinfo} in numeric form, so
+     *                  no name lookup happens): the local address to bind when {@code passive} (port 0
+     *                  picks a free one; the wildcard address checks every device), else the peer to reach
      * @param passive true for a listening endpoint ({@code RAI_PASSIVE}: {@code address} is local), false to
      *                connect to {@code address}
+     * @param portSpace {@link PortSpace#TCP} for RC, {@link PortSpace#UDP} for UD; also the queue pair type
+     *                  given to {@code rdma_getaddrinfo} as a hint
+     * @param timeout   bounds only the address resolution of the probe id that finds the device on the
+     *                  active side (not used when {@code passive}); librdmacm's own steps inside
+     *                  {@code rdma_create_ep} keep their fixed bounds. Not null
+     * @return the new id on {@code channel}: bound to {@code address} when passive (call {@link #listen}
+     *         next), or with address and route resolved (call {@link #createQueuePair}, then
+     *         {@link #connect}); the caller closes it
      * @throws org.panamaverbs.verbs.UnsupportedVerbException on a PVRDMA device (detected or emulated)
      * @throws VerbsException naming {@code rdma_getaddrinfo}, {@code rdma_create_ep} or {@code rdma_migrate_id}
      */
@@ -196,12 +213,21 @@ public final class CmId implements AutoCloseable {
         return id.address();
     }
 
-    /** The port space this id was created in. */
+    /**
+     * The port space this id was created in.
+     *
+     * @return {@link PortSpace#TCP} (RC) or {@link PortSpace#UDP} (UD), as given at creation or, for a
+     *         connection request's id, as the listening id's
+     */
     public PortSpace portSpace() {
         return portSpace;
     }
 
-    /** The channel this id reports to. */
+    /**
+     * The channel this id reports to.
+     *
+     * @return the event channel that delivers this id's events and closes the id when it is closed
+     */
     public CmEventChannel channel() {
         return channel;
     }
@@ -211,7 +237,8 @@ public final class CmId implements AutoCloseable {
      * {@link #resolveAddress}, or on a connection request's id. Closing the returned context closes what was
      * created on it, never the device (librdmacm keeps it open).
      *
-     * @throws IllegalStateException if the id is not bound to a device yet
+     * @return the device context; the same wrapper for every id on that device, as long as it is not closed
+     * @throws IllegalStateException if the id is closed or not bound to a device yet
      */
     public Context context() {
         ensureOpen();
@@ -230,17 +257,33 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** The port of {@link #context()} this id uses ({@code cm_id->port_num}). */
+    /**
+     * The port of {@link #context()} this id uses ({@code cm_id->port_num}). Reads librdmacm's structure, so
+     * call it only while the id is open.
+     *
+     * @return the port number, 1-based; 0 while the id has no device
+     */
     public int port() {
         return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
     }
 
-    /** The local address ({@code rdma_get_local_addr}), or null before bind/resolve. */
+    /**
+     * The local address ({@code rdma_get_local_addr}), or null before bind/resolve. Reads librdmacm's
+     * structure, so call it only while the id is open.
+     *
+     * @return the local IP address and port (the port picked by {@link #bind} when 0 was asked for); null
+     *         while no IPv4 or IPv6 address is set
+     */
     public InetSocketAddress localAddress() {
         return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
     }
 
-    /** The peer's address ({@code rdma_get_peer_addr}), or null before resolve / a request. */
+    /**
+     * The peer's address ({@code rdma_get_peer_addr}), or null before resolve / a request. Reads librdmacm's
+     * structure, so call it only while the id is open.
+     *
+     * @return the peer's IP address and port; null while no IPv4 or IPv6 address is set
+     */
     public InetSocketAddress peerAddress() {
         return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
     }
@@ -250,6 +293,9 @@ public final class CmId implements AutoCloseable {
      * also binds the id to that address's RDMA device; the wildcard ({@code 0.0.0.0} or {@code ::}) listens
      * on every device.
      *
+     * @param local the local IP address and port, resolved (not a host name to look up); port 0 lets the
+     *              kernel pick a free port ({@link #localAddress()} tells which)
+     * @throws IllegalStateException if the id is closed
      * @throws VerbsException EADDRINUSE when the port is taken, EADDRNOTAVAIL / ENODEV when no RDMA device has the address
      */
     public void bind(InetSocketAddress local) {
@@ -261,6 +307,9 @@ public final class CmId implements AutoCloseable {
      * {@code rdma_resolve_addr}, then waits for {@code RDMA_CM_EVENT_ADDR_RESOLVED}: finds the local device
      * and port that reach {@code destination}.
      *
+     * @param destination the peer's IP address and port (resolved; the port is the peer's rdma_cm port)
+     * @param timeout     given to {@code rdma_resolve_addr} in milliseconds (at least 1 ms) and bounding the
+     *                    wait for the event; not null
      * @throws CmException on {@code ADDR_ERROR} (no route from an RDMA device) or when nothing arrives in time
      */
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
@@ -271,6 +320,8 @@ public final class CmId implements AutoCloseable {
     /**
      * {@code rdma_resolve_route}, then waits for {@code RDMA_CM_EVENT_ROUTE_RESOLVED}.
      *
+     * @param timeout given to {@code rdma_resolve_route} in milliseconds (at least 1 ms) and bounding the
+     *                wait for the event; not null
      * @throws CmException on {@code ROUTE_ERROR} or when nothing arrives in time
      */
     public void resolveRoute(Duration timeout) {
@@ -286,7 +337,14 @@ public final class CmId implements AutoCloseable {
         expect(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", timeout, "to " + peerAddress());
     }
 
-    /** {@code rdma_listen}: connection requests arrive as {@link #awaitConnectionRequest} results. */
+    /**
+     * {@code rdma_listen}: connection requests arrive as {@link #awaitConnectionRequest} results.
+     *
+     * @param backlog how many connection requests may wait to be taken; the kernel replaces 0, and anything
+     *                above its limit ({@code net.rdma_ucm.max_backlog}, 1024 by default), with that limit
+     * @throws IllegalStateException if the id is closed
+     * @throws VerbsException naming {@code rdma_listen} and the errno (for example when the id is not bound)
+     */
     public void listen(int backlog) {
         ensureOpen();
         try (CallState state = CallState.open()) {
@@ -303,7 +361,10 @@ public final class CmId implements AutoCloseable {
      * Waits for a connection request on this listening id. The event's {@link CmEvent#id()} is the request's
      * new id: create its queue pair and {@link #accept} or {@link #reject} it, and close it when done.
      *
+     * @param timeout the longest wait, not null
      * @return the CONNECT_REQUEST event, or null if none arrived within {@code timeout}
+     * @throws CmException if another event reached the listening id instead (for example
+     *                     {@code DEVICE_REMOVAL})
      */
     public CmEvent awaitConnectionRequest(Duration timeout) {
         CmEvent event = awaitEvent(timeout);
@@ -321,6 +382,11 @@ public final class CmId implements AutoCloseable {
      * {@link PortSpace#TCP}, UD for {@link PortSpace#UDP}); the completion queues and {@code pd} must belong
      * to {@link #context()}. The id owns the queue pair (see the class comment).
      *
+     * @param pd     a protection domain of {@link #context()} (allocate it with
+     *               {@code id.context().allocateProtectionDomain()})
+     * @param config the queue pair's type, completion queues and capacities; its port is ignored (the id's
+     *               {@link #port()} is used), and the capacities are checked against the device's limits
+     * @return the queue pair, owned by this id; also returned by {@link #queuePair()} from now on
      * @throws IllegalStateException    if the id already has a queue pair or no device yet
      * @throws IllegalArgumentException for a type that does not match the port space, or foreign objects
      * @throws VerbsException           naming {@code rdma_create_qp} and the errno
@@ -368,7 +434,11 @@ public final class CmId implements AutoCloseable {
         rdma_cma_h.rdma_destroy_qp(id);
     }
 
-    /** The queue pair made by {@link #createQueuePair}, or null. */
+    /**
+     * The queue pair made by {@link #createQueuePair}, or null.
+     *
+     * @return the queue pair (possibly closed already), or null if none was created
+     */
     public QueuePair queuePair() {
         return queuePair;
     }
@@ -377,7 +447,13 @@ public final class CmId implements AutoCloseable {
      * {@code rdma_connect}, then waits for the connection: {@code RDMA_CM_EVENT_ESTABLISHED}. On UD ids this
      * resolves the peer's queue pair ({@link CmEvent#udPeer()}).
      *
+     * @param parameters what to negotiate: private data for the peer (at most 56 bytes on InfiniBand/RoCE,
+     *                   180 on UD ids, 512 on iWARP; copied, so it need not outlive the call), responder
+     *                   resources and initiator depth (each lowered to the device's limit), retry counts
+     * @param timeout    the longest wait for the outcome after {@code rdma_connect} returned; not null
      * @return the ESTABLISHED event (the peer's private data and parameters)
+     * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
+     * @throws IllegalArgumentException if the private data exceeds the limit
      * @throws CmException {@code REJECTED} (nothing listening, or the server refused: {@link CmException#privateData()}),
      *                     {@code UNREACHABLE}, {@code CONNECT_ERROR}, or nothing in time
      */
@@ -393,6 +469,13 @@ public final class CmId implements AutoCloseable {
     /**
      * {@code rdma_accept} on a connection request's id. RC connections are established when the
      * ESTABLISHED event arrives ({@link #awaitEstablished}); a UD request is answered at once.
+     *
+     * @param parameters what to answer with: private data for the peer (at most 196 bytes on
+     *                   InfiniBand/RoCE, 136 on UD ids, 512 on iWARP; copied), responder resources and
+     *                   initiator depth (each lowered to the device's limit), retry counts
+     * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
+     * @throws IllegalArgumentException if the private data exceeds the limit
+     * @throws VerbsException           naming {@code rdma_accept} and the errno
      */
     public void accept(ConnectionParameters parameters) {
         ensureOpen();
@@ -402,12 +485,29 @@ public final class CmId implements AutoCloseable {
         connectOrAccept("rdma_accept", Native.ACCEPT, parameters, limit, "from " + peerAddress());
     }
 
-    /** Waits for {@code RDMA_CM_EVENT_ESTABLISHED} after {@link #accept}. @throws CmException on failure or timeout */
+    /**
+     * Waits for {@code RDMA_CM_EVENT_ESTABLISHED} after {@link #accept} on an RC id (a UD accept has no such
+     * event to wait for).
+     *
+     * @param timeout the longest wait, not null
+     * @return the ESTABLISHED event; the queue pair can post sends from now on
+     * @throws CmException on failure or timeout
+     */
     public CmEvent awaitEstablished(Duration timeout) {
         return expect(CmEventType.ESTABLISHED, "rdma_accept", timeout, "accepting " + peerAddress());
     }
 
-    /** {@code rdma_reject} on a connection request's id, with private data for the peer (at most 148 bytes on RC). */
+    /**
+     * {@code rdma_reject} on a connection request's id, with private data for the peer (at most 148 bytes on RC).
+     * The peer sees {@code RDMA_CM_EVENT_REJECTED} (on InfiniBand/RoCE with reject reason 28, consumer
+     * defined). The id stays open: close it afterwards.
+     *
+     * @param privateData bytes for the peer's {@link CmException#privateData()}, or null for none; at most
+     *                    148 bytes on InfiniBand/RoCE, 512 on iWARP; copied
+     * @throws IllegalStateException    if the id is closed
+     * @throws IllegalArgumentException if the private data exceeds the limit
+     * @throws VerbsException           naming {@code rdma_reject} and the errno
+     */
     public void reject(byte[] privateData) {
         ensureOpen();
         byte[] data = privateData == null ? new byte[0] : privateData;
@@ -445,7 +545,11 @@ public final class CmId implements AutoCloseable {
      * Waits until {@code RDMA_CM_EVENT_DISCONNECTED} arrived for this id (after either side's
      * {@link #disconnect}, or when the peer's process died).
      *
-     * @return whether it arrived within {@code timeout}
+     * <p>Events of other types that arrive meanwhile are taken from this id's queue and dropped.
+     *
+     * @param timeout the longest wait, not null
+     * @return whether it arrived within {@code timeout}: true at once if it had already arrived (or the
+     *         device was removed, {@code RDMA_CM_EVENT_DEVICE_REMOVAL}), false if the timeout passed first
      */
     public boolean awaitDisconnected(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -462,7 +566,11 @@ public final class CmId implements AutoCloseable {
         return true;
     }
 
-    /** Whether {@code RDMA_CM_EVENT_DISCONNECTED} has arrived for this id. */
+    /**
+     * Whether {@code RDMA_CM_EVENT_DISCONNECTED} has arrived for this id.
+     *
+     * @return true once DISCONNECTED (or DEVICE_REMOVAL) was delivered to this id; it never turns false again
+     */
     public boolean isDisconnected() {
         return disconnected;
     }
@@ -470,7 +578,12 @@ public final class CmId implements AutoCloseable {
     /**
      * The next event for this id, oldest first.
      *
+     * <p>Each event is returned once; events that arrived before the call are returned first, without waiting.
+     *
+     * @param timeout the longest wait, not null
      * @return the event, or null if none arrived within {@code timeout}
+     * @throws IllegalStateException if the id is closed, or the thread was interrupted while waiting (its
+     *                               interrupt status is set again)
      */
     public CmEvent awaitEvent(Duration timeout) {
         ensureOpen();
@@ -612,7 +725,11 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #close()} has run. */
+    /**
+     * Whether {@link #close()} has run.
+     *
+     * @return true once {@link #close()} (or the channel's) has started destroying this id
+     */
     public boolean isClosed() {
         return closed;
     }

@@ -69,7 +69,13 @@ public final class Connection implements AutoCloseable {
      * route, creates the protection domain, completion queue and queue pair on the device that reaches it,
      * runs the options' prepare hook, and connects.
      *
+     * @param server  the listener's IP address and rdma_cm port (resolved, not a host name)
+     * @param options the port space, queue sizes, connection parameters, private data and prepare hook
      * @param timeout bound for the whole call
+     * @return the connected connection, which owns its own event channel; the caller closes it
+     * @throws IllegalArgumentException if the private data does not fit the request (see
+     *                                  {@link ConnectionOptions.Builder#privateData}) or a capacity exceeds
+     *                                  the device's limits
      * @throws CmException REJECTED when nothing listens there or the server refused (its private data is in
      *                     the exception), ADDR_ERROR / ROUTE_ERROR when no RDMA device reaches the address,
      *                     UNREACHABLE, CONNECT_ERROR, or a timeout; nothing is left open then
@@ -144,6 +150,9 @@ public final class Connection implements AutoCloseable {
      * reads them from {@link #remoteRegion()}. Only in the options' prepare hook; the region must belong to
      * {@link #protectionDomain()} and have the remote access the peer needs.
      *
+     * @param region a region registered in {@link #protectionDomain()}, with the remote access flags the peer
+     *               needs; it must stay registered for as long as the peer may access it (closing the
+     *               connection deregisters it with the protection domain)
      * @throws IllegalStateException    outside the prepare hook, or when a region was already offered
      * @throws IllegalArgumentException for a region of another protection domain
      */
@@ -165,6 +174,9 @@ public final class Connection implements AutoCloseable {
      * Replaces the options' private data for this connection, for what is known only once the queue pair
      * exists (its number, a region's key). Only in the options' prepare hook.
      *
+     * @param data the application bytes for the peer's {@link #peerPrivateData()}, or null for none; copied.
+     *             The size limits of {@link ConnectionOptions.Builder#privateData} apply, checked when the
+     *             connection is requested or accepted
      * @throws IllegalStateException outside the prepare hook
      */
     public void sendPrivateData(byte[] data) {
@@ -184,57 +196,106 @@ public final class Connection implements AutoCloseable {
         peerPrivateData = peer.application();
     }
 
-    /** The rdma_cm id of this connection. */
+    /**
+     * The rdma_cm id of this connection.
+     *
+     * @return the id, which {@link #close()} closes
+     */
     public CmId id() {
         return id;
     }
 
-    /** The device context (rdma_cm's; closing the connection never closes the device). */
+    /**
+     * The device context (rdma_cm's; closing the connection never closes the device).
+     *
+     * @return the context of the device that carries this connection
+     */
     public Context context() {
         return pd.context();
     }
 
-    /** This connection's protection domain: register memory for the queue pair here. */
+    /**
+     * This connection's protection domain: register memory for the queue pair here.
+     *
+     * @return the protection domain, closed (with its regions) by {@link #close()}
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The completion queue of both directions. */
+    /**
+     * The completion queue of both directions.
+     *
+     * @return the completion queue for send and receive completions, sized for
+     *         {@link ConnectionOptions#maxSendWr()} plus {@link ConnectionOptions#maxRecvWr()} entries
+     */
     public CompletionQueue completionQueue() {
         return cq;
     }
 
-    /** The connected queue pair (RC), or the UD queue pair in RTS. */
+    /**
+     * The connected queue pair (RC), or the UD queue pair in RTS.
+     *
+     * @return the queue pair, owned by the connection's id and closed with it
+     */
     public QueuePair queuePair() {
         return qp;
     }
 
-    /** The region the peer offered (address, length, rkey), or null. */
+    /**
+     * The region the peer offered (address, length, rkey), or null.
+     *
+     * @return the peer's offered region, ready for RDMA READ/WRITE with its rkey; null if the peer offered
+     *         none or is not a Panama Verbs peer
+     */
     public RemoteRegion remoteRegion() {
         return remoteRegion;
     }
 
-    /** The application bytes the peer sent with the connection (exactly as sent, for a Panama Verbs peer). */
+    /**
+     * The application bytes the peer sent with the connection (exactly as sent, for a Panama Verbs peer).
+     *
+     * @return a fresh copy: the peer's application bytes, or for a peer that is not Panama Verbs its whole
+     *         private data field, zero padding included; empty if none
+     */
     public byte[] peerPrivateData() {
         return peerPrivateData.clone();
     }
 
-    /** For a UD client: where the server's datagrams go (address vector, QPN, Q_Key); else null. */
+    /**
+     * For a UD client: where the server's datagrams go (address vector, QPN, Q_Key); else null.
+     *
+     * @return the server's UD address on a UD client; null on an RC connection and on the server side
+     */
     public UdPeer udPeer() {
         return udPeer;
     }
 
-    /** The peer's address. */
+    /**
+     * The peer's address.
+     *
+     * @return the peer's IP address and port, as the id reports it ({@link CmId#peerAddress()})
+     */
     public InetSocketAddress peerAddress() {
         return id.peerAddress();
     }
 
-    /** Whether rdma_cm reported the connection gone (the peer disconnected, or its process died). */
+    /**
+     * Whether rdma_cm reported the connection gone (the peer disconnected, or its process died).
+     *
+     * @return true once {@code RDMA_CM_EVENT_DISCONNECTED} (or {@code DEVICE_REMOVAL}) arrived for the id
+     */
     public boolean isPeerDisconnected() {
         return id.isDisconnected();
     }
 
-    /** Waits until the connection is reported gone. @return whether it was within {@code timeout} */
+    /**
+     * Waits until the connection is reported gone.
+     *
+     * @param timeout the longest wait, not null
+     * @return whether it was within {@code timeout}
+     * @see CmId#awaitDisconnected(Duration)
+     */
     public boolean awaitDisconnected(Duration timeout) {
         return id.awaitDisconnected(timeout);
     }

@@ -71,7 +71,12 @@ public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
         checkBits("LID", endpoint.lid(), 0xffff);
     }
 
-    /** An endpoint with no region offered. */
+    /**
+     * An endpoint with no region offered.
+     *
+     * @param endpoint the queue pair's QPN, PSN, LID and GID (not null; QPN and PSN within 24 bits)
+     * @throws IllegalArgumentException if the QPN or PSN exceeds 24 bits or the LID 16 bits
+     */
     public ConnectionInfo(QpEndpoint endpoint) {
         this(endpoint, null);
     }
@@ -83,7 +88,11 @@ public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
         }
     }
 
-    /** The {@value #BYTES}-byte wire form described above. */
+    /**
+     * The {@value #BYTES}-byte wire form described above.
+     *
+     * @return a new array of exactly {@value #BYTES} bytes, ready to send
+     */
     public byte[] encode() {
         byte[] message = new byte[BYTES];
         MemorySegment out = MemorySegment.ofArray(message);
@@ -104,6 +113,8 @@ public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
     /**
      * Parses exactly one message.
      *
+     * @param message exactly one version 1 message, {@value #BYTES} bytes, not null; not modified
+     * @return the endpoint and, if flag bit 0 was set, the region it carries
      * @throws IllegalArgumentException naming what is wrong and at which byte: see the class comment
      */
     public static ConnectionInfo decode(byte[] message) {

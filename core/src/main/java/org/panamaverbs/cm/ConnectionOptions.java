@@ -33,41 +33,86 @@ public final class ConnectionOptions {
         prepare = b.prepare;
     }
 
-    /** RC, 128 sends and 512 receives of one entry each, {@link ConnectionParameters#defaults()}, no private data. */
+    /**
+     * RC, 128 sends and 512 receives of one entry each, {@link ConnectionParameters#defaults()}, no private data.
+     *
+     * @return a new builder with those defaults and a prepare hook that does nothing
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** {@link #builder()}'s defaults. */
+    /**
+     * {@link #builder()}'s defaults.
+     *
+     * @return options with every default: RC, 128 send and 512 receive requests, one scatter-gather entry
+     *         each, default connection parameters, no private data, no prepare hook
+     */
     public static ConnectionOptions defaults() {
         return new Builder().build();
     }
 
+    /**
+     * The port space of the connections.
+     *
+     * @return {@link PortSpace#TCP} for RC connections, {@link PortSpace#UDP} for UD
+     */
     public PortSpace portSpace() {
         return portSpace;
     }
 
+    /**
+     * The queue pair's send queue depth ({@code max_send_wr}).
+     *
+     * @return how many send requests may be outstanding at once
+     */
     public int maxSendWr() {
         return maxSendWr;
     }
 
+    /**
+     * The queue pair's receive queue depth ({@code max_recv_wr}).
+     *
+     * @return how many receive requests may be posted at once
+     */
     public int maxRecvWr() {
         return maxRecvWr;
     }
 
+    /**
+     * The scatter-gather entries per send request ({@code max_send_sge}).
+     *
+     * @return the largest number of buffers one send request may gather
+     */
     public int maxSendSge() {
         return maxSendSge;
     }
 
+    /**
+     * The scatter-gather entries per receive request ({@code max_recv_sge}).
+     *
+     * @return the largest number of buffers one receive request may scatter into
+     */
     public int maxRecvSge() {
         return maxRecvSge;
     }
 
+    /**
+     * The connection parameters to request or accept with.
+     *
+     * @return responder resources, initiator depth and retry counts; their private data is not used (the
+     *         connection sends {@link #privateData()} instead)
+     */
     public ConnectionParameters parameters() {
         return parameters;
     }
 
-    /** The application's private data for the peer (a copy). */
+    /**
+     * The application's private data for the peer (a copy).
+     *
+     * @return a fresh copy of the bytes, empty if none; the prepare hook may replace them per connection
+     *         ({@link Connection#sendPrivateData})
+     */
     public byte[] privateData() {
         return privateData.clone();
     }
@@ -90,33 +135,72 @@ public final class ConnectionOptions {
         private Builder() {
         }
 
-        /** {@link PortSpace#TCP} for RC connections (the default), {@link PortSpace#UDP} for UD. */
+        /**
+         * {@link PortSpace#TCP} for RC connections (the default), {@link PortSpace#UDP} for UD.
+         *
+         * @param value the port space, not null; on a server it must match what the clients use
+         * @return this builder
+         */
         public Builder portSpace(PortSpace value) {
             portSpace = Objects.requireNonNull(value);
             return this;
         }
 
+        /**
+         * The send queue depth (default 128). The completion queue gets room for this plus
+         * {@link #maxRecvWr}; the sum must not exceed the device's {@code max_cqe}.
+         *
+         * @param value outstanding send requests, 1 up to the device's {@code max_qp_wr}; checked when a
+         *              connection is created ({@link IllegalArgumentException} then)
+         * @return this builder
+         */
         public Builder maxSendWr(int value) {
             maxSendWr = value;
             return this;
         }
 
+        /**
+         * The receive queue depth (default 512). The completion queue gets room for this plus
+         * {@link #maxSendWr}; the sum must not exceed the device's {@code max_cqe}.
+         *
+         * @param value outstanding receive requests, 1 up to the device's {@code max_qp_wr}; checked when a
+         *              connection is created ({@link IllegalArgumentException} then)
+         * @return this builder
+         */
         public Builder maxRecvWr(int value) {
             maxRecvWr = value;
             return this;
         }
 
+        /**
+         * Scatter-gather entries per send request (default 1).
+         *
+         * @param value 0 up to the device's {@code max_sge}; checked when a connection is created
+         * @return this builder
+         */
         public Builder maxSendSge(int value) {
             maxSendSge = value;
             return this;
         }
 
+        /**
+         * Scatter-gather entries per receive request (default 1).
+         *
+         * @param value 0 up to the device's {@code max_sge}; checked when a connection is created
+         * @return this builder
+         */
         public Builder maxRecvSge(int value) {
             maxRecvSge = value;
             return this;
         }
 
-        /** Responder resources, initiator depth and retry counts; their private data is ignored (see {@link #privateData}). */
+        /**
+         * Responder resources, initiator depth and retry counts; their private data is ignored (see {@link #privateData}).
+         *
+         * @param value the parameters, not null (default {@link ConnectionParameters#defaults()}); responder
+         *              resources and initiator depth are lowered to the device's limits when connecting
+         * @return this builder
+         */
         public Builder parameters(ConnectionParameters value) {
             parameters = Objects.requireNonNull(value);
             return this;
@@ -126,18 +210,36 @@ public final class ConnectionOptions {
          * Bytes for the peer's {@link Connection#peerPrivateData()}. They travel in rdma_cm's private data
          * after a 5-byte header and, when a region is offered, its 20-byte description: at most 31 bytes
          * (51 without a region) from a client on RC, 171 (191) from a server.
+         * On UD: 155 (175) from a client, 111 (131) from a server.
+         *
+         * @param value the bytes, or null for none; copied. A connection whose bytes do not fit fails with an
+         *              {@link IllegalArgumentException} when it is requested or accepted
+         * @return this builder
          */
         public Builder privateData(byte[] value) {
             privateData = value == null ? new byte[0] : value.clone();
             return this;
         }
 
-        /** Runs on each new connection before the peer can send (register memory, post receives, offer a region). */
+        /**
+         * Runs on each new connection before the peer can send (register memory, post receives, offer a region).
+         *
+         * @param value the hook, not null; called once per connection on the thread that connects or
+         *              accepts, after the queue pair exists and before {@code rdma_connect} /
+         *              {@code rdma_accept}. A runtime exception it throws closes the connection and is
+         *              rethrown to that caller
+         * @return this builder
+         */
         public Builder prepare(Consumer<Connection> value) {
             prepare = Objects.requireNonNull(value);
             return this;
         }
 
+        /**
+         * Builds the options from this builder's current settings; the builder can be changed and reused.
+         *
+         * @return immutable options (the private data is copied)
+         */
         public ConnectionOptions build() {
             return new ConnectionOptions(this);
         }

@@ -34,6 +34,12 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
     /** The limit for every call on iWARP (MPA). */
     public static final int MAX_IWARP_PRIVATE_DATA = 512;
 
+    /**
+     * Copies the private data (null becomes empty) and checks the ranges. The private data's length is
+     * checked later, against the limit of the call that sends it.
+     *
+     * @throws IllegalArgumentException if a count is outside the range given for its component
+     */
     public ConnectionParameters {
         privateData = privateData == null ? new byte[0] : privateData.clone();
         check("responderResources", responderResources, 255);
@@ -42,21 +48,42 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
         check("rnrRetryCount", rnrRetryCount, 7);
     }
 
-    /** No private data; 16 outstanding READs each way (capped by the device); retry 7; RNR retry 7 (forever). */
+    /**
+     * No private data; 16 outstanding READs each way (capped by the device); retry 7; RNR retry 7 (forever).
+     *
+     * @return the default parameters that {@link ConnectionOptions#builder()} starts from
+     */
     public static ConnectionParameters defaults() {
         return new ConnectionParameters(new byte[0], 16, 16, 7, 7);
     }
 
-    /** These parameters with {@code data} as private data. */
+    /**
+     * These parameters with {@code data} as private data.
+     *
+     * @param data the private data for the peer, or null for none; copied (the limits are in the class
+     *             comment)
+     * @return new parameters; this instance is unchanged
+     */
     public ConnectionParameters withPrivateData(byte[] data) {
         return new ConnectionParameters(data, responderResources, initiatorDepth, retryCount, rnrRetryCount);
     }
 
-    /** These parameters with other retry counts. */
+    /**
+     * These parameters with other retry counts.
+     *
+     * @param retries    transport retries after a timeout waiting for an acknowledgement, 0..7
+     * @param rnrRetries retries after a receiver-not-ready NAK (the peer had no receive posted), 0..7; 7 means
+     *                   retry forever
+     * @return new parameters; this instance is unchanged
+     * @throws IllegalArgumentException if a count is outside 0..7
+     */
     public ConnectionParameters withRetries(int retries, int rnrRetries) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, retries, rnrRetries);
     }
 
+    /**
+     * {@return a copy of the private data, empty if none}
+     */
     @Override
     public byte[] privateData() {
         return privateData.clone();

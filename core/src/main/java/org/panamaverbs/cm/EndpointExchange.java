@@ -46,6 +46,10 @@ public final class EndpointExchange {
      * Accepts one peer on {@code server}, reads its message, sends {@code local}, and closes that connection.
      * The server socket stays open (and its {@code SO_TIMEOUT} unchanged) for the caller to close or reuse.
      *
+     * @param server  a bound server socket, not null; its {@code SO_TIMEOUT} is changed for the call and restored
+     * @param local   this side's queue pair endpoint (and region, if offered), not null
+     * @param timeout the deadline for the whole call, not null; zero or negative is refused with an
+     *                {@link IllegalArgumentException}, more than {@code Integer.MAX_VALUE} ms is capped there
      * @return the peer's info
      * @throws ExchangeException if no peer connects within {@code timeout} or the exchange fails
      */
@@ -59,6 +63,10 @@ public final class EndpointExchange {
     /**
      * Connects to {@code server}, sends {@code local}, reads the peer's message, and closes the connection.
      *
+     * @param server  the server side's IP address and TCP port, not null
+     * @param local   this side's queue pair endpoint (and region, if offered), not null
+     * @param timeout the deadline for the whole call, not null; zero or negative is refused with an
+     *                {@link IllegalArgumentException}, more than {@code Integer.MAX_VALUE} ms is capped there
      * @return the peer's info
      * @throws ExchangeException if the connection is refused or the exchange fails or exceeds {@code timeout}
      */
@@ -69,7 +77,18 @@ public final class EndpointExchange {
         }
     }
 
-    /** As {@link #accept}, but keeps the connection open as a {@link Session}, which the caller must close. */
+    /**
+     * As {@link #accept}, but keeps the connection open as a {@link Session}, which the caller must close.
+     *
+     * @param server  a bound server socket, not null; its {@code SO_TIMEOUT} is restored before returning
+     * @param local   this side's queue pair endpoint (and region, if offered), not null
+     * @param timeout the deadline for the whole call, not null; zero or negative is refused with an
+     *                {@link IllegalArgumentException}, more than {@code Integer.MAX_VALUE} ms is capped there;
+     *                it does not bound the session's barriers, which take their own
+     * @return the open session, holding the peer's info
+     * @throws ExchangeException if no peer connects within {@code timeout} or the exchange fails; the
+     *                           accepted connection is closed then
+     */
     public static Session acceptSession(ServerSocket server, ConnectionInfo local, Duration timeout)
             throws ExchangeException {
         Objects.requireNonNull(server, "server");
@@ -86,7 +105,18 @@ public final class EndpointExchange {
         }
     }
 
-    /** As {@link #connect}, but keeps the connection open as a {@link Session}, which the caller must close. */
+    /**
+     * As {@link #connect}, but keeps the connection open as a {@link Session}, which the caller must close.
+     *
+     * @param server  the server side's IP address and TCP port, not null
+     * @param local   this side's queue pair endpoint (and region, if offered), not null
+     * @param timeout the deadline for the whole call, not null; zero or negative is refused with an
+     *                {@link IllegalArgumentException}, more than {@code Integer.MAX_VALUE} ms is capped there;
+     *                it does not bound the session's barriers, which take their own
+     * @return the open session, holding the peer's info
+     * @throws ExchangeException if the connection is refused or the exchange fails or exceeds
+     *                           {@code timeout}; the connection is closed then
+     */
     public static Session connectSession(InetSocketAddress server, ConnectionInfo local, Duration timeout)
             throws ExchangeException {
         Objects.requireNonNull(server, "server");
@@ -127,12 +157,20 @@ public final class EndpointExchange {
             this.peer = peer;
         }
 
-        /** What the peer sent. */
+        /**
+         * What the peer sent.
+         *
+         * @return the peer's decoded endpoint message
+         */
         public ConnectionInfo peer() {
             return peer;
         }
 
-        /** The peer's IP address and TCP port. */
+        /**
+         * The peer's IP address and TCP port.
+         *
+         * @return the remote address of the exchange's TCP connection (still known after {@link #close()})
+         */
         public InetSocketAddress peerAddress() {
             return (InetSocketAddress) socket.getRemoteSocketAddress();
         }
@@ -142,6 +180,8 @@ public final class EndpointExchange {
          * be repeated (for example before and after a measurement); each side must call it the same number of
          * times.
          *
+         * @param timeout how long to wait for the peer's byte, not null; zero or negative is refused with an
+         *                {@link IllegalArgumentException}, more than {@code Integer.MAX_VALUE} ms is capped there
          * @throws ExchangeException if the peer does not arrive within {@code timeout}, closes the connection
          *                           first, or sends something other than the ready byte
          */

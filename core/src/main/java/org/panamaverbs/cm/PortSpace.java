@@ -13,7 +13,12 @@ public enum PortSpace {
         this.code = code;
     }
 
-    /** The C value. */
+    /**
+     * The C value.
+     *
+     * @return the {@code enum rdma_port_space} value passed to {@code rdma_create_id}: 0x0106 for
+     *         {@link #TCP}, 0x0111 for {@link #UDP}
+     */
     public int code() {
         return code;
     }

@@ -29,7 +29,11 @@ public final class RdmaServer implements AutoCloseable {
     /**
      * Listens on {@code local} (port 0: any free port, see {@link #localAddress()}).
      *
+     * @param local   the local IP address and port (resolved): a device's address, or {@code 0.0.0.0} /
+     *                {@code ::} for every RDMA device; port 0 picks a free port
+     * @param options what every accepted connection is set up with; its port space is also the listener's
      * @param backlog connection requests the kernel queues before they are accepted
+     * @return the listening server, which owns its event channel; the caller closes it
      * @throws org.panamaverbs.verbs.VerbsException {@code rdma_bind_addr} EADDRINUSE (port taken),
      *                                              EADDRNOTAVAIL/ENODEV (no RDMA device has the address)
      */
@@ -46,7 +50,11 @@ public final class RdmaServer implements AutoCloseable {
         }
     }
 
-    /** The bound address and port. */
+    /**
+     * The bound address and port.
+     *
+     * @return the listening address, with the port the kernel picked when 0 was asked for
+     */
     public InetSocketAddress localAddress() {
         return listener.localAddress();
     }
@@ -57,6 +65,8 @@ public final class RdmaServer implements AutoCloseable {
      * with the options' private data (and offered region), and for RC waits until the connection is
      * established.
      *
+     * @param timeout the longest wait for a request and its establishment together, not null; a request that
+     *                arrives late gets what is left (at least 1 ms) to be established
      * @return the connection, or null if no request arrived within {@code timeout}
      * @throws CmException if the request could not be accepted or established in time (nothing is left open)
      */
@@ -74,7 +84,12 @@ public final class RdmaServer implements AutoCloseable {
         return connection;
     }
 
-    /** The listening id (for its address, or to accept requests by hand with {@link CmId#awaitConnectionRequest}). */
+    /**
+     * The listening id (for its address, or to accept requests by hand with {@link CmId#awaitConnectionRequest}).
+     *
+     * @return the listening id, which {@link #close()} closes; a request taken from it by hand is the
+     *         caller's to accept or reject (its id is still closed with the server's event channel)
+     */
     public CmId listeningId() {
         return listener;
     }

@@ -52,7 +52,13 @@ public record RemoteRegion(long address, long length, int rkey) {
         }
     }
 
-    /** The address, length and remote key of {@code region}, to give a peer. */
+    /**
+     * The address, length and remote key of {@code region}, to give a peer.
+     *
+     * @param region a registered region with the remote access the peer needs (remote read and/or write);
+     *               it must stay registered for as long as the peer may use the returned description
+     * @return the region's address, length and rkey; the region itself is not referenced
+     */
     public static RemoteRegion of(MemoryRegion region) {
         return new RemoteRegion(region.address(), region.length(), region.rkey());
     }
@@ -60,6 +66,8 @@ public record RemoteRegion(long address, long length, int rkey) {
     /**
      * Writes the {@value #BYTES}-byte wire form at {@code offset}.
      *
+     * @param segment the segment to write into, writable (a heap segment of a byte array works)
+     * @param offset  the byte offset in {@code segment} of the first byte written; no alignment needed
      * @throws IndexOutOfBoundsException if the segment has fewer than {@value #BYTES} bytes from {@code offset}
      */
     public void writeTo(MemorySegment segment, long offset) {
@@ -71,6 +79,10 @@ public record RemoteRegion(long address, long length, int rkey) {
     /**
      * Reads the {@value #BYTES}-byte wire form at {@code offset}.
      *
+     * @param segment the received bytes
+     * @param offset  the byte offset in {@code segment} of the wire form's first byte, {@code >= 0}; no
+     *                alignment needed
+     * @return the region the bytes describe
      * @throws IllegalArgumentException if fewer than {@value #BYTES} bytes follow {@code offset}, or the values
      *                                  are invalid; the message names the byte offset
      */
