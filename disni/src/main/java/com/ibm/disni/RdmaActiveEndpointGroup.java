@@ -23,8 +23,20 @@ public class RdmaActiveEndpointGroup<C extends RdmaActiveEndpoint> extends RdmaE
     private HashMap<Integer, RdmaActiveCqProcessor<C>> cqMap;
     private int timeout;
     private boolean polling;
+    /**
+     * Entries asked for each device's shared completion queue (the constructor's {@code cqSize}); the device may
+     * grant more.
+     */
     protected int cqSize;
+    /**
+     * Scatter/gather entries asked for per work request (the constructor's {@code maxSge}); queue pairs get
+     * {@code max(maxSge, 4)} on both queues.
+     */
     protected int maxSge;
+    /**
+     * Send and receive queue depth of each queue pair, in work requests (the constructor's {@code maxWR}); a CQ
+     * thread also reads at most {@code min(cqSize, maxWR)} completions per poll.
+     */
     protected int maxWR;
 
     /**

@@ -15,9 +15,16 @@ import org.slf4j.Logger;
 public class RdmaCqProvider {
     private static final Logger logger = DiSNILogger.getLogger();
 
+    /** The device the queue and its channel were created on. */
     protected IbvContext context;
+    /** The completion channel made for this provider alone; {@link #close()} destroys it after the queue. */
     protected IbvCompChannel compChannel;
+    /**
+     * The completion queue, signalling {@code compChannel} when armed, on completion vector 0; destroyed by
+     * {@link #close()}.
+     */
     protected IbvCQ cq;
+    /** The depth asked for, in entries; the queue's real capacity ({@code cq.getCqe()}) may be larger. */
     protected int cqSize;
     private boolean providerClosed;
 

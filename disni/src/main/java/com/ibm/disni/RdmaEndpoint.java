@@ -45,12 +45,39 @@ public class RdmaEndpoint {
     /** Waiting for DISCONNECTED in close(). */
     private static final long DISCONNECT_WAIT_MS = 1000;
 
+    /**
+     * This endpoint's number from {@link RdmaEndpointGroup#getNextId()}: a counter of the JVM shared with server
+     * endpoints, so unique in the JVM.
+     */
     protected int endpointId;
+    /**
+     * The group that made this endpoint: it allocates the resources and hands on the CM events of {@code idPriv}.
+     */
     protected RdmaEndpointGroup<? extends RdmaEndpoint> group;
+    /**
+     * The rdma_cm id of this connection: a new id of the group's channel on the connecting side, the connection
+     * request's id on the accepting side. Destroyed by {@link #close()}.
+     */
     protected RdmaCmId idPriv;
+    /**
+     * The RC queue pair the group made on {@code idPriv} ({@code rdma_create_qp}); null until the resources are
+     * allocated.
+     */
     protected IbvQP qp;
+    /**
+     * The device's protection domain, shared by every endpoint and group of the JVM on that device
+     * ({@link RdmaEndpointProvider}); null until the resources are allocated.
+     */
     protected IbvPd pd;
+    /**
+     * Where this endpoint's completions go: the device's shared {@link RdmaActiveCqProcessor} in an active group, a
+     * queue of this endpoint's own in a passive group; null until the resources are allocated.
+     */
     protected RdmaCqProvider cqProcessor;
+    /**
+     * The {@code IbvMr.IBV_ACCESS_*} bits {@link #registerMemory(ByteBuffer)} registers with: local write, remote
+     * write and remote read (7). A subclass may change them.
+     */
     protected int access;
     private int connState;
     private boolean isClosed;

@@ -29,12 +29,38 @@ public abstract class RdmaEndpointGroup<C extends RdmaEndpoint> {
     private static final Logger logger = DiSNILogger.getLogger();
     private static int idCounter = 0;
 
+    /**
+     * The JVM's {@link RdmaEndpointProvider}, which hands out the device's shared protection domain;
+     * {@link #close()} releases this group's use of its domains.
+     */
     protected RdmaEndpointProvider endpointProvider;
+    /**
+     * The group's event channel and the thread that takes its events: started by
+     * {@link #init(RdmaEndpointFactory)}, stopped (and the channel destroyed) by {@link #close()}.
+     */
     protected RdmaCmProcessor cmProcessor;
+    /**
+     * The server endpoints by listening id: a CONNECT_REQUEST goes to the one of the event's listening id. Guarded
+     * by the group's monitor.
+     */
     protected HashMap<RdmaCmId, RdmaServerEndpoint<C>> serverEndpointMap;
+    /**
+     * The endpoints by id, connecting and accepting side alike; an endpoint leaves it when it closes. Guarded by
+     * the group's monitor.
+     */
     protected HashMap<RdmaCmId, C> clientEndpointMap;
+    /**
+     * True while the group drops CM events: from construction until {@link #init(RdmaEndpointFactory)}, and again
+     * once {@link #close()} has closed the endpoints.
+     */
     protected AtomicBoolean closed;
+    /** Makes the endpoints of both sides; set by {@link #init(RdmaEndpointFactory)}, null before. */
     protected RdmaEndpointFactory<C> factory;
+    /**
+     * The parameters {@link RdmaEndpoint#getConnParam()} returns unless overridden: every field 0, that is no
+     * private data, responder resources and initiator depth 0 (which this module's connect and accept turn into the
+     * device's maximum) and retry counts 0.
+     */
     protected RdmaConnParam connParam;
     private boolean shutDown;
 

@@ -21,6 +21,11 @@ public class RdmaEndpointProvider {
     private static final Logger logger = DiSNILogger.getLogger();
     private static RdmaEndpointProvider provider;
 
+    /**
+     * The protection domain of each device, keyed by the device context's number ({@code IbvContext.getCmd_fd()}):
+     * allocated on first use, replaced when found closed, deallocated when the last group using it is released.
+     * Guarded by this object's monitor.
+     */
     protected HashMap<Integer, IbvPd> pdMap;
     private final Map<Integer, Set<RdmaEndpointGroup<?>>> users = new HashMap<>();
 

@@ -28,11 +28,24 @@ public class RdmaServerEndpoint<C extends RdmaEndpoint> {
     private static int CONN_STATE_CLOSED = 2;
     private static final long ACCEPT_POLL_MS = 200;
 
+    /**
+     * This server endpoint's number from {@link RdmaEndpointGroup#getNextId()}, the counter of the JVM that
+     * endpoints use too.
+     */
     protected int endpointId;
+    /**
+     * The device's shared protection domain, got by {@link #bind(SocketAddress, int)} (null before); accepted
+     * endpoints use the same one.
+     */
     protected IbvPd pd;
+    /** The listening rdma_cm id, made by the group on its channel; destroyed by {@link #close()}. */
     protected RdmaCmId idPriv;
     private LinkedBlockingDeque<C> requested;
     private RdmaEndpointGroup<C> group;
+    /**
+     * The {@code IbvMr.IBV_ACCESS_*} bits {@link #registerMemory(ByteBuffer)} registers with: local write, remote
+     * write and remote read (7).
+     */
     protected int access;
     private volatile boolean isClosed;
     private int connState;

@@ -19,13 +19,18 @@ import org.panamaverbs.verbs.WorkCompletion;
 public record Completion(long wrId, WcStatus status, WcOpcode opcode, int byteLength, int qpNumber,
                          boolean hasImmediate, int immediateData) {
 
-    /** A copy of {@code wc}'s fields. */
+    /**
+     * A copy of {@code wc}'s fields, taken at once.
+     *
+     * @param wc a completion of a {@code WorkCompletions} array, read before the next poll overwrites it
+     * @return a new record that no later poll changes
+     */
     public static Completion of(WorkCompletion wc) {
         return new Completion(wc.wrId(), wc.status(), wc.opcode(), wc.byteLength(), wc.qpNumber(),
                 wc.hasImmediateData(), wc.immediateData());
     }
 
-    /** Whether the status is {@link WcStatus#SUCCESS}. */
+    /** {@return whether the status is {@link WcStatus#SUCCESS} ({@code IBV_WC_SUCCESS})} */
     public boolean isSuccess() {
         return status == WcStatus.SUCCESS;
     }

@@ -20,8 +20,13 @@ public final class Completions {
 
     /**
      * Polls {@code cq} until {@code expected} completions arrived, whatever their status, and returns them in
-     * the order they were polled.
+     * the order they were polled. It asks each poll for no more than are still expected, so completions
+     * beyond {@code expected} stay in the queue for the next call.
      *
+     * @param cq       the queue to poll, from the calling thread (a busy poll: no completion channel needed)
+     * @param expected how many completions to wait for, 0 or more (0 returns an empty list at once)
+     * @param timeout  how long to wait for all of them in total; checked whenever a poll finds the queue empty
+     * @return the {@code expected} completions as an unmodifiable list, each a copy that later polls leave alone
      * @throws AssertionError           if fewer arrived within {@code timeout} (the message lists those that
      *                                  did), or {@code ibv_poll_cq} returned an error
      * @throws IllegalArgumentException if {@code expected} is negative

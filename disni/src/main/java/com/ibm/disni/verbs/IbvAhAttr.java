@@ -7,12 +7,31 @@ package com.ibm.disni.verbs;
  */
 public class IbvAhAttr {
 
+    /**
+     * Global routing header ({@code ibv_ah_attr.grh}), used when {@code is_global} is 1 (always on RoCE); the
+     * object given to the constructor, kept by reference.
+     */
     protected IbvGlobalRoute grh;
+    /**
+     * Destination LID ({@code ibv_ah_attr.dlid}): an unsigned 16-bit value in a {@code short}; InfiniBand only, 0
+     * on RoCE.
+     */
     protected short dlid;
+    /** Service level ({@code ibv_ah_attr.sl}), 0 to 15. */
     protected byte sl;
+    /**
+     * Source path bits ({@code ibv_ah_attr.src_path_bits}): the low bits of the source LID, which choose among the
+     * port's LIDs when its LMC is above 0.
+     */
     protected byte src_path_bits;
+    /**
+     * Injection rate limit ({@code ibv_ah_attr.static_rate}), a value of C's {@code enum ibv_rate}; 0
+     * ({@code IBV_RATE_MAX}) means the port's full rate.
+     */
     protected byte static_rate;
+    /** 1 if packets carry the global routing header {@code grh} ({@code ibv_ah_attr.is_global}), else 0. */
     protected byte is_global;
+    /** Local port the packets leave from ({@code ibv_ah_attr.port_num}), 1-based. */
     protected byte port_num;
 
     /**

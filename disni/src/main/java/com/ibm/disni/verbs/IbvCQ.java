@@ -19,10 +19,20 @@ public class IbvCQ {
     private static final AtomicInteger HANDLES = new AtomicInteger();
 
     private RdmaVerbs verbs;
+    /** The device the queue was created on. */
     protected IbvContext context;
+    /**
+     * The completion channel the queue signals when armed, or null if it was created without one (then
+     * {@link #reqNotification(boolean)} throws).
+     */
     protected IbvCompChannel channel;
+    /**
+     * The queue's capacity in entries as the device granted it ({@code ibv_cq.cqe}), at least the number asked for.
+     */
     protected int cqe;
+    /** A number unique to this queue in the JVM, counted from 1; not the kernel's {@code cq->handle}. */
     protected int handle;
+    /** False once {@link #close()} or {@link #destroyCQ()} has been called. */
     protected volatile boolean isOpen;
 
     /** The Panama Verbs queue behind this object. */

@@ -16,7 +16,9 @@ public class IbvCompChannel {
 
     private RdmaVerbs verbs;
     private int fd;
+    /** The device the channel was created on (for the protected constructor, the context given). */
     protected IbvContext context;
+    /** False once {@link #close()} or {@link #destroyCompChannel()} has been called. */
     protected volatile boolean isOpen;
 
     /** The Panama Verbs channel behind this object; null for one made with the protected constructor. */

@@ -9,7 +9,7 @@ import org.panamaverbs.verbs.Context;
 /**
  * Stands in for DiSNI 2.1's {@code com.ibm.disni.verbs.IbvContext}: an RDMA device opened for verbs
  * ({@code struct ibv_context}), over a Panama Verbs {@link Context}. In the DiSNI API it comes from
- * {@code RdmaCmId.getVerbs()} (not in this module yet): rdma_cm's device context, which librdmacm keeps
+ * {@code RdmaCmId.getVerbs()}: rdma_cm's device context, which librdmacm keeps
  * open, so {@link #close()} never closes the device. There is one object per device context in the JVM,
  * so it can key caches.
  *
@@ -42,8 +42,17 @@ public class IbvContext {
     private static final AtomicInteger NUMBERS = new AtomicInteger(1000);
 
     private RdmaVerbs verbs;
+    /**
+     * A number unique to this device context in the JVM, counted from 1001; not a file descriptor. For an object
+     * made with the protected constructor, the number given.
+     */
     protected int cmd_fd;
+    /** False once {@link #close()} has been called; the device itself stays open. */
     protected volatile boolean isOpen;
+    /**
+     * Completion vectors offered: 1 (only vector 0) for a device context of this module; for an object made with
+     * the protected constructor, the number given.
+     */
     protected int numCompVectors;
 
     /** The Panama Verbs context behind this object; null for one made with the protected constructor. */

@@ -7,10 +7,21 @@ package com.ibm.disni.verbs;
  */
 public class IbvGlobalRoute {
 
+    /**
+     * Destination GID ({@code ibv_global_route.dgid}): 16 bytes in network order, kept by reference; all zero after
+     * construction.
+     */
     protected byte[] dgid;
+    /** Flow label ({@code ibv_global_route.flow_label}), 20 bits; 0 when flows are not told apart. */
     protected int flow_label;
+    /**
+     * Index of the source GID in the local port's GID table ({@code ibv_global_route.sgid_index}); on RoCE it also
+     * picks the RoCE version and IP address.
+     */
     protected byte sgid_index;
+    /** Hop limit ({@code ibv_global_route.hop_limit}): how many routers a packet may cross, as IPv6's hop limit. */
     protected byte hop_limit;
+    /** Traffic class ({@code ibv_global_route.traffic_class}), as IPv6's: on RoCE v2 it carries DSCP and ECN. */
     protected byte traffic_class;
 
     /** A route with a zero 16-byte destination GID and all other fields 0. */

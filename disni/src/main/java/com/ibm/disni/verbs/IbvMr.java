@@ -43,13 +43,33 @@ public class IbvMr {
     }
 
     private RdmaVerbs verbs;
+    /** The device the region is registered on (for the public constructor, the context given). */
     protected IbvContext context;
+    /** Address of the region's first byte ({@code ibv_mr.addr}); {@link #setAddr(long)} changes only this field. */
     protected long addr;
+    /**
+     * Length of the region in bytes ({@code ibv_mr.length}), capped at {@code Integer.MAX_VALUE} for a larger
+     * registration; {@link #setLength(int)} changes only this field.
+     */
     protected int length;
+    /** The {@code IBV_ACCESS_*} bits the region was registered with. */
     protected int access;
+    /**
+     * Local key ({@code ibv_mr.lkey}): scatter-gather entries name the region by it, and posts look the region up
+     * by it.
+     */
     protected int lkey;
+    /**
+     * Remote key ({@code ibv_mr.rkey}): the peer puts it in its RDMA READ, WRITE and atomic requests that target
+     * this region.
+     */
     protected int rkey;
+    /**
+     * A number unique to this region in the JVM, counted from 1 (for the public constructor, the number given); not
+     * the kernel's {@code mr->handle}.
+     */
     protected int handle;
+    /** False once {@link #close()} or an executed {@link #deregMr()} has closed this object. */
     protected volatile boolean isOpen;
 
     /** The Panama Verbs region behind this object; null for one made with the public constructor. */

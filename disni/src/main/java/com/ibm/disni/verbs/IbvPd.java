@@ -19,8 +19,13 @@ public class IbvPd {
     private static final AtomicInteger HANDLES = new AtomicInteger();
 
     private RdmaVerbs verbs;
+    /**
+     * A number unique to this protection domain in the JVM, counted from 1; not the kernel's {@code pd->handle}.
+     */
     protected int handle;
+    /** The device the domain was allocated on. */
     protected IbvContext context;
+    /** False once {@link #close()} or {@link #deallocPd()} has been called. */
     protected volatile boolean isOpen;
 
     /** The Panama Verbs protection domain behind this object. */

@@ -7,7 +7,7 @@ import org.panamaverbs.verbs.QueuePair;
 /**
  * Stands in for DiSNI 2.1's {@code com.ibm.disni.verbs.IbvQP}: a queue pair ({@code struct ibv_qp}) over a
  * Panama Verbs {@link QueuePair}. In the DiSNI API queue pairs are made by rdma_cm
- * ({@code RdmaCmId.createQP}, {@code rdma_create_qp}, not in this module yet), which also moves them through
+ * ({@code RdmaCmId.createQP}, {@code rdma_create_qp}; RC only in this module), which also moves them through
  * their states.
  *
  * <p>{@link #postSend(List, List)} and {@link #postRecv(List, List)} prepare stateful verb calls
@@ -43,14 +43,35 @@ public class IbvQP {
     public static final int IBV_QPS_ERR = 6;
 
     private RdmaVerbs verbs;
+    /** The device (the protection domain's); null for an object made with the public constructor. */
     protected IbvContext context;
+    /** The protection domain the queue pair was created in; null for an object made with the public constructor. */
     protected IbvPd pd;
+    /** The completion queue of the send queue; null for an object made with the public constructor. */
     protected IbvCQ send_cq;
+    /** The completion queue of the receive queue; null for an object made with the public constructor. */
     protected IbvCQ recv_cq;
+    /**
+     * A number unique to this queue pair in the JVM, counted from 1 for queue pairs made by {@code rdma_create_qp};
+     * for the public constructor, the number given.
+     */
     protected int handle;
+    /**
+     * The queue pair number ({@code ibv_qp.qp_num}, 24 bits) that the peer addresses and completions carry; 0 for
+     * an object made with the public constructor.
+     */
     protected int qp_num;
+    /**
+     * What {@link #getState()} returns for an object without a queue pair behind it ({@code IBV_QPS_*}; this module
+     * never sets it, so 0, {@code IBV_QPS_RESET}). A real queue pair's state comes from Panama Verbs.
+     */
     protected int state;
+    /**
+     * Transport type ({@code IBV_QPT_*}): {@link #IBV_QPT_RC} for every queue pair this module creates, 0 for an
+     * object made with the public constructor.
+     */
     protected int qp_type;
+    /** False once {@link #close()} has been called ({@code RdmaCmId.destroyQP} calls it). */
     protected volatile boolean isOpen;
 
     /** The Panama Verbs queue pair behind this object; null for one made with the public constructor. */

@@ -4,7 +4,7 @@ package com.ibm.disni.verbs;
  * Stands in for DiSNI 2.1's {@code com.ibm.disni.verbs.IbvQPCap}: a queue pair's capacities, mirroring C's
  * {@code struct ibv_qp_cap}. Obtained from {@code IbvQPInitAttr.cap()} (the constructor is protected, as in
  * DiSNI). A plain value holder: wraps no C call, holds no native memory. (DiSNI 2.1's native library
- * ignored both SGE limits and used 4; {@code RdmaCmId.createQP}, not in this module yet, is to pass them on.)
+ * ignored both SGE limits and used 4; this module's {@code RdmaCmId.createQP} passes every field on.)
  */
 public class IbvQPCap {
 

@@ -4,7 +4,7 @@ package com.ibm.disni.verbs;
  * Stands in for DiSNI 2.1's {@code com.ibm.disni.verbs.IbvQPInitAttr}: the attributes a queue pair is
  * created with, mirroring C's {@code struct ibv_qp_init_attr} (completion queues, capacities
  * {@link #cap()}, type, signalling). A plain value holder: wraps no C call itself and holds no native
- * memory; {@code RdmaCmId.createQP} (not in this module yet) reads it once.
+ * memory; {@code RdmaCmId.createQP} reads it once, when called.
  */
 public class IbvQPInitAttr {
 

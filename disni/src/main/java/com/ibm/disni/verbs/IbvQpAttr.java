@@ -8,31 +8,102 @@ package com.ibm.disni.verbs;
  */
 public class IbvQpAttr {
 
+    /** State to move the queue pair to ({@code ibv_qp_attr.qp_state}), one of {@code IbvQP.IBV_QPS_*}. */
     protected int qp_state;
+    /**
+     * State the caller assumes the queue pair is in ({@code ibv_qp_attr.cur_qp_state}), one of
+     * {@code IbvQP.IBV_QPS_*}.
+     */
     protected int cur_qp_state;
+    /**
+     * Path MTU ({@code ibv_qp_attr.path_mtu}), a value of C's {@code enum ibv_mtu}: 1 for 256 bytes up to 5 for
+     * 4096 bytes.
+     */
     protected int path_mtu;
+    /**
+     * Path migration state ({@code ibv_qp_attr.path_mig_state}), a value of C's {@code enum ibv_mig_state}: 0
+     * migrated, 1 rearm, 2 armed.
+     */
     protected int path_mig_state;
+    /** Q_Key of a UD queue pair ({@code ibv_qp_attr.qkey}): incoming datagrams must carry it. */
     protected int qkey;
+    /**
+     * Packet sequence number the receive queue expects first ({@code ibv_qp_attr.rq_psn}), 24 bits; must match the
+     * peer's {@code sq_psn}.
+     */
     protected int rq_psn;
+    /** Packet sequence number the send queue starts with ({@code ibv_qp_attr.sq_psn}), 24 bits. */
     protected int sq_psn;
+    /** Number of the remote queue pair of an RC or UC queue pair ({@code ibv_qp_attr.dest_qp_num}), 24 bits. */
     protected int dest_qp_num;
+    /**
+     * Remote operations the queue pair accepts ({@code ibv_qp_attr.qp_access_flags}):
+     * {@code IbvMr.IBV_ACCESS_REMOTE_*} bits.
+     */
     protected int qp_access_flags;
+    /** Queue capacities ({@code ibv_qp_attr.cap}): the object given to the constructor, kept by reference. */
     protected IbvQPCap cap;
+    /**
+     * Address vector of the primary path ({@code ibv_qp_attr.ah_attr}): the object given to the constructor, kept
+     * by reference.
+     */
     protected IbvAhAttr ah_attr;
+    /**
+     * Address vector of the alternate path used by automatic path migration ({@code ibv_qp_attr.alt_ah_attr}): the
+     * object given to the constructor, kept by reference.
+     */
     protected IbvAhAttr alt_ah_attr;
+    /** Index in the port's partition key table for the primary path ({@code ibv_qp_attr.pkey_index}). */
     protected short pkey_index;
+    /** Index in the port's partition key table for the alternate path ({@code ibv_qp_attr.alt_pkey_index}). */
     protected short alt_pkey_index;
+    /**
+     * 1 to be told by an asynchronous event when the send queue has drained after a move to SQD
+     * ({@code ibv_qp_attr.en_sqd_async_notify}), else 0.
+     */
     protected byte en_sqd_async_notify;
+    /**
+     * Reported by a query: 1 while the send queue is still draining in the SQD state
+     * ({@code ibv_qp_attr.sq_draining}), else 0.
+     */
     protected byte sq_draining;
+    /**
+     * RDMA READ and atomic requests this side may have outstanding as initiator
+     * ({@code ibv_qp_attr.max_rd_atomic}); each uses one of the peer's responder resources.
+     */
     protected byte max_rd_atomic;
+    /**
+     * Incoming RDMA READ and atomic requests this side serves at once as responder
+     * ({@code ibv_qp_attr.max_dest_rd_atomic}).
+     */
     protected byte max_dest_rd_atomic;
+    /**
+     * Minimum RNR NAK timer ({@code ibv_qp_attr.min_rnr_timer}): how long a sender waits after this side answered
+     * RNR NAK, encoded 0 to 31 (for example 12 is 0.64 ms, 0 is the longest, 655.36 ms).
+     */
     protected byte min_rnr_timer;
+    /** Physical port of the primary path ({@code ibv_qp_attr.port_num}), 1-based. */
     protected byte port_num;
+    /**
+     * Local ACK timeout of the primary path ({@code ibv_qp_attr.timeout}): 4.096 microseconds times 2 to the power
+     * of this value, 0 to 31; 0 waits without bound.
+     */
     protected byte timeout;
+    /** How often a request is sent again when no ACK arrives in time ({@code ibv_qp_attr.retry_cnt}), 0 to 7. */
     protected byte retry_cnt;
+    /**
+     * How often a request is sent again after an RNR NAK ({@code ibv_qp_attr.rnr_retry}), 0 to 7; 7 retries without
+     * limit.
+     */
     protected byte rnr_retry;
+    /** Physical port of the alternate path ({@code ibv_qp_attr.alt_port_num}), 1-based. */
     protected byte alt_port_num;
+    /** Local ACK timeout of the alternate path ({@code ibv_qp_attr.alt_timeout}), encoded as {@code timeout}. */
     protected byte alt_timeout;
+    /**
+     * Which of the attributes apply: the {@code attr_mask} argument of {@code ibv_modify_qp}, {@code IBV_QP_*}
+     * bits.
+     */
     protected int qpAttrMask;
 
     /**

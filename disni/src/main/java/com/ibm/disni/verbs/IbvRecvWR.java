@@ -13,8 +13,20 @@ import java.util.LinkedList;
  */
 public class IbvRecvWR {
 
+    /**
+     * The caller's identifier of the request ({@code ibv_recv_wr.wr_id}), handed back in the receive's completion
+     * ({@code IbvWC.getWr_id()}).
+     */
     protected long wr_id;
+    /**
+     * The scatter-gather entries received bytes are written into, kept by reference; null until set. A post uses
+     * the first {@code num_sge} of them.
+     */
     protected LinkedList<IbvSge> sg_list;
+    /**
+     * How many entries of {@code sg_list} a post uses ({@code ibv_recv_wr.num_sge});
+     * {@link #setSg_list(LinkedList)} sets it to the list's size. The post call refuses a list shorter than this.
+     */
     protected int num_sge;
 
     /** A request with no scatter-gather list ({@link #getSg_list()} is null until set, as in DiSNI). */

@@ -69,14 +69,43 @@ public class IbvSendWR {
         IBV_WR_ATOMIC_FETCH_AND_ADD
     }
 
+    /**
+     * The caller's identifier ({@code ibv_send_wr.wr_id}), handed back in the request's completion (only a signaled
+     * request has one).
+     */
     protected long wr_id;
+    /**
+     * This request's own list of scatter-gather entries (the entries are shared with the caller, the list is not);
+     * a post uses the first {@code num_sge}.
+     */
     protected LinkedList<IbvSge> sg_list;
+    /**
+     * How many entries of {@code sg_list} a post uses ({@code ibv_send_wr.num_sge});
+     * {@link #setSg_list(LinkedList)} sets it to the list's size. The post call refuses a list shorter than this.
+     */
     protected int num_sge;
+    /**
+     * The operation ({@code ibv_send_wr.opcode}), one of the {@code IBV_WR_*} constants; 0
+     * ({@link #IBV_WR_RDMA_WRITE}) by default. The post call refuses any other value.
+     */
     protected int opcode;
+    /**
+     * {@code IBV_SEND_*} bits ({@code ibv_send_wr.send_flags}), 0 by default: without {@code IBV_SEND_SIGNALED} the
+     * request produces no completion unless the queue pair signals every request.
+     */
     protected int send_flags;
+    /**
+     * Immediate data of the {@code *_WITH_IMM} operations ({@code ibv_send_wr.imm_data}) as the C field holds it
+     * (network byte order); the receiver's {@code IbvWC.getImm_data()} returns the same {@code int}.
+     */
     protected int imm_data;
+    /** The RDMA part ({@code wr.rdma}): remote address and key of RDMA WRITE and READ. */
     protected Rdma rdma;
+    /**
+     * The atomic part ({@code wr.atomic}): remote address, key and operands of compare-and-swap and fetch-and-add.
+     */
     protected Atomic atomic;
+    /** The datagram part ({@code wr.ud}); never read, since this module's post refuses UD queue pairs. */
     protected Ud ud;
 
     /** A request with an empty scatter-gather list, opcode 0 (RDMA WRITE), no flags, zeroed union parts. */
@@ -259,8 +288,14 @@ public class IbvSendWR {
      */
     public static class Rdma {
 
+        /**
+         * Address in the peer's registered region that the RDMA WRITE writes to or the READ reads from
+         * ({@code wr.rdma.remote_addr}).
+         */
         protected long remote_addr;
+        /** Remote key of the peer's region ({@code wr.rdma.rkey}), the peer's {@code IbvMr.getRkey()}. */
         protected int rkey;
+        /** A reserved word kept for DiSNI compatibility; copied by the post call but never sent. */
         protected int reserved;
 
         /** All fields 0. */
@@ -337,10 +372,24 @@ public class IbvSendWR {
      */
     public static class Atomic {
 
+        /**
+         * Address of the peer's 8-byte operand ({@code wr.atomic.remote_addr}), 8-byte aligned, in a region
+         * registered with {@code IBV_ACCESS_REMOTE_ATOMIC}.
+         */
         protected long remote_addr;
+        /**
+         * The value compare-and-swap compares the remote operand with, or fetch-and-add adds to it
+         * ({@code wr.atomic.compare_add}).
+         */
         protected long compare_add;
+        /**
+         * The value compare-and-swap writes when the comparison matches ({@code wr.atomic.swap}); unused by
+         * fetch-and-add.
+         */
         protected long swap;
+        /** Remote key of the peer's region ({@code wr.atomic.rkey}). */
         protected int rkey;
+        /** A reserved word kept for DiSNI compatibility (C's {@code wr.atomic} has none); never sent. */
         protected int reserved;
 
         /** All fields 0. */
@@ -453,9 +502,16 @@ public class IbvSendWR {
      */
     public static class Ud {
 
+        /**
+         * The destination's address handle ({@code wr.ud.ah}), an {@code int} in DiSNI's API, which has no call
+         * that makes one.
+         */
         protected int ah;
+        /** Number of the destination queue pair ({@code wr.ud.remote_qpn}), 24 bits. */
         protected int remote_qpn;
+        /** Q_Key of the destination queue pair ({@code wr.ud.remote_qkey}). */
         protected int remote_qkey;
+        /** A reserved word kept for DiSNI compatibility; never sent. */
         protected int reserved;
 
         /** All fields 0. */

@@ -12,8 +12,17 @@ package com.ibm.disni.verbs;
  */
 public class IbvSge {
 
+    /**
+     * Address of the first byte ({@code ibv_sge.addr}); this byte and the {@code length} after it must lie in the
+     * region that {@code lkey} names.
+     */
     protected long addr;
+    /** Number of bytes ({@code ibv_sge.length}); for a receive, the most bytes written into this entry. */
     protected int length;
+    /**
+     * Local key ({@code ibv_sge.lkey}, {@code IbvMr.getLkey()}) of a region registered through this module on the
+     * queue pair's device; a post finds the region by it.
+     */
     protected int lkey;
 
     /** An entry with address, length and key 0. */

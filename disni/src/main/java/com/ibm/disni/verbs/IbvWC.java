@@ -152,27 +152,93 @@ public class IbvWC {
         }
     }
 
+    /**
+     * Identifier of the completed work request ({@code ibv_wc.wr_id}), as it was posted; valid for every status.
+     */
     protected long wr_id;
+    /**
+     * Status ({@code ibv_wc.status}): an {@link IbvWcStatus} ordinal, 0 ({@code IBV_WC_SUCCESS}) on success. For
+     * any other status only {@code wr_id}, {@code qp_num} and {@code vendor_err} are meaningful.
+     */
     protected int status;
+    /**
+     * Operation ({@code ibv_wc.opcode}): an {@link IbvWcOpcode} value, 128 and up for receives; -1 when Panama
+     * Verbs does not know the C value (C leaves the opcode undefined in error completions).
+     */
     protected int opcode;
+    /** The provider's own error detail ({@code ibv_wc.vendor_err}), for error completions. */
     protected int vendor_err;
+    /** Bytes received ({@code ibv_wc.byte_len}), for receive completions. */
     protected int byte_len;
+    /**
+     * Immediate data ({@code ibv_wc.imm_data}) as the C field holds it (network byte order, as DiSNI read it):
+     * the same {@code int} a sender using this API passed to {@code IbvSendWR.setImm_data}. Meaningful when
+     * {@code wc_flags} has {@code IBV_WC_WITH_IMM} (2).
+     */
     protected int imm_data;
+    /**
+     * Number of the local queue pair the work request was posted to ({@code ibv_wc.qp_num}); the CQ processors
+     * route completions by it.
+     */
     protected int qp_num;
+    /** Number of the sending queue pair, for UD receives ({@code ibv_wc.src_qp}). */
     protected int src_qp;
+    /**
+     * Flags ({@code ibv_wc.wc_flags}), C's bits: {@code IBV_WC_GRH} (1), {@code IBV_WC_WITH_IMM} (2) and others.
+     */
     protected int wc_flags;
+    /** Partition key index, for UD receives ({@code ibv_wc.pkey_index}). */
     protected short pkey_index;
+    /** Source LID, for UD receives on InfiniBand ({@code ibv_wc.slid}); unsigned 16 bits in a {@code short}. */
     protected short slid;
+    /** Service level, for UD receives ({@code ibv_wc.sl}). */
     protected short sl;
+    /** Destination LID path bits, for UD receives ({@code ibv_wc.dlid_path_bits}). */
     protected short dlid_path_bits;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled; a poll never writes it (kept so programs that use it
+     * still link).
+     */
     protected int err;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled; a poll never writes it (kept so programs that use it
+     * still link).
+     */
     protected boolean isSend;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled; a poll never writes it (kept so programs that use it
+     * still link).
+     */
     protected short wqIndex;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled; a poll never writes it (kept so programs that use it
+     * still link).
+     */
     protected short tail1;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled; a poll never writes it (kept so programs that use it
+     * still link).
+     */
     protected short tail2;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled; a poll never writes it (kept so programs that use it
+     * still link).
+     */
     protected short tail3;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled; a poll never writes it (kept so programs that use it
+     * still link).
+     */
     protected short diff;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled and gave no accessor; a poll never writes it,
+     * {@link #clone()} copies it.
+     */
     protected int wrIndex;
+    /**
+     * A legacy field DiSNI 2.1 declared but never filled; a poll never writes it (kept so programs that use it
+     * still link).
+     */
     protected int sqcqn;
 
     /** A completion with every field 0. */

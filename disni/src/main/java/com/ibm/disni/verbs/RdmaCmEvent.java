@@ -55,10 +55,25 @@ public class RdmaCmEvent {
     }
 
     private RdmaCm cm;
+    /** The event type ({@code rdma_cm_event.event}): an {@link EventType} ordinal, which is C's value. */
     protected int event;
+    /**
+     * The event's status ({@code rdma_cm_event.status}): 0 on success, a CM reject reason for {@code REJECTED}, a
+     * negative errno for failures ({@code -110}, {@code ETIMEDOUT}, when this module's bounded wait for the outcome
+     * ran out; -1 when the failure carried no errno). -1 for an event made with the public constructor.
+     */
     protected int status;
+    /** For {@code CONNECT_REQUEST}, the listening id the request arrived on; null for every other event. */
     protected RdmaCmId listenIdPriv;
+    /**
+     * The id the event concerns; for {@code CONNECT_REQUEST}, the new id of the incoming connection, to accept or
+     * destroy.
+     */
     protected RdmaCmId connIdPriv;
+    /**
+     * The event's connection parameters, never null: only the peer's private data is filled in (the address of a
+     * native copy that lives as long as this event, and its length); every other field is 0.
+     */
     protected RdmaConnParam conn;
 
     /** Keeps the native copy of the private data alive as long as this event. */

@@ -17,11 +17,26 @@ import org.panamaverbs.cm.CmId;
 public class RdmaCmId {
 
     private RdmaCm cm;
+    /**
+     * The port space: {@code RdmaCm.RDMA_PS_TCP} (0x0106) for every id this module creates, 0 for an object made
+     * with the protected constructor.
+     */
     protected int ps;
+    /**
+     * What {@link #getPort_num()} returns for an object without an id behind it (set by
+     * {@link #setPort_num(byte)}); a real id's port comes from Panama Verbs.
+     */
     protected byte port_num;
+    /** The event channel the id's events are queued on. */
     protected RdmaEventChannel cmChannel;
+    /**
+     * The device the id is bound to: looked up the first time {@link #getVerbs()} finds the id bound, or set by
+     * {@link #setVerbs(IbvContext)}; null before.
+     */
     protected IbvContext verbs;
+    /** The queue pair {@link #createQP(IbvPd, IbvQPInitAttr)} made on this id, or null. */
     protected IbvQP qpObj;
+    /** False once {@link #close()} or {@link #destroyId()} has been called. */
     protected volatile boolean isOpen;
 
     /** The Panama Verbs id behind this object; null for one made with the protected constructor. */

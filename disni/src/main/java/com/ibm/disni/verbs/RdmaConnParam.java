@@ -17,14 +17,51 @@ import java.io.IOException;
  */
 public class RdmaConnParam {
 
+    /**
+     * Native address of the private data ({@code rdma_conn_param.private_data}), 0 for none; connect and accept
+     * copy the bytes during the call.
+     */
     protected long private_data_addr;
+    /**
+     * Length in bytes of the private data ({@code rdma_conn_param.private_data_len}), read as unsigned: at most 56
+     * for a connect, 196 for an accept.
+     */
     protected byte private_data_len;
+    /**
+     * Incoming RDMA READ and atomic requests this side serves at once
+     * ({@code rdma_conn_param.responder_resources}), read as unsigned; 0 asks this module's connect and accept for
+     * the device's maximum.
+     */
     protected byte responder_resources;
+    /**
+     * RDMA READ and atomic requests this side may have outstanding ({@code rdma_conn_param.initiator_depth}), read
+     * as unsigned; 0 asks this module's connect and accept for the device's maximum.
+     */
     protected byte initiator_depth;
+    /**
+     * Whether hardware flow control is used ({@code rdma_conn_param.flow_control}); kept, but this module's connect
+     * and accept do not pass it on.
+     */
     protected byte flow_control;
+    /**
+     * Transport retries when no ACK arrives ({@code rdma_conn_param.retry_count}), 0 to 7; connect and accept cap
+     * larger values at 7.
+     */
     protected byte retry_count;
+    /**
+     * Retries after an RNR NAK ({@code rdma_conn_param.rnr_retry_count}), 0 to 7, 7 meaning without limit; connect
+     * and accept cap larger values at 7.
+     */
     protected byte rnr_retry_count;
+    /**
+     * Whether the queue pair uses a shared receive queue ({@code rdma_conn_param.srq}); kept, but this module's
+     * connect and accept do not pass it on.
+     */
     protected byte srq;
+    /**
+     * Queue pair number for ids without a queue pair ({@code rdma_conn_param.qp_num}); kept, but this module's
+     * connect and accept do not pass it on (its ids connect their own queue pair).
+     */
     protected int qp_num;
 
     /** Parameters with every field 0 (no private data). */

@@ -14,6 +14,7 @@ public class RdmaEventChannel {
 
     private RdmaCm cm;
     private int fd;
+    /** False once {@link #close()} or {@link #destroyEventChannel()} has been called. */
     protected volatile boolean isOpen;
 
     /** The Panama Verbs channel behind this object; null for one made with the protected constructor. */
