@@ -162,8 +162,9 @@ public class IbvWC {
      */
     protected int status;
     /**
-     * Operation ({@code ibv_wc.opcode}): an {@link IbvWcOpcode} value, 128 and up for receives; -1 when Panama
-     * Verbs does not know the C value (C leaves the opcode undefined in error completions).
+     * Operation ({@code ibv_wc.opcode}): an {@link IbvWcOpcode} value, 128 and up for receives; the
+     * provider's number as it wrote it, also one no constant names (C leaves the opcode undefined in error
+     * completions).
      */
     protected int opcode;
     /** The provider's own error detail ({@code ibv_wc.vendor_err}), for error completions. */
