@@ -258,34 +258,60 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
-     * The port of {@link #context()} this id uses ({@code cm_id->port_num}). Reads librdmacm's structure, so
-     * call it only while the id is open.
+     * The port of {@link #context()} this id uses ({@code cm_id->port_num}), read from librdmacm's structure.
      *
      * @return the port number, 1-based; 0 while the id has no device
+     * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public int port() {
-        return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
+        // the lock keeps close() from marking the id closed (and then freeing it) while the structure is read
+        synchronized (this) {
+            ensureOpen();
+            return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
+        }
     }
 
     /**
-     * The local address ({@code rdma_get_local_addr}), or null before bind/resolve. Reads librdmacm's
-     * structure, so call it only while the id is open.
+     * The local address ({@code rdma_get_local_addr}), or null before bind/resolve, read from librdmacm's
+     * structure.
      *
      * @return the local IP address and port (the port picked by {@link #bind} when 0 was asked for); null
      *         while no IPv4 or IPv6 address is set
+     * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress localAddress() {
-        return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
+        synchronized (this) {
+            ensureOpen();
+            return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
+        }
+    }
+
+    /** {@link #localAddress()}, or null once the id is closed (for descriptions, which must not throw). */
+    InetSocketAddress localAddressOrNull() {
+        synchronized (this) {
+            return closed ? null : localAddress();
+        }
     }
 
     /**
-     * The peer's address ({@code rdma_get_peer_addr}), or null before resolve / a request. Reads librdmacm's
-     * structure, so call it only while the id is open.
+     * The peer's address ({@code rdma_get_peer_addr}), or null before resolve / a request, read from
+     * librdmacm's structure.
      *
      * @return the peer's IP address and port; null while no IPv4 or IPv6 address is set
+     * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress peerAddress() {
-        return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
+        synchronized (this) {
+            ensureOpen();
+            return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
+        }
+    }
+
+    /** {@link #peerAddress()}, or null once the id is closed (for descriptions, which must not throw). */
+    InetSocketAddress peerAddressOrNull() {
+        synchronized (this) {
+            return closed ? null : peerAddress();
+        }
     }
 
     /**

@@ -50,17 +50,20 @@ public final class Connection implements AutoCloseable {
         this.ownChannel = ownChannel;
         Context context = id.context();
         ProtectionDomain domain = context.allocateProtectionDomain();
+        CompletionQueue queue = null;
         try {
-            cq = context.createCompletionQueue(options.maxSendWr() + options.maxRecvWr());
-            QpConfig config = QpConfig.builder(cq)
+            queue = context.createCompletionQueue(options.maxSendWr() + options.maxRecvWr());
+            QpConfig config = QpConfig.builder(queue)
                     .type(options.portSpace() == PortSpace.TCP ? QpType.RC : QpType.UD)
                     .maxSendWr(options.maxSendWr()).maxRecvWr(options.maxRecvWr())
                     .maxSendSge(options.maxSendSge()).maxRecvSge(options.maxRecvSge()).build();
             qp = id.createQueuePair(domain, config);
-        } catch (RuntimeException e) {
-            domain.close();
+        } catch (RuntimeException | Error e) {
+            // a refused queue pair (capacities beyond the device's) leaves nothing behind
+            closeAll(e, queue, domain);
             throw e;
         }
+        cq = queue;
         pd = domain;
     }
 
@@ -96,7 +99,7 @@ public final class Connection implements AutoCloseable {
             connection.readPeer(established.privateData());
             connection.udPeer = established.udPeer();
             return connection;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an Error from the prepare hook too: nothing is left open
             if (connection != null) {
                 connection.closeQuietly(e);
             } else {
@@ -121,7 +124,7 @@ public final class Connection implements AutoCloseable {
                 id.awaitEstablished(remaining(deadline));
             }
             return connection;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an Error from the prepare hook too: nothing is left open
             if (connection != null) {
                 connection.closeQuietly(e);
             } else {
@@ -323,16 +326,38 @@ public final class Connection implements AutoCloseable {
                 }
             }
         } finally {
+            // each is closed even if one before it failed; the first failure is thrown, later ones suppressed
+            RuntimeException failure = closeAll(null, id, cq, pd, ownChannel);
+            if (failure != null) {
+                throw failure;
+            }
+        }
+    }
+
+    /**
+     * Closes each of {@code resources} (null ones skipped) whatever the others do. Failures are added to
+     * {@code failure} when it is given; otherwise the first is returned with the later ones suppressed.
+     */
+    private static RuntimeException closeAll(Throwable failure, AutoCloseable... resources) {
+        RuntimeException first = null;
+        for (AutoCloseable resource : resources) {
+            if (resource == null) {
+                continue;
+            }
             try {
-                id.close();
-                cq.close();
-                pd.close();
-            } finally {
-                if (ownChannel != null) {
-                    ownChannel.close();
+                resource.close();
+            } catch (Exception e) {
+                RuntimeException unchecked = e instanceof RuntimeException r ? r : new IllegalStateException(e);
+                if (failure != null) {
+                    failure.addSuppressed(unchecked);
+                } else if (first == null) {
+                    first = unchecked;
+                } else {
+                    first.addSuppressed(unchecked);
                 }
             }
         }
+        return first;
     }
 
     private void closeQuietly(RuntimeException failure) {
@@ -345,6 +370,6 @@ public final class Connection implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Connection[" + id.portSpace() + " to " + peerAddress() + ", " + qp + "]";
+        return "Connection[" + id.portSpace() + (closed ? " closed" : " to " + id.peerAddressOrNull()) + ", " + qp + "]";
     }
 }

@@ -118,6 +118,7 @@ public final class RdmaServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RdmaServer[" + listener.portSpace() + " on " + localAddress() + "]";
+        InetSocketAddress local = listener.localAddressOrNull();
+        return "RdmaServer[" + listener.portSpace() + (local == null && listener.isClosed() ? " closed" : " on " + local) + "]";
     }
 }
