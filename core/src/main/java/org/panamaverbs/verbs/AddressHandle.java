@@ -41,7 +41,16 @@ public final class AddressHandle extends VerbsResource {
      * @param serviceLevel service level
      */
     public record Target(Gid gid, int sourceGidIndex, int port, int lid, int hopLimit, int serviceLevel) {
-        /** A target on RoCE or InfiniBand with a GRH: hop limit 64, service level 0. */
+        /**
+         * A target on RoCE or InfiniBand with a GRH: hop limit 64, service level 0. Its LID is 0, which is
+         * what RoCE wants; an InfiniBand destination needs its LID, given through the canonical constructor.
+         *
+         * @param gid            the destination GID, for example the GID the peer sent out of band; not null
+         * @param sourceGidIndex the populated index of {@code port}'s GID table to send from
+         *                       ({@link Context#defaultGidIndex(int)} picks one)
+         * @param port           the local port number, from 1
+         * @return the target: LID 0, hop limit 64, service level 0
+         */
         public static Target of(Gid gid, int sourceGidIndex, int port) {
             return new Target(gid, sourceGidIndex, port, 0, 64, 0);
         }
@@ -93,12 +102,15 @@ public final class AddressHandle extends VerbsResource {
         }
     }
 
-    /** Where this handle sends. */
+    /** {@return where this handle sends: the target it was created with} */
     public Target target() {
         return target;
     }
 
-    /** The protection domain. */
+    /**
+     * {@return the protection domain the handle was created in} The verbs require a UD queue pair of the
+     * same protection domain to send with it.
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }

@@ -57,12 +57,12 @@ public enum Capability {
         this.verb = verb;
     }
 
-    /** For tables: {@code "shared receive queues"}. */
+    /** {@return a short lower-case name for tables, e.g. {@code "shared receive queues"}} */
     public String label() {
         return label;
     }
 
-    /** The C verb that asks for it, e.g. {@code "ibv_create_srq"}. */
+    /** {@return the C verb that asks for it, and whose refusal a program would see, e.g. {@code "ibv_create_srq"}} */
     public String verb() {
         return verb;
     }

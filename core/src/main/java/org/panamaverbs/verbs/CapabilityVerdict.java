@@ -30,6 +30,17 @@ public record CapabilityVerdict(Capability capability, Status status, String det
         ABSENT
     }
 
+    /**
+     * Checks that a refusal message comes exactly with the statuses that have one.
+     *
+     * @param capability what was asked
+     * @param status     the answer
+     * @param detail     a short note; null is stored as the empty string
+     * @param refusal    the refusal message: required for {@link Status#REFUSED} and {@link Status#LIMITED},
+     *                   null for {@link Status#ALLOWED} and {@link Status#ABSENT}
+     * @throws IllegalArgumentException if {@code refusal} is missing for REFUSED or LIMITED, or given for
+     *                                  ALLOWED or ABSENT
+     */
     public CapabilityVerdict {
         detail = detail == null ? "" : detail;
         if ((status == Status.REFUSED || status == Status.LIMITED) != (refusal != null)) {
@@ -37,7 +48,12 @@ public record CapabilityVerdict(Capability capability, Status status, String det
         }
     }
 
-    /** Whether a program may use it (within the limit, if {@link Status#LIMITED}). */
+    /**
+     * Whether a program may use it (within the limit, if {@link Status#LIMITED}).
+     *
+     * @return true for {@link Status#ALLOWED} and {@link Status#LIMITED}; false for {@link Status#REFUSED}
+     *         and {@link Status#ABSENT}
+     */
     public boolean allowed() {
         return status == Status.ALLOWED || status == Status.LIMITED;
     }

@@ -74,12 +74,20 @@ public final class CompletionChannel extends VerbsResource {
         return new CompletionChannel(context, channel);
     }
 
-    /** The context this channel belongs to. */
+    /** {@return the context this channel belongs to} */
     public Context context() {
         return context;
     }
 
-    /** The channel's file descriptor (non-blocking), for applications that multiplex it themselves. */
+    /**
+     * The channel's file descriptor (non-blocking), for applications that multiplex it themselves. It
+     * becomes readable when an armed queue signals; reading the event is still {@link #awaitEvent(Duration)}'s
+     * job (with a zero timeout after the application's own poll), so that the event is counted for
+     * acknowledgement. The descriptor is closed with the channel.
+     *
+     * @return the file descriptor, {@code ibv_comp_channel.fd}
+     * @throws IllegalStateException if the channel is closed
+     */
     public int fd() {
         ensureOpen();
         return fd;
@@ -108,6 +116,7 @@ public final class CompletionChannel extends VerbsResource {
      * signal, and returns it (its event counted for acknowledgement). The queue must be re-armed with
      * {@link CompletionQueue#requestNotification(boolean)} to signal again.
      *
+     * @param timeout how long to wait at most; zero or negative makes one non-blocking attempt; not null
      * @return the completion queue that signalled, or null on timeout
      * @throws VerbsException        naming {@code ibv_get_cq_event} on failure
      * @throws IllegalStateException if the channel is closed

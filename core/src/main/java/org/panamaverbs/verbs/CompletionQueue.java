@@ -107,17 +107,27 @@ public final class CompletionQueue extends VerbsResource {
         }
     }
 
-    /** The context this queue belongs to. */
+    /** {@return the context this queue belongs to} */
     public Context context() {
         return context;
     }
 
-    /** The number of entries the device actually gave ({@code cq->cqe}; at least what was asked). */
+    /**
+     * The number of entries the device actually gave ({@code cq->cqe}; at least what was asked).
+     *
+     * @return the capacity in completions; more outstanding completions than this overrun the queue
+     *         ({@link AsyncEventType#CQ_ERR})
+     */
     public int capacity() {
         return capacity;
     }
 
-    /** The native {@code struct ibv_cq *}; valid until closed. */
+    /**
+     * The native {@code struct ibv_cq *}; valid until closed.
+     *
+     * @return the handle, for passing to native code; do not use it after the queue closes
+     * @throws IllegalStateException if the queue is closed
+     */
     public MemorySegment handle() {
         ensureOpen();
         return handle;
@@ -127,6 +137,7 @@ public final class CompletionQueue extends VerbsResource {
      * {@code ibv_poll_cq(cq, completions.capacity(), wc)}: moves up to {@code completions.capacity()}
      * completions into {@code completions}, oldest first.
      *
+     * @param completions where to put them, overwriting what a previous poll left there; used by one thread
      * @return the number polled (also in {@link WorkCompletions#count()}), 0 if none, or a negative
      *         value if the provider failed
      * @throws IllegalStateException if this queue or {@code completions} is closed
@@ -138,6 +149,11 @@ public final class CompletionQueue extends VerbsResource {
     /**
      * {@code ibv_poll_cq(cq, max, wc)}: as {@link #poll(WorkCompletions)}, at most {@code max}.
      *
+     * @param completions where to put them, from slot 0, overwriting what a previous poll left there
+     * @param max         the most completions to take, 0 to {@code completions.capacity()}
+     * @return the number polled (also in {@link WorkCompletions#count()}), 0 if none, or a negative value
+     *         if the provider failed
+     * @throws IllegalStateException     if this queue or {@code completions} is closed
      * @throws IndexOutOfBoundsException if {@code max} is negative or above the array's capacity
      */
     public int poll(WorkCompletions completions, int max) {
@@ -151,7 +167,7 @@ public final class CompletionQueue extends VerbsResource {
         return handle.address();
     }
 
-    /** The completion channel this queue signals on, or null. */
+    /** {@return the completion channel this queue signals on, or null if it was created without one} */
     public CompletionChannel channel() {
         return channel;
     }
@@ -160,6 +176,8 @@ public final class CompletionQueue extends VerbsResource {
      * {@code ibv_req_notify_cq(cq, solicited_only)} (inline in verbs.h: {@code ops.req_notify_cq}): arms
      * the queue to signal its channel once, on the next completion (or the next solicited one).
      *
+     * @param solicitedOnly true to signal only for a receive whose sender set the solicited-event flag, or a
+     *                      completion in error; false to signal for any next completion
      * @return 0, or the provider's errno value
      * @throws IllegalStateException if the queue is closed or has no channel
      */
@@ -191,7 +209,11 @@ public final class CompletionQueue extends VerbsResource {
         }
     }
 
-    /** Events received from the channel and not yet acknowledged. */
+    /**
+     * Events received from the channel and not yet acknowledged.
+     *
+     * @return the count, below {@link #ACK_BATCH} (reaching it acknowledges them all)
+     */
     public int unacknowledgedEvents() {
         synchronized (treeLock()) {
             return events.unacknowledged;
@@ -203,6 +225,9 @@ public final class CompletionQueue extends VerbsResource {
      * completion may have arrived before the arm), and only then wait for the channel's event and poll.
      * Needs a channel used by this queue alone.
      *
+     * @param completions where to put the completions, as {@link #poll(WorkCompletions)} does
+     * @param timeout     how long to wait in total; zero or negative never waits (the queue is still polled
+     *                    and armed); not null
      * @return the number of completions in {@code completions}, or 0 if none arrived within {@code timeout}
      * @throws IllegalStateException if the queue has no channel of its own
      * @throws VerbsException        if arming or polling fails

@@ -214,12 +214,12 @@ public final class Context extends VerbsResource {
         return adopted;
     }
 
-    /** The device this context was opened on. */
+    /** {@return the device this context was opened on: its name, GUID and transport} */
     public RdmaDevice device() {
         return device;
     }
 
-    /** The device name, e.g. {@code "rxe0"}. */
+    /** {@return the device name, e.g. {@code "rxe0"}, as {@code ibv_get_device_name} gives it} */
     public String name() {
         return device.name();
     }
@@ -236,6 +236,8 @@ public final class Context extends VerbsResource {
     /**
      * What this device allows, detected when the context opened (or emulated: see {@link DeviceProfile}).
      * Log it: {@code profile().reasons()} says why the class was chosen.
+     *
+     * @return the profile, fixed for the life of the context
      */
     public DeviceProfile profile() {
         return profile;
@@ -247,6 +249,7 @@ public final class Context extends VerbsResource {
      * Asks the same gates the verbs ask ({@code DevicePolicy}), the port GID tables ({@code ibv_query_gid_table})
      * and whether librdmacm loads; creates nothing on the device.
      *
+     * @return one verdict per {@link Capability}, in the enum's declaration order; an immutable list
      * @throws IllegalStateException if the context is closed
      * @throws VerbsException naming {@code ibv_query_port} or {@code ibv_query_gid_table} if a query fails
      */
@@ -291,12 +294,21 @@ public final class Context extends VerbsResource {
         return n;
     }
 
-    /** {@code ibv_query_device}, read once when the context opened. */
+    /**
+     * {@code ibv_query_device}, read once when the context opened.
+     *
+     * @return the device's identity and limits; not queried again, so no call to the device and usable after close
+     */
     public DeviceAttributes attributes() {
         return attributes;
     }
 
-    /** The native {@code struct ibv_context *}; valid until this context is closed. */
+    /**
+     * The native {@code struct ibv_context *}; valid until this context is closed.
+     *
+     * @return the handle, for passing to native code; do not use it after the context closes
+     * @throws IllegalStateException if the context is closed
+     */
     public MemorySegment handle() {
         ensureOpen();
         return handle;
@@ -353,7 +365,9 @@ public final class Context extends VerbsResource {
      * operation pointer as C does.
      *
      * @param port the port number, from 1 to {@link DeviceAttributes#physicalPortCount()}
+     * @return the port's state and limits now (queried on every call: state and active MTU may change)
      * @throws IllegalArgumentException for a port the device does not have
+     * @throws IllegalStateException    if the context is closed
      * @throws VerbsException           if the provider fails the query
      */
     public PortAttributes queryPort(int port) {
@@ -417,7 +431,12 @@ public final class Context extends VerbsResource {
      * The populated entries of a port's GID table, with their types ({@code _ibv_query_gid_table},
      * which the inline {@code ibv_query_gid_table} calls with {@code sizeof(struct ibv_gid_entry)}).
      *
-     * @param port the port number, from 1
+     * @param port the port number, from 1 to {@link DeviceAttributes#physicalPortCount()}
+     * @return the populated entries of that port, in the order {@code ibv_query_gid_table} returns them
+     *         (empty slots are not returned); an immutable list, read anew on each call
+     * @throws IllegalArgumentException for a port the device does not have
+     * @throws IllegalStateException    if the context is closed
+     * @throws VerbsException           naming {@code ibv_query_port} or {@code ibv_query_gid_table} if a query fails
      */
     public List<GidEntry> gidTable(int port) {
         ensureOpen();
@@ -454,6 +473,12 @@ public final class Context extends VerbsResource {
      * The GID index to use on {@code port} when none is given: on RoCE the first RoCE v2 entry holding
      * an IPv4-mapped address (routable, what {@code ib_write_bw -x} users pick), else the first RoCE v2
      * entry, else the first entry; on InfiniBand, 0.
+     *
+     * @param port the port number, from 1 to {@link DeviceAttributes#physicalPortCount()}
+     * @return the chosen index of {@code port}'s GID table, what a {@link QpConfig} with GID index -1 uses;
+     *         0 when the table has no populated entry
+     * @throws IllegalArgumentException for a port the device does not have
+     * @throws VerbsException           if reading the GID table fails
      */
     public int defaultGidIndex(int port) {
         List<GidEntry> table = gidTable(port);
@@ -463,7 +488,16 @@ public final class Context extends VerbsResource {
                 .map(GidEntry::index).orElse(0);
     }
 
-    /** The GID at {@code index} of {@code port}'s table. @throws VerbsException if the slot is empty or out of range */
+    /**
+     * The GID at {@code index} of {@code port}'s table.
+     *
+     * @param port  the port number, from 1 to {@link DeviceAttributes#physicalPortCount()}
+     * @param index the GID index ({@code sgid_index}), as {@link GidEntry#index()} gives it
+     * @return the GID in that slot
+     * @throws IllegalArgumentException for a port the device does not have
+     * @throws VerbsException if the slot is empty or out of range (ENODATA; the message lists the populated
+     *                        indices)
+     */
     public Gid gid(int port, int index) {
         for (GidEntry entry : gidTable(port)) {
             if (entry.index() == index) {
@@ -484,6 +518,8 @@ public final class Context extends VerbsResource {
     /**
      * {@code ibv_alloc_pd}: a protection domain, owned by this context.
      *
+     * @return the new protection domain; closing this context closes it
+     * @throws IllegalStateException if the context is closed
      * @throws VerbsException naming {@code ibv_alloc_pd} and the errno (ENOMEM past {@code max_pd})
      */
     public ProtectionDomain allocateProtectionDomain() {
@@ -498,7 +534,10 @@ public final class Context extends VerbsResource {
      * entries, owned by this context.
      *
      * @param minEntries at least 1, at most {@link DeviceAttributes#maxCqe()}
+     * @return the new completion queue, with {@link CompletionQueue#capacity()} of at least {@code minEntries};
+     *         it has no channel, so it is polled, never awaited
      * @throws IllegalArgumentException outside those bounds
+     * @throws IllegalStateException if the context is closed
      * @throws VerbsException naming {@code ibv_create_cq} and the errno
      */
     public CompletionQueue createCompletionQueue(int minEntries) {
@@ -509,7 +548,15 @@ public final class Context extends VerbsResource {
      * {@code ibv_create_cq(context, cqe, NULL, channel, 0)}: a completion queue that signals {@code channel}
      * when armed ({@link CompletionQueue#requestNotification(boolean)}); it depends on the channel.
      *
-     * @param channel a channel of this context, or null for none
+     * @param minEntries the number of completions the queue must hold: at least 1, at most
+     *                   {@link DeviceAttributes#maxCqe()}; size it for every request that may be outstanding
+     *                   on the queue pairs using it
+     * @param channel    a channel of this context, or null for none
+     * @return the new completion queue, with {@link CompletionQueue#capacity()} of at least {@code minEntries}
+     * @throws IllegalArgumentException if {@code minEntries} is out of bounds or {@code channel} belongs to
+     *                                  another context
+     * @throws IllegalStateException    if the context or the channel is closed
+     * @throws VerbsException           naming {@code ibv_create_cq} and the errno
      */
     public CompletionQueue createCompletionQueue(int minEntries, CompletionChannel channel) {
         if (channel != null && channel.context() != this) {
@@ -532,6 +579,8 @@ public final class Context extends VerbsResource {
      * {@code ibv_create_comp_channel}: a completion channel owned by this context, for event-driven
      * completion queues.
      *
+     * @return the new channel; closing this context closes it
+     * @throws IllegalStateException if the context is closed
      * @throws VerbsException naming {@code ibv_create_comp_channel} and the errno
      */
     public CompletionChannel createCompletionChannel() {
@@ -544,10 +593,13 @@ public final class Context extends VerbsResource {
     /**
      * {@code ibv_get_async_event} on demand: waits up to {@code timeout} for the next asynchronous event of
      * this device (the waiting thread parks; see {@link CompletionChannel}), acknowledges it with
-     * {@code ibv_ack_async_event} and returns it with the object it concerns.
+     * {@code ibv_ack_async_event} and returns it with the object it concerns. With a listener registered
+     * ({@link #addAsyncEventListener}), this competes with its dispatcher thread: each event goes to one of them.
      *
+     * @param timeout how long to wait at most; zero or negative makes one non-blocking attempt; not null
      * @return the event, or null on timeout
      * @throws IllegalStateException if the context is closed
+     * @throws VerbsException naming {@code ibv_get_async_event} if reading the event fails
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) {
         AsyncEvent event = FdPoller.instance().awaitNonBlocking(asyncFd, timeout.toNanos(), this::tryGetAsyncEvent);
@@ -616,6 +668,10 @@ public final class Context extends VerbsResource {
      * ("panama-verbs-async-DEVICE") started with the first listener and ended when the context closes.
      * Events are acknowledged before listeners see them. A listener that throws is reported to the
      * thread's uncaught exception handler and stays registered.
+     *
+     * @param listener called with each event on the dispatcher thread, in order; it should return quickly,
+     *                 since the next event waits for it; not null
+     * @throws IllegalStateException if the context is closed
      */
     public void addAsyncEventListener(Consumer<AsyncEvent> listener) {
         synchronized (treeLock()) {
@@ -627,7 +683,12 @@ public final class Context extends VerbsResource {
         }
     }
 
-    /** Stops delivering events to {@code listener}. */
+    /**
+     * Stops delivering events to {@code listener}. The dispatcher thread keeps running, and reading events,
+     * until the context closes.
+     *
+     * @param listener a listener given to {@link #addAsyncEventListener}; any other value is ignored
+     */
     public void removeAsyncEventListener(Consumer<AsyncEvent> listener) {
         asyncListeners.remove(listener);
     }

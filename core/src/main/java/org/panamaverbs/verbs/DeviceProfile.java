@@ -51,11 +51,29 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
             boolean atomics, boolean inline, boolean roceV1, boolean roceV2, boolean rdmaAndImmediate) {
     }
 
+    /**
+     * Copies {@code reasons}, so the profile is immutable.
+     *
+     * @param hardwareClass the detected (or emulated) class
+     * @param emulated      whether the class was imposed rather than detected
+     * @param reasons       why this class was chosen, for logs; no null elements
+     * @param capabilities  what the gates allow
+     * @throws NullPointerException if {@code reasons} or one of its elements is null
+     */
     public DeviceProfile {
         reasons = List.copyOf(reasons);
     }
 
-    /** Classifies a device from its attributes and GID table (the entries of every port). */
+    /**
+     * Classifies a device from its attributes and GID table (the entries of every port). Looks only at
+     * {@code vendor_id}, {@code vendor_part_id}, {@code max_srq}, {@code atomic_cap} and the GID types; asks
+     * the device nothing.
+     *
+     * @param device the device's {@code ibv_query_device} attributes
+     * @param gids   the populated GID entries of all ports ({@link Context#gidTable(int)} for each); may be
+     *               empty, which on PVRDMA means neither RoCE version is present
+     * @return the detected profile, never emulated
+     */
     public static DeviceProfile detect(DeviceAttributes device, List<GidEntry> gids) {
         List<String> reasons = new ArrayList<>();
         boolean v1 = gids.stream().anyMatch(g -> g.type() == GidType.ROCE_V1);
@@ -92,7 +110,13 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
         return new Capabilities(hw14, false, hw14 ? -1 : HWV13_MAX_UD_QPS, false, false, v1, hw14 && v2, rdmaAndImmediate);
     }
 
-    /** This device's profile as the given PVRDMA class would see it: only what both allow. */
+    /**
+     * This device's profile as the given PVRDMA class would see it: only what both allow.
+     *
+     * @param target the class to emulate; {@link HardwareClass#NOT_PVRDMA} emulates nothing
+     * @return the emulated profile, its reasons starting with the emulation; this profile itself for
+     *         {@link HardwareClass#NOT_PVRDMA}
+     */
     public DeviceProfile emulate(HardwareClass target) {
         if (target == HardwareClass.NOT_PVRDMA) {
             return this;
@@ -110,6 +134,8 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
     /**
      * The profile as lines for a log: class (detected or emulated), the reasons, and what the gates allow.
      * For example {@code PVRDMA HWv13 (ESXi 6.5)-class, detected} followed by indented reasons and capabilities.
+     *
+     * @return the text, lines separated by {@code '\n'}, without a final line break
      */
     public String describe() {
         StringBuilder text = new StringBuilder(hardwareClass.description()).append(emulated ? " profile, emulated\n"

@@ -14,6 +14,7 @@ public final class Errno {
      * The symbolic name of an errno value, for example {@code "EINVAL"} for 22. Negative values (as
      * some verbs return them) are read as their absolute value.
      *
+     * @param errno the errno value, positive or negated
      * @return the name, or {@code "errno N"} for a value Linux does not define
      */
     public static String name(int errno) {
@@ -22,8 +23,10 @@ public final class Errno {
     }
 
     /**
-     * The readable message of an errno value, for example {@code "Invalid argument"} for 22.
+     * The readable message of an errno value, for example {@code "Invalid argument"} for 22. Negative values
+     * are read as their absolute value.
      *
+     * @param errno the errno value, positive or negated
      * @return the message, or {@code "Unknown error N"} as glibc says it
      */
     public static String message(int errno) {
@@ -31,7 +34,12 @@ public final class Errno {
         return row != null ? row[1] : "Unknown error " + Math.abs(errno);
     }
 
-    /** Name and message together: {@code "EINVAL (Invalid argument)"}. */
+    /**
+     * Name and message together: {@code "EINVAL (Invalid argument)"}.
+     *
+     * @param errno the errno value, positive or negated
+     * @return {@link #name(int)} followed by {@link #message(int)} in parentheses
+     */
     public static String describe(int errno) {
         return name(errno) + " (" + message(errno) + ")";
     }

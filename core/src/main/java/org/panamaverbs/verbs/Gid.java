@@ -21,18 +21,38 @@ public record Gid(long subnetPrefix, long interfaceId) {
     private static final ValueLayout.OfLong BIG_ENDIAN_LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    /** Reads 16 bytes of a native {@code union ibv_gid} at {@code offset}. */
+    /**
+     * Reads 16 bytes of a native {@code union ibv_gid} at {@code offset}.
+     *
+     * @param segment memory holding the GID in network byte order (native, or a heap segment)
+     * @param offset  the byte offset of the GID's first byte in {@code segment}
+     * @return the GID
+     * @throws IndexOutOfBoundsException if the 16 bytes do not lie inside {@code segment}
+     */
     public static Gid read(MemorySegment segment, long offset) {
         return new Gid(segment.get(BIG_ENDIAN_LONG, offset), segment.get(BIG_ENDIAN_LONG, offset + 8));
     }
 
-    /** Writes the 16 bytes at {@code offset}. */
+    /**
+     * Writes the 16 bytes at {@code offset}, in network byte order as {@code union ibv_gid} holds them.
+     *
+     * @param segment writable memory, for example the {@code dgid} of a native {@code ibv_global_route}
+     * @param offset  the byte offset of the GID's first byte in {@code segment}
+     * @throws IndexOutOfBoundsException if the 16 bytes do not lie inside {@code segment}
+     * @throws UnsupportedOperationException if {@code segment} is read-only
+     */
     public void write(MemorySegment segment, long offset) {
         segment.set(BIG_ENDIAN_LONG, offset, subnetPrefix);
         segment.set(BIG_ENDIAN_LONG, offset + 8, interfaceId);
     }
 
-    /** From 16 raw bytes in network order. */
+    /**
+     * From 16 raw bytes in network order.
+     *
+     * @param raw the GID's 16 bytes, most significant first (as {@link #toBytes()} gives them); not kept
+     * @return the GID
+     * @throws IllegalArgumentException if {@code raw} does not have 16 bytes
+     */
     public static Gid of(byte[] raw) {
         if (raw.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, not " + raw.length);
@@ -40,7 +60,13 @@ public record Gid(long subnetPrefix, long interfaceId) {
         return read(MemorySegment.ofArray(raw), 0);
     }
 
-    /** From an IP address: IPv6 as is, IPv4 mapped into {@code ::ffff:a.b.c.d} as RoCE does. */
+    /**
+     * From an IP address: IPv6 as is, IPv4 mapped into {@code ::ffff:a.b.c.d} as RoCE does.
+     *
+     * @param address an IP address, e.g. of the peer's RoCE interface (on RoCE the GID table holds GIDs
+     *                made from the interface's addresses); not null
+     * @return the GID for that address
+     */
     public static Gid of(InetAddress address) {
         byte[] bytes = address.getAddress();
         if (bytes.length == 4) {
@@ -53,29 +79,38 @@ public record Gid(long subnetPrefix, long interfaceId) {
         return of(bytes);
     }
 
-    /** The 16 bytes in network order. */
+    /** {@return the 16 bytes in network order, in a new array} */
     public byte[] toBytes() {
         byte[] raw = new byte[16];
         write(MemorySegment.ofArray(raw), 0);
         return raw;
     }
 
-    /** Whether this is {@code ::}, an unused table slot. */
+    /** {@return whether this is {@code ::}, an unused table slot} */
     public boolean isZero() {
         return subnetPrefix == 0 && interfaceId == 0;
     }
 
-    /** Whether this is an IPv4-mapped address ({@code ::ffff:a.b.c.d}). */
+    /**
+     * {@return whether this is an IPv4-mapped address ({@code ::ffff:a.b.c.d}), as RoCE makes GIDs of IPv4 addresses}
+     */
     public boolean isIpv4Mapped() {
         return subnetPrefix == 0 && (interfaceId >>> 32) == 0xffffL;
     }
 
-    /** Whether this is an IPv6 link-local address ({@code fe80::/10}), the default GID of a RoCE port. */
+    /**
+     * {@return whether this is an IPv6 link-local address ({@code fe80::/10}), the default GID of a RoCE port}
+     * Such GIDs do not cross IP routers.
+     */
     public boolean isLinkLocal() {
         return (subnetPrefix >>> 54) == (0xfe80L >>> 6);
     }
 
-    /** The GID as an IP address (IPv4 for mapped addresses). */
+    /**
+     * The GID as an IP address (IPv4 for mapped addresses).
+     *
+     * @return an {@link java.net.Inet4Address} for an IPv4-mapped GID, else an {@link Inet6Address} without scope
+     */
     public InetAddress toInetAddress() {
         try {
             byte[] raw = toBytes();

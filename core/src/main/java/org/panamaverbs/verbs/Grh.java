@@ -22,6 +22,14 @@ public final class Grh {
     /**
      * The sender's GID, from the GRH at {@code offset} of {@code buffer}: the IPv4 source address
      * (mapped to {@code ::ffff:a.b.c.d}) when the header is IPv4 (RoCE v2 over IPv4), else the GRH's SGID.
+     * The header counts as IPv4 when its byte 20 is {@code 0x45} (version 4, 20-byte header); the header's
+     * checksum is not verified.
+     *
+     * @param buffer the memory of a completed UD receive (for example its region's {@link MemoryRegion#segment()})
+     * @param offset the byte offset in {@code buffer} where the receive's first scatter-gather entry began:
+     *               the first of the {@link #SIZE} header bytes
+     * @return the sender's GID, for example to create an {@link AddressHandle} that replies to it
+     * @throws IndexOutOfBoundsException if the {@link #SIZE} bytes at {@code offset} do not lie inside {@code buffer}
      */
     public static Gid sourceGid(MemorySegment buffer, long offset) {
         byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);

@@ -18,17 +18,22 @@ public enum HardwareClass {
         this.description = description;
     }
 
-    /** For messages: {@code "PVRDMA HWv14 (ESXi 6.7)"}. */
+    /** {@return a name for messages, e.g. {@code "PVRDMA HWv14 (ESXi 6.7)"}} */
     public String description() {
         return description;
     }
 
-    /** Whether this is one of the PVRDMA classes. */
+    /** {@return whether this is one of the PVRDMA classes: true for all but {@link #NOT_PVRDMA}} */
     public boolean isPvrdma() {
         return this != NOT_PVRDMA;
     }
 
-    /** The value of the {@code panamaverbs.profile} system property that emulates this class. */
+    /**
+     * The value of the {@code panamaverbs.profile} system property that emulates this class.
+     *
+     * @return {@code "pvrdma-hwv13"}, {@code "pvrdma-hwv14"}, or {@code "native"} (no emulation) for
+     *         {@link #NOT_PVRDMA}
+     */
     public String propertyValue() {
         return switch (this) {
             case PVRDMA_HWV13 -> "pvrdma-hwv13";
@@ -37,7 +42,13 @@ public enum HardwareClass {
         };
     }
 
-    /** The class named by a {@code panamaverbs.profile} value. @throws IllegalArgumentException for another value */
+    /**
+     * The class named by a {@code panamaverbs.profile} value.
+     *
+     * @param value a {@link #propertyValue()}, in any case, surrounding blanks ignored; not null
+     * @return the class it names
+     * @throws IllegalArgumentException for another value
+     */
     public static HardwareClass ofPropertyValue(String value) {
         for (HardwareClass c : values()) {
             if (c.propertyValue().equalsIgnoreCase(value.trim())) {

@@ -126,41 +126,72 @@ public final class MemoryRegion extends VerbsResource {
         }
     }
 
-    /** The protection domain this region belongs to. */
+    /**
+     * {@return the protection domain this region belongs to} Only queue pairs of the same protection domain
+     * may use its keys.
+     */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The registered memory. For a region that owns its memory, it is freed when the region closes. */
+    /**
+     * The registered memory. For a region that owns its memory, it is freed when the region closes.
+     *
+     * @return the segment the region covers, exactly ({@link #length()} bytes from {@link #address()})
+     * @throws IllegalStateException if the region is closed
+     */
     public MemorySegment segment() {
         ensureOpen();
         return segment;
     }
 
-    /** The local key, for scatter-gather entries. */
+    /**
+     * The local key, for scatter-gather entries.
+     *
+     * @return {@code mr->lkey}; {@link #sge(long, int)} puts it into the entries it makes
+     * @throws IllegalStateException if the region is closed
+     */
     public int lkey() {
         ensureOpen();
         return lkey;
     }
 
-    /** The remote key, to give a peer for RDMA READ/WRITE into this region. */
+    /**
+     * The remote key, to give a peer for RDMA READ/WRITE into this region.
+     *
+     * @return {@code mr->rkey}, which a peer's requests name with an address within {@link #address()} and
+     *         {@link #address()} + {@link #length()}; usable only for the remote access the region was
+     *         registered with
+     * @throws IllegalStateException if the region is closed
+     */
     public int rkey() {
         ensureOpen();
         return rkey;
     }
 
-    /** The virtual address of the first byte (the registration's iova). */
+    /**
+     * The virtual address of the first byte (the registration's iova).
+     *
+     * @return the address a peer's RDMA READ/WRITE or atomic request starts from (plus an offset), together
+     *         with {@link #rkey()}
+     * @throws IllegalStateException if the region is closed
+     */
     public long address() {
         ensureOpen();
         return segment.address();
     }
 
-    /** The length in bytes. */
+    /** {@return the length in bytes of the registered memory} Still answers after the region is closed. */
     public long length() {
         return segment.byteSize();
     }
 
-    /** The access flags the region was registered with (as C bits). */
+    /**
+     * The access flags the region was registered with (as C bits).
+     *
+     * @return the {@code IBV_ACCESS_*} bits passed to {@code ibv_reg_mr}, including the
+     *         {@link Access#LOCAL_WRITE} added for remote write or atomic access
+     */
     public int access() {
         return access;
     }
@@ -168,7 +199,12 @@ public final class MemoryRegion extends VerbsResource {
     /**
      * A scatter-gather entry for {@code length} bytes at {@code offset} of this region.
      *
+     * @param offset the byte offset of the slice's first byte, from 0
+     * @param length the slice's length in bytes, at most {@link #length()} - {@code offset}
+     * @return an immutable entry naming this region, its address and its lkey; the region must stay open,
+     *         and its memory alive, until every request using the entry has completed
      * @throws IndexOutOfBoundsException if the slice leaves the region
+     * @throws IllegalStateException     if the region is closed or its memory is no longer alive
      */
     public Sge sge(long offset, int length) {
         return new Sge(this, sliceAddress(offset, length), length, lkey);
