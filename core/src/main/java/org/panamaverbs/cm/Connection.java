@@ -360,7 +360,7 @@ public final class Connection implements AutoCloseable {
         return first;
     }
 
-    private void closeQuietly(RuntimeException failure) {
+    private void closeQuietly(Throwable failure) {
         try {
             close();
         } catch (RuntimeException e) {

@@ -354,12 +354,20 @@ final class PanamaCm extends RdmaCm {
 
     @Override
     public SocketAddress getSrcAddr(RdmaCmId idPriv) throws IOException {
-        return idPriv.panama().localAddress();
+        try {
+            return idPriv.panama().localAddress();
+        } catch (RuntimeException e) { // a destroyed id: its address is gone with it
+            throw Failures.io("rdma_get_local_addr", e);
+        }
     }
 
     @Override
     public SocketAddress getDstAddr(RdmaCmId idPriv) throws IOException {
-        return idPriv.panama().peerAddress();
+        try {
+            return idPriv.panama().peerAddress();
+        } catch (RuntimeException e) {
+            throw Failures.io("rdma_get_peer_addr", e);
+        }
     }
 
     @Override

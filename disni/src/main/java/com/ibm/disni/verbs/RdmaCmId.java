@@ -278,7 +278,7 @@ public class RdmaCmId {
      * {@code rdma_get_local_addr}.
      *
      * @return the local address, or null before bind or resolve
-     * @throws IOException never
+     * @throws IOException if the id was destroyed (its address went with it; nothing freed is read)
      */
     public SocketAddress getSource() throws IOException {
         return cm.getSrcAddr(this);
@@ -288,7 +288,7 @@ public class RdmaCmId {
      * {@code rdma_get_peer_addr}.
      *
      * @return the peer's address, or null before resolve or a request
-     * @throws IOException never
+     * @throws IOException if the id was destroyed (its address went with it; nothing freed is read)
      */
     public SocketAddress getDestination() throws IOException {
         return cm.getDstAddr(this);
