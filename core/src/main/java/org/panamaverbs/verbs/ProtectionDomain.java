@@ -68,12 +68,18 @@ public final class ProtectionDomain extends VerbsResource {
         }
     }
 
-    /** The context this domain belongs to. */
+    /** {@return the context this domain belongs to} */
     public Context context() {
         return context;
     }
 
-    /** The native {@code struct ibv_pd *}; valid until this domain is closed. */
+    /**
+     * The native {@code struct ibv_pd *}; valid until this domain is closed.
+     *
+     * @return the pointer as a segment of this domain's lifetime: a downcall given it keeps the domain from
+     *         being freed until it returns, and using it after {@link #close()} throws
+     * @throws IllegalStateException if this domain is closed
+     */
     public MemorySegment handle() {
         ensureOpen();
         return handle;
@@ -87,9 +93,13 @@ public final class ProtectionDomain extends VerbsResource {
      * @param segment native memory; heap segments are refused (the device cannot address the Java heap)
      * @param access  what the region allows; {@link Access#REMOTE_WRITE} and {@link Access#REMOTE_ATOMIC}
      *                need {@link Access#LOCAL_WRITE} (the verbs specification), so it is added for them
+     * @return the region, owned by this domain; its {@link MemoryRegion#lkey()} goes into local entries and its
+     *         {@link MemoryRegion#rkey()} and {@link MemoryRegion#address()} to a peer for remote access
      * @throws IllegalArgumentException for a heap or zero-length segment
+     * @throws IllegalStateException    if this domain is closed or the segment's arena already is
      * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
-     * @throws VerbsException           naming {@code ibv_reg_mr} and the errno
+     * @throws VerbsException           naming {@code ibv_reg_mr} and the errno (ENOMEM or EFAULT often mean the
+     *                                  locked-memory limit, {@code ulimit -l}, is too low)
      */
     public MemoryRegion register(MemorySegment segment, Access... access) {
         synchronized (treeLock()) {
@@ -102,6 +112,10 @@ public final class ProtectionDomain extends VerbsResource {
      * Allocates {@code size} bytes of zeroed, page-aligned native memory and registers them; the region
      * owns the memory and frees it when closed, so it can never outlive its registration.
      *
+     * @param size   the number of bytes, at least 1; the allocation is aligned to 4096 bytes
+     * @param access what the region allows, as for {@link #register(MemorySegment, Access...)}; none for local
+     *               read only
+     * @return the region; {@link MemoryRegion#segment()} is the memory to read and write
      * @throws IllegalArgumentException if {@code size} is not positive
      * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno
@@ -127,7 +141,15 @@ public final class ProtectionDomain extends VerbsResource {
      * {@code ibv_create_qp}: a queue pair in this domain, in state RESET. Connect it with
      * {@link QueuePair#connect(QpEndpoint)} or {@link QueuePair#connectLoopback(QueuePair, QueuePair)}.
      *
-     * @throws IllegalArgumentException if the capacities exceed the device's limits
+     * @param config the type, completion queues, capacities and port; its completion queues (and shared
+     *               receive queue) must be open and belong to this domain's context
+     * @return the queue pair, owned by this domain and closed before its completion queues; its
+     *         {@link QueuePair#capabilities()} are what the device granted, which may exceed what was asked
+     * @throws IllegalArgumentException if the capacities exceed the device's limits, the port does not exist,
+     *                                  or a queue belongs to another context
+     * @throws IllegalStateException    if this domain or a queue {@code config} names is closed
+     * @throws UnsupportedVerbException for a type other than RC and UD, or what the device's policy refuses
+     *                                  (inline data, a UD queue pair beyond PVRDMA's limit)
      * @throws VerbsException           naming {@code ibv_create_qp} and the errno
      */
     public QueuePair createQueuePair(QpConfig config) {
@@ -159,6 +181,9 @@ public final class ProtectionDomain extends VerbsResource {
     /**
      * {@code ibv_create_srq}: a shared receive queue in this domain.
      *
+     * @param maxWr  how many receive requests the queue holds, 1 to the device's {@code max_srq_wr}
+     * @param maxSge scatter-gather entries per receive request, 1 to the device's {@code max_srq_sge}
+     * @return the queue, owned by this domain; give it to queue pairs with {@link QpConfig.Builder#srq}
      * @throws UnsupportedVerbException if the device has no shared receive queues ({@code max_srq} 0)
      * @throws IllegalArgumentException beyond {@code max_srq_wr} / {@code max_srq_sge}
      * @throws VerbsException           naming {@code ibv_create_srq} and the errno
@@ -173,6 +198,9 @@ public final class ProtectionDomain extends VerbsResource {
     /**
      * {@code ibv_create_ah}: an address handle for unreliable-datagram sends, owned by this domain.
      *
+     * @param target where datagrams go: destination GID (and LID on InfiniBand), local port and source GID
+     *               index; see {@link AddressHandle.Target#of(Gid, int, int)}
+     * @return the handle, for {@link SendWorkRequest#ud(AddressHandle, int, int)}
      * @throws IllegalArgumentException for a port the device does not have
      * @throws VerbsException           for a GID index with no GID ({@code ibv_query_gid}) or a refused handle
      */

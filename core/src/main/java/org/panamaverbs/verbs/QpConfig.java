@@ -23,18 +23,35 @@ import java.util.Objects;
 public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
         int maxSendSge, int maxRecvSge, int maxInlineData, boolean signalAll, int port, int gidIndex,
         SharedReceiveQueue srq) {
+    /**
+     * Checks only that {@code type}, {@code sendCq} and {@code recvCq} are given; the capacities, port and GID
+     * index are checked against the device when the queue pair is created.
+     *
+     * @throws NullPointerException if {@code type}, {@code sendCq} or {@code recvCq} is null
+     */
     public QpConfig {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(sendCq, "sendCq");
         Objects.requireNonNull(recvCq, "recvCq");
     }
 
-    /** A builder with perftest's defaults, for a queue pair using {@code cq} for both directions. */
+    /**
+     * A builder with perftest's defaults, for a queue pair using {@code cq} for both directions.
+     *
+     * @param cq the completion queue for send and receive completions; not null
+     * @return a new builder
+     */
     public static Builder builder(CompletionQueue cq) {
         return new Builder(cq, cq);
     }
 
-    /** A builder with perftest's defaults and separate completion queues. */
+    /**
+     * A builder with perftest's defaults and separate completion queues.
+     *
+     * @param sendCq the completion queue for send-side completions; not null
+     * @param recvCq the completion queue for receive completions; not null, may be {@code sendCq}
+     * @return a new builder
+     */
     public static Builder builder(CompletionQueue sendCq, CompletionQueue recvCq) {
         return new Builder(sendCq, recvCq);
     }
@@ -104,57 +121,128 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
             this.recvCq = recvCq;
         }
 
+        /**
+         * Sets the transport service.
+         *
+         * @param value {@link QpType#RC} (the default) or {@link QpType#UD}; the other types are refused when
+         *              the queue pair is created
+         * @return this builder
+         */
         public Builder type(QpType value) {
             type = value;
             return this;
         }
 
+        /**
+         * Sets {@code max_send_wr}: how many send requests may be outstanding (posted and not yet completed).
+         *
+         * @param value 1 to the device's {@code max_qp_wr}; default 128
+         * @return this builder
+         */
         public Builder maxSendWr(int value) {
             maxSendWr = value;
             return this;
         }
 
+        /**
+         * Sets {@code max_recv_wr}: how many receive requests may be posted and not yet completed.
+         *
+         * @param value 1 to the device's {@code max_qp_wr}; default 512; ignored with a shared receive queue
+         * @return this builder
+         */
         public Builder maxRecvWr(int value) {
             maxRecvWr = value;
             return this;
         }
 
+        /**
+         * Sets {@code max_send_sge}: scatter-gather entries per send request.
+         *
+         * @param value 0 to the device's {@code max_sge}; default 1
+         * @return this builder
+         */
         public Builder maxSendSge(int value) {
             maxSendSge = value;
             return this;
         }
 
+        /**
+         * Sets {@code max_recv_sge}: scatter-gather entries per receive request.
+         *
+         * @param value 0 to the device's {@code max_sge}; default 1; ignored with a shared receive queue
+         * @return this builder
+         */
         public Builder maxRecvSge(int value) {
             maxRecvSge = value;
             return this;
         }
 
+        /**
+         * Sets {@code max_inline_data}: the largest payload, in bytes, a send with {@link SendFlags#INLINE}
+         * may carry.
+         *
+         * @param value 0 (the default: no inline sends) or more; the device may grant more than asked
+         *              ({@link QueuePair#capabilities()}) or refuse the size when the queue pair is created
+         * @return this builder
+         */
         public Builder maxInlineData(int value) {
             maxInlineData = value;
             return this;
         }
 
+        /**
+         * Sets {@code sq_sig_all}.
+         *
+         * @param value true to have every send request complete with a completion, false (the default) to
+         *              have only those with {@link SendFlags#SIGNALED} (and failed ones) complete
+         * @return this builder
+         */
         public Builder signalAll(boolean value) {
             signalAll = value;
             return this;
         }
 
+        /**
+         * Sets the port the queue pair uses.
+         *
+         * @param value the port number, 1-based, up to the device's port count; default 1
+         * @return this builder
+         */
         public Builder port(int value) {
             port = value;
             return this;
         }
 
+        /**
+         * Sets the source GID index, the entry of the port's GID table the queue pair sends from.
+         *
+         * @param value an index of a populated GID entry, or -1 (the default) for
+         *              {@link Context#defaultGidIndex(int)} (on RoCE, preferably a RoCE v2 entry with an
+         *              IPv4-mapped address; on InfiniBand, 0)
+         * @return this builder
+         */
         public Builder gidIndex(int value) {
             gidIndex = value;
             return this;
         }
 
-        /** Receives come from {@code value}, shared with other queue pairs; {@link QueuePair#postRecv} is refused. */
+        /**
+         * Receives come from {@code value}, shared with other queue pairs; {@link QueuePair#postRecv} is refused.
+         *
+         * @param value the shared receive queue, of the same device context; null (the default) for the queue
+         *              pair's own receive queue
+         * @return this builder
+         */
         public Builder srq(SharedReceiveQueue value) {
             srq = value;
             return this;
         }
 
+        /**
+         * Makes the configuration; nothing is checked against the device yet.
+         *
+         * @return the configuration, with the default for every value not set
+         */
         public QpConfig build() {
             return new QpConfig(type, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
                     signalAll, port, gidIndex, srq);

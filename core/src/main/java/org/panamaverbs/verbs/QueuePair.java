@@ -210,60 +210,94 @@ public final class QueuePair extends VerbsResource {
     /**
      * {@code ibv_modify_qp} RTS → SQD with {@code en_sqd_async_notify}: the send queue stops taking new
      * requests, and an {@link AsyncEventType#SQ_DRAINED} event reports when the outstanding ones are done.
+     *
+     * @throws IllegalStateException if this queue pair is closed
+     * @throws VerbsException        naming {@code ibv_modify_qp} and the errno, for example when the queue pair
+     *                               is not in RTS
      */
     public void drainSendQueue() {
         QpStateMachine.toSendQueueDrained(this);
     }
 
-    /** The queue pair number ({@code qp_num}). */
+    /** {@return the queue pair number ({@code qp_num}), 24 bits} A peer addresses this queue pair with it. */
     public int qpNumber() {
         return qpNumber;
     }
 
-    /** The initial send PSN this side uses (random, 24 bits, as perftest does). */
+    /**
+     * {@return the initial send PSN this side uses (random, 24 bits, as perftest does)} The peer's RTR needs it as
+     * {@code rq_psn}.
+     */
     public int psn() {
         return psn;
     }
 
-    /** The configuration it was created with. */
+    /**
+     * {@return the configuration it was created with} For a queue pair rdma_cm made, its port is the one rdma_cm
+     * resolved.
+     */
     public QpConfig config() {
         return config;
     }
 
-    /** What the device granted. */
+    /** {@return what the device granted, which may exceed what {@link #config()} asked} */
     public QpCapabilities capabilities() {
         return capabilities;
     }
 
-    /** The source GID index used to connect. */
+    /** {@return the source GID index used to connect: the configured one, or the default chosen at creation} */
     public int gidIndex() {
         return gidIndex;
     }
 
-    /** The protection domain. */
+    /** {@return the protection domain the queue pair was created in} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The native {@code struct ibv_qp *}; valid until closed. */
+    /**
+     * The native {@code struct ibv_qp *}; valid until closed.
+     *
+     * @return the pointer as a segment of this queue pair's lifetime: a downcall given it keeps the queue pair
+     *         from being freed until it returns, and using it after {@link #close()} throws
+     * @throws IllegalStateException if this queue pair is closed
+     */
     public MemorySegment handle() {
         ensureOpen();
         return handle;
     }
 
-    /** This side's connection data to send to the peer: QPN, PSN, LID and the GID at {@link #gidIndex()}. */
+    /**
+     * This side's connection data to send to the peer: QPN, PSN, LID and the GID at {@link #gidIndex()}.
+     *
+     * @return the endpoint, with the port's current LID ({@code ibv_query_port}; 0 on RoCE)
+     * @throws IllegalStateException if this queue pair is closed
+     * @throws VerbsException        if the port cannot be queried or has no GID at {@link #gidIndex()}
+     */
     public QpEndpoint localEndpoint() {
         ensureOpen();
         int lid = context.queryPort(config.port()).lid();
         return new QpEndpoint(qpNumber, psn, lid, context.gid(config.port(), gidIndex));
     }
 
-    /** {@code ibv_query_qp(qp, &attr, IBV_QP_STATE, &init_attr)}: the current state. */
+    /**
+     * {@code ibv_query_qp(qp, &attr, IBV_QP_STATE, &init_attr)}: the current state.
+     *
+     * @return the state the device reports now (for example {@link QpState#ERR} after a failed completion)
+     * @throws IllegalStateException if this queue pair is closed
+     * @throws VerbsException        naming {@code ibv_query_qp} and the errno
+     */
     public QpState state() {
         return QpStateMachine.state(this);
     }
 
-    /** {@code ibv_query_qp} of every attribute this library sets. */
+    /**
+     * {@code ibv_query_qp} of every attribute this library sets.
+     *
+     * @return the attributes the device reports now, including the granted capacities
+     * @throws IllegalStateException if this queue pair is closed
+     * @throws VerbsException        naming {@code ibv_query_qp} and the errno
+     */
     public QpAttributes query() {
         return QpStateMachine.attributes(this);
     }
@@ -281,7 +315,13 @@ public final class QueuePair extends VerbsResource {
         QpStateMachine.toState(this, QpState.RESET, "→RESET");
     }
 
-    /** {@link #connect(QpEndpoint, ConnectOptions)} with {@link ConnectOptions#defaults()}. */
+    /**
+     * {@link #connect(QpEndpoint, ConnectOptions)} with {@link ConnectOptions#defaults()}.
+     *
+     * @param remote the peer's {@link #localEndpoint()}, received out of band
+     * @throws IllegalStateException for a UD queue pair (use {@link #readyForDatagrams(int)})
+     * @throws VerbsException naming {@code ibv_modify_qp}, the errno and the failed transition
+     */
     public void connect(QpEndpoint remote) {
         connect(remote, ConnectOptions.defaults());
     }
@@ -290,6 +330,9 @@ public final class QueuePair extends VerbsResource {
      * Moves this RC queue pair from RESET to RTS, connected to {@code remote}: {@link #modifyToInit},
      * {@link #modifyToRtr}, {@link #modifyToRts}.
      *
+     * @param remote  the peer's {@link #localEndpoint()}, received out of band
+     * @param options the INIT, RTR and RTS attributes; {@link ConnectOptions#access()} null means the device's
+     *                default access (local write, remote read and write, and remote atomic where supported)
      * @throws IllegalStateException for a UD queue pair (use {@link #readyForDatagrams(int)})
      * @throws VerbsException naming {@code ibv_modify_qp}, the errno and the failed transition
      */
@@ -302,12 +345,27 @@ public final class QueuePair extends VerbsResource {
         modifyToRts(options);
     }
 
-    /** Connects two queue pairs to each other (on one device or two in this process), with the defaults. */
+    /**
+     * Connects two queue pairs to each other (on one device or two in this process), with the defaults.
+     *
+     * @param a one RC queue pair, in RESET
+     * @param b the other RC queue pair, in RESET; may be {@code a} to connect it to itself
+     * @throws IllegalStateException for a UD queue pair
+     * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the failed transition
+     */
     public static void connectLoopback(QueuePair a, QueuePair b) {
         connectLoopback(a, b, ConnectOptions.defaults());
     }
 
-    /** Connects two queue pairs to each other with {@code options} on both sides (or one queue pair to itself). */
+    /**
+     * Connects two queue pairs to each other with {@code options} on both sides (or one queue pair to itself).
+     *
+     * @param a       one RC queue pair, in RESET
+     * @param b       the other RC queue pair, in RESET; may be {@code a}
+     * @param options the attributes both sides use
+     * @throws IllegalStateException for a UD queue pair
+     * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the failed transition
+     */
     public static void connectLoopback(QueuePair a, QueuePair b, ConnectOptions options) {
         if (a == b) {
             a.connect(a.localEndpoint(), options);
@@ -323,8 +381,10 @@ public final class QueuePair extends VerbsResource {
      * Makes an unreliable-datagram queue pair ready to send and receive: {@code ibv_modify_qp} to INIT
      * (pkey index 0, the configured port, {@code qkey}), RTR and RTS.
      *
-     * @param qkey the Q_Key senders must use to reach this queue pair
+     * @param qkey the Q_Key senders must use to reach this queue pair (any 32-bit value both sides agree on;
+     *             values with the top bit set are reserved for controlled Q_Keys)
      * @throws IllegalStateException if this is not a UD queue pair
+     * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the failed transition
      */
     public void readyForDatagrams(int qkey) {
         if (config.type() != QpType.UD) {
@@ -334,23 +394,54 @@ public final class QueuePair extends VerbsResource {
         datagramsReady();
     }
 
-    /** The largest message a UD send may carry (the port's active MTU), or 0 before {@link #readyForDatagrams}. */
+    /**
+     * The largest message a UD send may carry (the port's active MTU), or 0 before {@link #readyForDatagrams}.
+     *
+     * @return the limit in bytes, for example 1024 on Soft-RoCE over a 1500-byte Ethernet MTU; 0 until the
+     *         queue pair was made ready (by {@link #readyForDatagrams} or by rdma_cm), and for RC queue pairs
+     */
     public int maxDatagramSize() {
         return datagramLimit;
     }
 
-    /** {@code ibv_modify_qp} to INIT: pkey index 0, the configured port, {@code accessBits}. */
+    /**
+     * {@code ibv_modify_qp} to INIT: pkey index 0, the configured port, {@code accessBits}. The first step of
+     * {@link #connect}, for callers that make the transitions themselves.
+     *
+     * @param accessBits {@code qp_access_flags}: the {@code IBV_ACCESS_*} bits of the remote operations the
+     *                   peer may perform through this queue pair, for example
+     *                   {@code Access.bits(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ)}
+     * @throws IllegalStateException if this queue pair is closed
+     * @throws VerbsException        naming {@code ibv_modify_qp} and the errno, for example when the queue pair
+     *                               is not in RESET
+     */
     public void modifyToInit(int accessBits) {
         QpStateMachine.toInit(this, ibverbs_h.IBV_QP_ACCESS_FLAGS(), attr -> ibv_qp_attr.qp_access_flags(attr, accessBits),
                 "RESET→INIT on port " + config.port());
     }
 
-    /** {@code ibv_modify_qp} to RTR, towards {@code remote}, with a GRH (always on RoCE) from the configured GID index. */
+    /**
+     * {@code ibv_modify_qp} to RTR, towards {@code remote}, with a GRH (always on RoCE) from the configured GID index.
+     *
+     * @param remote  the peer's QPN, PSN (this side's {@code rq_psn}) and LID or GID
+     * @param options the path MTU (at most the port's active MTU), {@code max_dest_rd_atomic},
+     *                {@code min_rnr_timer}, service level, hop limit and traffic class
+     * @throws IllegalStateException if this queue pair is closed, or the port's active MTU is unknown and
+     *                               {@code options} names none
+     * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the peer's QPN and GID
+     */
     public void modifyToRtr(QpEndpoint remote, ConnectOptions options) {
         QpStateMachine.toRtr(this, remote, options);
     }
 
-    /** {@code ibv_modify_qp} to RTS with this side's PSN. */
+    /**
+     * {@code ibv_modify_qp} to RTS with this side's PSN.
+     *
+     * @param options the {@code timeout}, {@code retry_cnt}, {@code rnr_retry} and {@code max_rd_atomic} to use
+     * @throws IllegalStateException if this queue pair is closed
+     * @throws VerbsException        naming {@code ibv_modify_qp} and the errno, for example when the queue pair
+     *                               is not in RTR
+     */
     public void modifyToRts(ConnectOptions options) {
         QpStateMachine.toRts(this, options);
     }
@@ -358,6 +449,10 @@ public final class QueuePair extends VerbsResource {
     /**
      * {@code ibv_post_send(qp, &wrs[0], &bad_wr)} for the first {@code count} requests of the chain.
      *
+     * @param requests the send requests, written through their {@link SendWorkRequest} flyweights; the
+     *                 memory their entries name must stay registered until the requests' completions are
+     *                 polled, while the chain itself may be rewritten as soon as this call returns
+     * @param count    how many requests to post, from request 0: 1 to {@code requests.capacity()}
      * @return 0, or the provider's errno value (EINVAL for a malformed request or a queue pair not in
      *         RTS, ENOMEM when the send queue is full); {@link WorkRequestChain#failedIndex()} then names
      *         the first request not posted
@@ -388,6 +483,10 @@ public final class QueuePair extends VerbsResource {
     /**
      * {@code ibv_post_recv(qp, &wrs[0], &bad_wr)} for the first {@code count} requests of the chain.
      *
+     * @param requests the receive requests; the buffers their entries name must stay registered until the
+     *                 requests' completions are polled, while the chain itself may be rewritten as soon as
+     *                 this call returns
+     * @param count    how many requests to post, from request 0: 1 to {@code requests.capacity()}
      * @return 0, or the provider's errno value; {@link WorkRequestChain#failedIndex()} names the refused request
      * @throws IllegalStateException     if this queue pair, the chain or a region an entry names is closed (or
      *                                   its memory was freed), or receives come from a shared receive queue
@@ -408,7 +507,16 @@ public final class QueuePair extends VerbsResource {
         }
     }
 
-    /** {@link #postSend} that throws {@link VerbsException} (naming {@code ibv_post_send}) instead of returning an error. */
+    /**
+     * {@link #postSend} that throws {@link VerbsException} (naming {@code ibv_post_send}) instead of returning an error.
+     *
+     * @param requests the send requests, written through their {@link SendWorkRequest} flyweights; the
+     *                 memory their entries name must stay registered until the requests' completions are
+     *                 polled, while the chain itself may be rewritten as soon as this call returns
+     * @param count    how many requests to post, from request 0: 1 to {@code requests.capacity()}
+     * @throws VerbsException if the provider refused a request; the message names it (the requests before it
+     *                        were posted) and the queue pair's state
+     */
     public void postSendOrThrow(SendWorkRequests requests, int count) {
         int rc = postSend(requests, count);
         if (rc != 0) {
@@ -416,7 +524,16 @@ public final class QueuePair extends VerbsResource {
         }
     }
 
-    /** {@link #postRecv} that throws {@link VerbsException} (naming {@code ibv_post_recv}) instead of returning an error. */
+    /**
+     * {@link #postRecv} that throws {@link VerbsException} (naming {@code ibv_post_recv}) instead of returning an error.
+     *
+     * @param requests the receive requests; the buffers their entries name must stay registered until the
+     *                 requests' completions are polled, while the chain itself may be rewritten as soon as
+     *                 this call returns
+     * @param count    how many requests to post, from request 0: 1 to {@code requests.capacity()}
+     * @throws VerbsException if the provider refused a request; the message names it (the requests before it
+     *                        were posted) and the queue pair's state
+     */
     public void postRecvOrThrow(RecvWorkRequests requests, int count) {
         int rc = postRecv(requests, count);
         if (rc != 0) {

@@ -39,7 +39,13 @@ public final class Rdma {
                 ibverbs_h.ibv_get_device_list$address(), ibverbs_h.ibv_get_device_list$descriptor());
     }
 
-    /** Whether libibverbs loads and the kernel reports RDMA support (devices may still be absent). */
+    /**
+     * Whether libibverbs loads and the kernel reports RDMA support (devices may still be absent).
+     *
+     * @return true if {@link #ensureAvailable()} would succeed; false instead of its
+     *         {@link RdmaUnavailableException}
+     * @throws UnsupportedOperationException on a CPU architecture other than x86_64 and aarch64
+     */
     public static boolean isAvailable() {
         try {
             ensureAvailable();
@@ -76,6 +82,10 @@ public final class Rdma {
     /**
      * The RDMA devices of this machine ({@code ibv_get_device_list}); empty when the kernel supports RDMA
      * but has no device.
+     *
+     * @return an unmodifiable list, in the order libibverbs lists the devices; a snapshot taken now
+     * @throws RdmaUnavailableException with {@link RdmaUnavailableException.Reason#LIBRARY_MISSING} or
+     *                                  {@link RdmaUnavailableException.Reason#NO_KERNEL_SUPPORT}
      */
     public static List<RdmaDevice> devices() {
         return withDeviceList(list -> {
@@ -88,8 +98,11 @@ public final class Rdma {
     }
 
     /**
-     * Opens the device called {@code name} (as {@code ibv_devices} lists it).
+     * Opens the device called {@code name} (as {@code ibv_devices} lists it). The device's hardware class is
+     * detected, or taken from the {@code panamaverbs.profile} system property when it is set.
      *
+     * @param name the device name, e.g. {@code "rxe0"} or {@code "mlx5_0"}; see {@link RdmaDevice#name()}
+     * @return the open context, the root of the resources made on it; close it when done
      * @throws RdmaUnavailableException {@link RdmaUnavailableException.Reason#NO_DEVICE} if there is no
      *                                  such device, listing those present
      * @throws VerbsException           if {@code ibv_open_device} fails
@@ -102,6 +115,13 @@ public final class Rdma {
      * Opens the device called {@code name} under an emulated hardware class: its gates then allow only
      * what both the device and {@code emulate} allow (see {@link DeviceProfile}). Null means detected,
      * or the {@code panamaverbs.profile} system property when it is set.
+     *
+     * @param name    the device name, e.g. {@code "rxe0"} or {@code "mlx5_0"}; see {@link RdmaDevice#name()}
+     * @param emulate the hardware class to restrict the device to, or null
+     * @return the open context, the root of the resources made on it; close it when done
+     * @throws RdmaUnavailableException {@link RdmaUnavailableException.Reason#NO_DEVICE} if there is no
+     *                                  such device, listing those present
+     * @throws VerbsException           if {@code ibv_open_device} fails
      */
     public static Context open(String name, HardwareClass emulate) {
         return withDeviceList(list -> {
@@ -119,8 +139,9 @@ public final class Rdma {
     }
 
     /**
-     * Opens the first device {@code ibv_get_device_list} returns.
+     * Opens the first device {@code ibv_get_device_list} returns, as {@link #open(String)} would.
      *
+     * @return the open context, the root of the resources made on it; close it when done
      * @throws RdmaUnavailableException {@link RdmaUnavailableException.Reason#NO_DEVICE} if there is none
      */
     public static Context openFirst() {

@@ -9,7 +9,11 @@ package org.panamaverbs.verbs;
  * @param transport the device's {@code transport_type}
  */
 public record RdmaDevice(String name, long guid, Transport transport) {
-    /** The GUID as {@code ibv_devices} prints it: 16 hex digits. */
+    /**
+     * The GUID as {@code ibv_devices} prints it: 16 hex digits.
+     *
+     * @return {@link #guid()} as 16 lower-case hex digits with leading zeros, without separators or prefix
+     */
     public String guidHex() {
         return String.format("%016x", guid);
     }

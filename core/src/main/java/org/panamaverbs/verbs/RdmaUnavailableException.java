@@ -18,14 +18,26 @@ public final class RdmaUnavailableException extends RuntimeException {
         NO_DEVICE
     }
 
+    /** What is missing; part of the serialized form. */
     private final Reason reason;
 
+    /**
+     * Makes the exception; the library throws it, applications rarely need to.
+     *
+     * @param reason  what is missing; not null
+     * @param message what is missing and how to get it (install the package, load the driver...)
+     * @param cause   the underlying failure, for example the loader's error, or null
+     */
     public RdmaUnavailableException(Reason reason, String message, Throwable cause) {
         super(message, cause);
         this.reason = reason;
     }
 
-    /** What is missing. */
+    /**
+     * What is missing.
+     *
+     * @return the reason given at construction
+     */
     public Reason reason() {
         return reason;
     }

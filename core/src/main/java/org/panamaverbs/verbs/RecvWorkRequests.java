@@ -26,6 +26,11 @@ public final class RecvWorkRequests extends WorkRequestChain {
     /**
      * Allocates a chain of {@code capacity} zeroed receive requests with {@code maxSge} entries each.
      *
+     * @param capacity the number of requests, at least 1: the most one post can hand the queue, which may
+     *                 take fewer ({@code max_recv_wr} of the queue pair, {@code max_wr} of a shared receive queue)
+     * @param maxSge   scatter-gather entries per request, 0 or more; the provider refuses a request that uses
+     *                 more than the queue pair's {@code max_recv_sge} (a shared receive queue's {@code max_sge})
+     * @return the chain, all requests zeroed ({@code wr_id} 0, no entries) and linked in order
      * @throws IllegalArgumentException if {@code capacity} &lt; 1 or {@code maxSge} &lt; 0
      * @throws RdmaUnavailableException if libibverbs cannot be loaded
      */
@@ -34,7 +39,13 @@ public final class RecvWorkRequests extends WorkRequestChain {
         return new RecvWorkRequests(capacity, maxSge);
     }
 
-    /** The flyweight for request {@code index}; the same object every time. */
+    /**
+     * The flyweight for request {@code index}; the same object every time.
+     *
+     * @param index the request's position in the chain, 0 to {@link #capacity()} - 1
+     * @return the flyweight that reads and writes request {@code index}
+     * @throws IndexOutOfBoundsException if {@code index} is outside the chain
+     */
     public RecvWorkRequest get(int index) {
         return views[index];
     }

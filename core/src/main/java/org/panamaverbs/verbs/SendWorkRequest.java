@@ -42,7 +42,13 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
         this.sends = chain;
     }
 
-    /** Sets {@code opcode}. */
+    /**
+     * Sets {@code opcode}.
+     *
+     * @param opcode the operation; not null. An atomic opcode makes the next post check the queue pair's
+     *               atomic support and the single 8-byte entry the operation needs
+     * @return this request, for chaining
+     */
     public SendWorkRequest opcode(WrOpcode opcode) {
         int old = requests.get(JAVA_INT, base + OPCODE);
         requests.set(JAVA_INT, base + OPCODE, opcode.code());
@@ -56,12 +62,21 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
         return code == WrOpcode.ATOMIC_CMP_AND_SWP.code() || code == WrOpcode.ATOMIC_FETCH_AND_ADD.code();
     }
 
-    /** {@code opcode}. */
+    /** {@return {@code opcode}, as last set ({@link WrOpcode#RDMA_WRITE}, code 0, in a new chain)} */
     public WrOpcode opcode() {
         return WrOpcode.of(requests.get(JAVA_INT, base + OPCODE));
     }
 
-    /** Sets {@code send_flags}: a combination of {@link SendFlags} bits. */
+    /**
+     * Sets {@code send_flags}: a combination of {@link SendFlags} bits.
+     *
+     * @param sendFlags the {@code IBV_SEND_*} bits OR-ed together, for example
+     *                  {@code SendFlags.SIGNALED | SendFlags.INLINE}; 0 for none. Without
+     *                  {@link SendFlags#SIGNALED} the request produces a completion only on an error or when
+     *                  the queue pair signals all ({@link QpConfig#signalAll()}); with {@link SendFlags#INLINE}
+     *                  the payload must fit the queue pair's {@code max_inline_data}
+     * @return this request, for chaining
+     */
     public SendWorkRequest flags(int sendFlags) {
         int old = requests.get(JAVA_INT, base + SEND_FLAGS);
         requests.set(JAVA_INT, base + SEND_FLAGS, sendFlags);
@@ -71,7 +86,6 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
         return this;
     }
 
-    /** Tells the chain whether this request needs the queue pair's atomic or inline support checked at post. */
     /**
      * {@code wr.rdma} and {@code wr.atomic} share their first 8 bytes with {@code wr.ud.ah}: writing them
      * overwrites the address-handle pointer, so the request no longer has one (a UD post then refuses it
@@ -84,6 +98,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
         }
     }
 
+    /** Tells the chain whether this request needs the queue pair's atomic or inline support checked at post. */
     private void refreshSpecial() {
         int code = requests.get(JAVA_INT, base + OPCODE);
         int bits = (isAtomic(code) ? SendWorkRequests.SPECIAL_ATOMIC : 0)
@@ -92,7 +107,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
         sends.markSpecial(index, bits);
     }
 
-    /** {@code send_flags}. */
+    /** {@return {@code send_flags}: the {@link SendFlags} bits, as last set (0 in a new chain)} */
     public int flags() {
         return requests.get(JAVA_INT, base + SEND_FLAGS);
     }
@@ -101,13 +116,26 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * Sets {@code imm_data} for {@link WrOpcode#SEND_WITH_IMM} and {@link WrOpcode#RDMA_WRITE_WITH_IMM}.
      * The value is stored in network byte order, as C code does with {@code htonl}, and
      * {@link WorkCompletion#immediateData()} returns it unchanged on the receiving side.
+     *
+     * @param value any 32-bit value, in host order; ignored by the other opcodes
+     * @return this request, for chaining
      */
     public SendWorkRequest immediateData(int value) {
         requests.set(BIG_ENDIAN_INT, base + IMM_DATA, value);
         return this;
     }
 
-    /** Sets {@code wr.rdma.remote_addr} and {@code wr.rdma.rkey}: the peer memory of an RDMA WRITE or READ. */
+    /**
+     * Sets {@code wr.rdma.remote_addr} and {@code wr.rdma.rkey}: the peer memory of an RDMA WRITE or READ.
+     * Overwrites a UD destination set with {@link #ud} (the fields share memory).
+     *
+     * @param remoteAddress the virtual address of the first remote byte, as the peer's region reports it
+     *                      ({@link MemoryRegion#address()} there) plus an offset; the transfer's length is the sum
+     *                      of this request's entries and must stay inside the peer's region
+     * @param rkey          the peer region's remote key ({@link MemoryRegion#rkey()} there), registered with
+     *                      {@link Access#REMOTE_WRITE} or {@link Access#REMOTE_READ} as the opcode needs
+     * @return this request, for chaining
+     */
     public SendWorkRequest remote(long remoteAddress, int rkey) {
         forgetAddressHandle();
         requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
@@ -121,7 +149,9 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      *
      * @param handle    the route to the peer (kept: a closed handle makes the post fail before the provider)
      * @param remoteQpn the peer's queue pair number
-     * @param qkey      the peer's Q_Key
+     * @param qkey      the peer's Q_Key, as given to its {@link QueuePair#readyForDatagrams(int)}
+     * @return this request, for chaining
+     * @throws IllegalStateException if {@code handle} is closed
      */
     public SendWorkRequest ud(AddressHandle handle, int remoteQpn, int qkey) {
         handle.ensureOpen();
@@ -144,6 +174,14 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * {@code compareAdd}; {@code swap} is ignored). The request's single 8-byte SGE receives the old value.
      * The peer's region and queue pair need {@link Access#REMOTE_ATOMIC}.
      *
+     * @param remoteAddress the virtual address of the peer's 64-bit word, 8-byte aligned, inside a region of
+     *                      the peer registered with {@link Access#REMOTE_ATOMIC}
+     * @param rkey          that region's remote key
+     * @param compareAdd    for compare-and-swap the value to compare with; for fetch-and-add the value to add
+     *                      (wrapping, unsigned 64-bit arithmetic)
+     * @param swap          for compare-and-swap the value written when the comparison matches; ignored by
+     *                      fetch-and-add
+     * @return this request, for chaining
      * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned (the device would fail it)
      */
     public SendWorkRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {

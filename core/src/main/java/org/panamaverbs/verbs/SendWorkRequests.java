@@ -48,6 +48,12 @@ public final class SendWorkRequests extends WorkRequestChain {
      * Allocates a chain of {@code capacity} zeroed send requests with {@code maxSge} scatter-gather
      * entries each.
      *
+     * @param capacity the number of requests, at least 1: the most one post can hand the send queue, which
+     *                 takes at most its {@code max_send_wr} outstanding requests
+     * @param maxSge   scatter-gather entries per request, 0 or more (0 suits requests without payload);
+     *                 the provider refuses a request that uses more than the queue pair's {@code max_send_sge}
+     * @return the chain, all requests zeroed (opcode {@link WrOpcode#RDMA_WRITE}, no flags, no entries) and
+     *         linked in order
      * @throws IllegalArgumentException if {@code capacity} &lt; 1 or {@code maxSge} &lt; 0
      * @throws RdmaUnavailableException if libibverbs cannot be loaded
      */
@@ -76,7 +82,13 @@ public final class SendWorkRequests extends WorkRequestChain {
         return addressHandles[index];
     }
 
-    /** The flyweight for request {@code index}; the same object every time. */
+    /**
+     * The flyweight for request {@code index}; the same object every time.
+     *
+     * @param index the request's position in the chain, 0 to {@link #capacity()} - 1
+     * @return the flyweight that reads and writes request {@code index}
+     * @throws IndexOutOfBoundsException if {@code index} is outside the chain
+     */
     public SendWorkRequest get(int index) {
         return views[index];
     }

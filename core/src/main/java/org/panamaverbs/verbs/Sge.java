@@ -19,22 +19,25 @@ public final class Sge {
         this.lkey = lkey;
     }
 
-    /** The region this entry is a slice of. */
+    /**
+     * {@return the region this entry is a slice of} A work request written from this entry keeps it and checks it is
+     * still open at every post.
+     */
     public MemoryRegion region() {
         return region;
     }
 
-    /** The first byte's virtual address. */
+    /** {@return the first byte's virtual address, the {@code addr} of {@code struct ibv_sge}} */
     public long address() {
         return address;
     }
 
-    /** The number of bytes. */
+    /** {@return the number of bytes, the {@code length} of {@code struct ibv_sge}; 0 to the region's size} */
     public int length() {
         return length;
     }
 
-    /** The region's local key. */
+    /** {@return the region's local key, the {@code lkey} of {@code struct ibv_sge}} */
     public int lkey() {
         return lkey;
     }

@@ -37,7 +37,15 @@ public final class SharedReceiveQueue extends VerbsResource {
                 ibverbs_h.ibv_create_srq$address(), ibverbs_h.ibv_create_srq$descriptor());
     }
 
-    /** {@code struct ibv_srq_attr}: capacity in requests and entries, and the limit that raises the event (0 = none). */
+    /**
+     * {@code struct ibv_srq_attr}: capacity in requests and entries, and the limit that raises the event (0 = none).
+     *
+     * @param maxWr  {@code max_wr}: how many receive requests the queue holds, as the device granted it
+     *               (possibly more than asked)
+     * @param maxSge {@code max_sge}: scatter-gather entries per receive request
+     * @param limit  {@code srq_limit}: the armed low-water mark in requests; 0 when no
+     *               {@link AsyncEventType#SRQ_LIMIT_REACHED} event is armed
+     */
     public record Attributes(int maxWr, int maxSge, int limit) {
     }
 
@@ -92,7 +100,7 @@ public final class SharedReceiveQueue extends VerbsResource {
         return handle;
     }
 
-    /** The protection domain. */
+    /** {@return the protection domain the queue was created in} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
@@ -100,10 +108,15 @@ public final class SharedReceiveQueue extends VerbsResource {
     /**
      * {@code ibv_post_srq_recv(srq, &wrs[0], &bad_wr)} for the first {@code count} requests of the chain.
      *
+     * @param requests the receive requests; the buffers they name must stay registered until a queue pair's
+     *                 completion hands them back, and the chain may be refilled as soon as this call returns
+     * @param count    how many requests to post, from request 0, 1 to {@code requests.capacity()}
      * @return 0, or the provider's errno value; {@link WorkRequestChain#failedIndex()} names the refused request
      * @throws IllegalStateException    if the queue, the chain or a region an entry names is closed (or its
      *                                  memory was freed)
      * @throws IllegalArgumentException if an entry names a region of another device context
+     * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
+     * @throws WrongThreadException     if another thread has posted with {@code requests}
      */
     public int postRecv(RecvWorkRequests requests, int count) {
         requests.enter(this);
@@ -115,7 +128,14 @@ public final class SharedReceiveQueue extends VerbsResource {
         }
     }
 
-    /** {@link #postRecv} that throws {@link VerbsException} naming {@code ibv_post_srq_recv}. */
+    /**
+     * {@link #postRecv} that throws {@link VerbsException} naming {@code ibv_post_srq_recv}.
+     *
+     * @param requests the receive requests, as for {@link #postRecv}
+     * @param count    how many requests to post, from request 0, 1 to {@code requests.capacity()}
+     * @throws VerbsException if the provider refused a request; the message says which (requests before it were
+     *                        posted)
+     */
     public void postRecvOrThrow(RecvWorkRequests requests, int count) {
         int rc = postRecv(requests, count);
         if (rc != 0) {
@@ -126,6 +146,11 @@ public final class SharedReceiveQueue extends VerbsResource {
     /**
      * {@code ibv_modify_srq(srq, {srq_limit}, IBV_SRQ_LIMIT)}: arms a one-shot
      * {@link AsyncEventType#SRQ_LIMIT_REACHED} event for when fewer than {@code limit} receives remain.
+     *
+     * @param limit the low-water mark, in receive requests: the event fires once fewer than this many remain
+     *              posted
+     * @throws VerbsException naming {@code ibv_modify_srq} and the errno, for example EINVAL for a limit the
+     *                        provider does not accept
      */
     public void modifyLimit(int limit) {
         synchronized (treeLock()) {
@@ -141,7 +166,12 @@ public final class SharedReceiveQueue extends VerbsResource {
         }
     }
 
-    /** {@code ibv_query_srq}. */
+    /**
+     * {@code ibv_query_srq}.
+     *
+     * @return the queue's current capacity and armed limit
+     * @throws VerbsException naming {@code ibv_query_srq} and the errno
+     */
     public Attributes query() {
         synchronized (treeLock()) {
             ensureOpen();

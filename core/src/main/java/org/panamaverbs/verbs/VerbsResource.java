@@ -154,7 +154,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
         }
     }
 
-    /** Who frees the native object: null when this library does, else a description of the other owner. */
+    /**
+     * Who frees the native object: null when this library does, else a description of the other owner.
+     *
+     * @return null for an owned object, or the holder's description (for example the rdma_cm id whose
+     *         {@code rdma_destroy_qp} frees a queue pair), to which {@link #close()} hands the object back
+     */
     public final String heldBy() {
         return heldBy;
     }
@@ -169,7 +174,12 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return treeLock;
     }
 
-    /** Whether {@link #close()} has begun: from then on every use throws. */
+    /**
+     * Whether {@link #close()} has begun: from then on every use throws.
+     *
+     * @return true once a close of this object, or of an object it depends on, has started, even if the
+     *         native destroy is still waiting for a call in flight or failed
+     */
     public final boolean isClosed() {
         return closed;
     }

@@ -42,27 +42,30 @@ public final class WorkCompletion {
         this.base = base;
     }
 
-    /** {@code wr_id}: the id the work request was posted with. */
+    /** {@return {@code wr_id}: the id the work request was posted with} Valid whatever the status. */
     public long wrId() {
         return array.get(JAVA_LONG, base + WR_ID);
     }
 
-    /** {@code status} as a constant. */
+    /** {@return {@code status} as a constant, {@link WcStatus#UNKNOWN} for a value this library does not know} */
     public WcStatus status() {
         return WcStatus.of(statusCode());
     }
 
-    /** {@code status} as C's number. */
+    /** {@return {@code status} as C's number, an {@code IBV_WC_*} status value (0 is success)} */
     public int statusCode() {
         return array.get(JAVA_INT, base + STATUS);
     }
 
-    /** Whether {@code status} is {@code IBV_WC_SUCCESS}. */
+    /** {@return whether {@code status} is {@code IBV_WC_SUCCESS}} */
     public boolean isSuccess() {
         return statusCode() == 0;
     }
 
-    /** {@code opcode}; only meaningful when the status is success. */
+    /**
+     * {@return {@code opcode}, {@link WcOpcode#UNKNOWN} for a value this library does not know} Only meaningful
+     * when the status is success.
+     */
     public WcOpcode opcode() {
         return WcOpcode.of(opcodeCode());
     }
@@ -77,22 +80,30 @@ public final class WorkCompletion {
         return array.get(JAVA_INT, base + OPCODE);
     }
 
-    /** {@code vendor_err}: the provider's own error detail. */
+    /**
+     * {@return {@code vendor_err}: the provider's own error detail} Worth logging with a failed completion's
+     * status; its meaning is the provider's.
+     */
     public int vendorError() {
         return array.get(JAVA_INT, base + VENDOR_ERR);
     }
 
-    /** {@code byte_len}: bytes received (receive completions, RDMA READ). */
+    /**
+     * {@return {@code byte_len}: bytes received (receive completions, RDMA READ)} On a UD receive it includes
+     * the 40 bytes reserved for the GRH. The field is C's unsigned 32-bit value read as an int.
+     */
     public int byteLength() {
         return array.get(JAVA_INT, base + BYTE_LEN);
     }
 
-    /** Whether the receive buffer starts with a 40-byte global route header ({@code IBV_WC_GRH}; UD receives). */
+    /**
+     * {@return whether the receive buffer starts with a 40-byte global route header ({@code IBV_WC_GRH}; UD receives)}
+     */
     public boolean hasGrh() {
         return (flags() & WC_GRH) != 0;
     }
 
-    /** Whether the message carried immediate data ({@code IBV_WC_WITH_IMM} in {@code wc_flags}). */
+    /** {@return whether the message carried immediate data ({@code IBV_WC_WITH_IMM} in {@code wc_flags})} */
     public boolean hasImmediateData() {
         return (flags() & WC_WITH_IMM) != 0;
     }
@@ -100,42 +111,53 @@ public final class WorkCompletion {
     /**
      * {@code imm_data}, converted from network byte order to the int the sender passed to
      * {@link SendWorkRequest#immediateData(int)}.
+     *
+     * @return the sender's immediate value; meaningful only when {@link #hasImmediateData()} is true
      */
     public int immediateData() {
         return array.get(BIG_ENDIAN_INT, base + IMM_DATA);
     }
 
-    /** {@code qp_num}: the local queue pair the completion belongs to. */
+    /**
+     * {@return {@code qp_num}: the local queue pair the completion belongs to} Tells apart the queue pairs that
+     * share a completion queue.
+     */
     public int qpNumber() {
         return array.get(JAVA_INT, base + QP_NUM);
     }
 
-    /** {@code src_qp}: the sending queue pair (UD receive completions). */
+    /** {@return {@code src_qp}: the sending queue pair's number (UD receive completions)} */
     public int sourceQp() {
         return array.get(JAVA_INT, base + SRC_QP);
     }
 
-    /** {@code wc_flags} as C bits ({@code IBV_WC_GRH} 1, {@code IBV_WC_WITH_IMM} 2, ...). */
+    /** {@return {@code wc_flags} as C bits ({@code IBV_WC_GRH} 1, {@code IBV_WC_WITH_IMM} 2, ...)} */
     public int flags() {
         return array.get(JAVA_INT, base + WC_FLAGS);
     }
 
-    /** {@code pkey_index}. */
+    /**
+     * {@return {@code pkey_index}: the P_Key index of the received message, 0..65535} Meaningful for GSI (QP1)
+     * receives.
+     */
     public int pkeyIndex() {
         return Short.toUnsignedInt(array.get(JAVA_SHORT, base + PKEY_INDEX));
     }
 
-    /** {@code slid}: the source LID (InfiniBand UD). */
+    /** {@return {@code slid}: the source LID (InfiniBand UD), 0..65535; not meaningful on RoCE} */
     public int sourceLid() {
         return Short.toUnsignedInt(array.get(JAVA_SHORT, base + SLID));
     }
 
-    /** {@code sl}: the service level. */
+    /** {@return {@code sl}: the service level of the received message, 0..15} */
     public int serviceLevel() {
         return Byte.toUnsignedInt(array.get(JAVA_BYTE, base + SL));
     }
 
-    /** {@code dlid_path_bits}. */
+    /**
+     * {@return {@code dlid_path_bits}: the low bits of the destination LID the message was sent to} Meaningful
+     * on InfiniBand UD receives through a port with an LMC above 0.
+     */
     public int dlidPathBits() {
         return Byte.toUnsignedInt(array.get(JAVA_BYTE, base + DLID_PATH_BITS));
     }

@@ -45,6 +45,8 @@ public final class WorkCompletions implements AutoCloseable {
     /**
      * Allocates room for {@code capacity} completions.
      *
+     * @param capacity the number of {@code struct ibv_wc} slots, at least 1: the most one poll can return
+     * @return the array; the native memory is returned once the object is unreachable, {@link #close()} or not
      * @throws IllegalArgumentException if {@code capacity} is not positive
      * @throws RdmaUnavailableException if libibverbs cannot be loaded
      */
@@ -56,12 +58,12 @@ public final class WorkCompletions implements AutoCloseable {
         return new WorkCompletions(capacity);
     }
 
-    /** How many completions the array holds. */
+    /** {@return how many completions the array holds, as allocated} */
     public int capacity() {
         return views.length;
     }
 
-    /** How many the last poll returned (0 after a failed poll). */
+    /** {@return how many the last poll returned (0 after a failed poll)} Slots 0 to this minus 1 are valid. */
     public int count() {
         return count;
     }
@@ -73,6 +75,8 @@ public final class WorkCompletions implements AutoCloseable {
     /**
      * The completion in slot {@code index} of the last poll; the same object every time for an index.
      *
+     * @param index the slot, 0 to {@link #count()} - 1; slot 0 is the oldest completion of the poll
+     * @return the flyweight over that slot, valid until the next poll with this array
      * @throws IndexOutOfBoundsException if {@code index} is not below {@link #count()}
      */
     public WorkCompletion get(int index) {

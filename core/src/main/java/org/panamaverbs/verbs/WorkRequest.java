@@ -45,13 +45,19 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         return (W) this;
     }
 
-    /** Sets {@code wr_id}, returned in this request's completion. */
+    /**
+     * Sets {@code wr_id}, returned in this request's completion.
+     *
+     * @param wrId any value the application chooses, typically an index or a buffer id; the library never
+     *             reads it, and {@link WorkCompletion#wrId()} returns it unchanged
+     * @return this request, for chaining
+     */
     public final W id(long wrId) {
         requests.set(JAVA_LONG, wrIdAt, wrId);
         return self();
     }
 
-    /** {@code wr_id}. */
+    /** {@return {@code wr_id}, as last set (0 in a new chain)} */
     public final long id() {
         return requests.get(JAVA_LONG, wrIdAt);
     }
@@ -60,6 +66,12 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * Makes this request carry exactly one scatter-gather entry: {@code length} bytes at {@code offset}
      * of {@code region}.
      *
+     * @param region the registered region the bytes lie in; it must stay open, and its memory alive, until
+     *               the request's completion is polled (a post checks it is open; the device uses the memory
+     *               after the post returns, except for an inline send, which copies it during the post)
+     * @param offset the first byte, counted from the start of {@code region}, 0 to its size
+     * @param length the number of bytes, 0 or more, with {@code offset + length} within the region
+     * @return this request, for chaining
      * @throws IndexOutOfBoundsException if the slice leaves the region, or the chain has no SGE room
      * @throws IllegalStateException     if the region is closed
      */
@@ -72,6 +84,13 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     /**
      * Writes scatter-gather entry {@code sgeIndex} (0-based); set the count with {@link #numSge(int)}.
      *
+     * @param sgeIndex the entry, 0 to the chain's {@code maxSge} - 1
+     * @param region   the registered region the bytes lie in; it must stay open, and its memory alive, until
+     *                 the request's completion is polled (a post checks it is open; the device uses the memory
+     *                 after the post returns, except for an inline send, which copies it during the post)
+     * @param offset   the first byte, counted from the start of {@code region}, 0 to its size
+     * @param length   the number of bytes, 0 or more, with {@code offset + length} within the region
+     * @return this request, for chaining
      * @throws IndexOutOfBoundsException if the slice leaves the region or {@code sgeIndex} exceeds the chain's maxSge
      * @throws IllegalStateException     if the region is closed
      */
@@ -81,8 +100,12 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     }
 
     /**
-     * Writes scatter-gather entry {@code sgeIndex} from an {@link Sge}.
+     * Writes scatter-gather entry {@code sgeIndex} from an {@link Sge}; set the count with {@link #numSge(int)}.
      *
+     * @param sgeIndex the entry, 0 to the chain's {@code maxSge} - 1
+     * @param sge      the slice to write; its region must stay open, and its memory alive, until the request's
+     *                 completion is polled
+     * @return this request, for chaining
      * @throws IndexOutOfBoundsException if {@code sgeIndex} exceeds the chain's maxSge
      * @throws IllegalStateException     if the entry's region was closed since the entry was made
      */
@@ -94,6 +117,9 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     /**
      * Sets {@code num_sge}: how many of this request's entries are used.
      *
+     * @param count the number of entries, 0 to the chain's {@code maxSge}; entries 0 to {@code count - 1}
+     *              must have been written (an unwritten entry is all zero and names no memory)
+     * @return this request, for chaining
      * @throws IndexOutOfBoundsException if {@code count} is negative or exceeds the chain's maxSge
      */
     public final W numSge(int count) {
@@ -102,12 +128,12 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         return self();
     }
 
-    /** {@code num_sge}. */
+    /** {@return {@code num_sge}: how many entries the request uses, as last set} */
     public final int numSge() {
         return requests.get(JAVA_INT, numSgeAt);
     }
 
-    /** The index of this request in its chain. */
+    /** {@return the index of this request in its chain, 0-based} */
     public final int index() {
         return index;
     }

@@ -104,12 +104,12 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         }
     }
 
-    /** How many work requests the chain holds. */
+    /** {@return how many work requests the chain holds, at least 1: the largest count one post accepts} */
     public final int capacity() {
         return capacity;
     }
 
-    /** How many scatter-gather entries each request can carry. */
+    /** {@return how many scatter-gather entries each request can carry, 0 or more, as allocated} */
     public final int maxSge() {
         return maxSge;
     }
@@ -271,6 +271,8 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
      * before it were posted, those from it on were not). -1 if the last post succeeded, and -1 too if it
      * failed without the provider naming a request of this chain in {@code bad_wr} (then which requests
      * were posted is unknown; the library clears {@code bad_wr} before every post so a stale value never answers).
+     *
+     * @return the 0-based index of the refused request, or -1 as described above
      */
     public final int failedIndex() {
         if (lastResult == 0) {
@@ -291,7 +293,12 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
                 : "the provider named no refused request of the " + count + " (which were posted is unknown)";
     }
 
-    /** The result of the last post: 0, or the errno value the provider returned. */
+    /**
+     * The result of the last post: 0, or the errno value the provider returned.
+     *
+     * @return 0 after a successful post (and before any post), else the provider's errno value, for example
+     *         {@code ENOMEM} (12) for a full queue or {@code EINVAL} (22) for a malformed request
+     */
     public final int lastResult() {
         return lastResult;
     }
