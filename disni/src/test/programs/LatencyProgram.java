@@ -266,6 +266,11 @@ public class LatencyProgram {
             }
         }
         String usage = Usage.now().since(before, warmup + iterations);
+        String samplesFile = System.getProperty("latency.samples");
+        if (samplesFile != null) { // every timed operation in order, in nanoseconds, for looking at when the slow ones happen
+            java.nio.file.Files.write(java.nio.file.Path.of(samplesFile),
+                    (Iterable<String>) Arrays.stream(samples).mapToObj(Long::toString)::iterator);
+        }
         ep.sendText("bye");
         ep.awaitSends(0);
         // averages of the first and the second half of the timed operations: a difference is warm-up not done

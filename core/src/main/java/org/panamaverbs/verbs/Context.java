@@ -672,8 +672,10 @@ public final class Context extends VerbsResource {
      * @param listener called with each event on the dispatcher thread, in order; it should return quickly,
      *                 since the next event waits for it; not null
      * @throws IllegalStateException if the context is closed
+     * @throws NullPointerException  if {@code listener} is null
      */
     public void addAsyncEventListener(Consumer<AsyncEvent> listener) {
+        java.util.Objects.requireNonNull(listener, "listener");
         synchronized (treeLock()) {
             ensureOpen();
             asyncListeners.add(listener);
@@ -700,6 +702,19 @@ public final class Context extends VerbsResource {
                 event = awaitAsyncEvent(Duration.ofMillis(500));
             } catch (IllegalStateException closedMeanwhile) {
                 return;
+            } catch (RuntimeException readFailed) {
+                // a failed read (ibv_get_async_event's errno) must not end delivery for good: report, pause, retry
+                if (closed) {
+                    return;
+                }
+                org.panamaverbs.internal.ControlEvents.VERBS.log(System.Logger.Level.WARNING,
+                        "reading an asynchronous event of " + device.name() + " failed; retrying in 1 s", readFailed);
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                continue;
             }
             if (event == null) {
                 continue;

@@ -46,7 +46,7 @@ public final class Errno {
 
     private static String[] row(int errno) {
         int n = Math.abs(errno);
-        return n < TABLE.length ? TABLE[n] : null;
+        return n >= 0 && n < TABLE.length ? TABLE[n] : null; // Math.abs(Integer.MIN_VALUE) stays negative
     }
 
     private static String[][] buildTable() {

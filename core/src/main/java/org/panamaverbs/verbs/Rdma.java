@@ -43,14 +43,15 @@ public final class Rdma {
      * Whether libibverbs loads and the kernel reports RDMA support (devices may still be absent).
      *
      * @return true if {@link #ensureAvailable()} would succeed; false instead of its
-     *         {@link RdmaUnavailableException}
-     * @throws UnsupportedOperationException on a CPU architecture other than x86_64 and aarch64
+     *         {@link RdmaUnavailableException}, and on a CPU architecture this library has no layouts for
+     *         (anything but x86_64 and aarch64), where {@link #ensureAvailable()} throws
+     *         {@link UnsupportedOperationException}
      */
     public static boolean isAvailable() {
         try {
             ensureAvailable();
             return true;
-        } catch (RdmaUnavailableException e) {
+        } catch (RdmaUnavailableException | UnsupportedOperationException e) {
             return false;
         }
     }

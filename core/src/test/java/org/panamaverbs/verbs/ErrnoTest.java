@@ -29,6 +29,9 @@ class ErrnoTest {
     void unknownValuesStayReadable() {
         assertEquals("errno 4000", Errno.name(4000));
         assertEquals("Unknown error 4000", Errno.message(4000));
+        // Math.abs(MIN_VALUE) is negative: still a readable answer, not an exception
+        assertEquals("errno -2147483648", Errno.name(Integer.MIN_VALUE));
+        assertEquals("Unknown error -2147483648", Errno.message(Integer.MIN_VALUE));
     }
 
     @Test

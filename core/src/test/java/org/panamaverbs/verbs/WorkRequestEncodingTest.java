@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -191,6 +192,41 @@ class WorkRequestEncodingTest {
             assertEquals(5, c.serviceLevel());
             assertEquals(3, c.dlidPathBits());
             assertThrows(IndexOutOfBoundsException.class, () -> wcs.get(2));
+        }
+    }
+
+    @Test
+    void heapCopyDecodesEveryFieldAsTheFlyweight() throws Exception {
+        byte[] wc = CReference.bytes("wc", 0x0102030405060708L, WcStatus.REM_ACCESS_ERR.code(),
+                WcOpcode.RECV_RDMA_WITH_IMM.code(), 0x99, 4096, 0xDEADBEEFL, 0x000abc, 0x000def,
+                WorkCompletion.WC_WITH_IMM | 1, 0xfffe, 0x1234, 5, 3);
+        try (WorkCompletions wcs = WorkCompletions.allocate(2)) {
+            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.arrayForPoll(), WorkCompletions.WC_SIZE, wc.length);
+            wcs.setCount(2);
+            WorkCompletion c = wcs.get(1);
+            CompletionCopy copy = new CompletionCopy();
+            assertSame(copy, c.copyTo(copy));
+            assertEquals(0x0102030405060708L, copy.wrId());
+            assertEquals(WcStatus.REM_ACCESS_ERR, copy.status());
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM.code(), copy.opcodeCode());
+            assertEquals(0x99, copy.vendorError());
+            assertEquals(4096, copy.byteLength());
+            assertEquals(0xDEADBEEF, copy.immediateData());
+            assertEquals(0xabc, copy.qpNumber());
+            assertEquals(0xdef, copy.sourceQp());
+            assertEquals(WorkCompletion.WC_WITH_IMM | 1, copy.flags());
+            assertEquals(0xfffe, copy.pkeyIndex());
+            assertEquals(0x1234, copy.sourceLid());
+            assertEquals(5, copy.serviceLevel());
+            assertEquals(3, copy.dlidPathBits());
+            // the copy outlives the array's next contents
+            wcs.arrayForPoll().fill((byte) 0);
+            assertEquals(0x0102030405060708L, copy.wrId());
+            assertEquals(0, c.wrId());
+            // and is overwritten by the next copy
+            wcs.get(0).copyTo(copy);
+            assertEquals(0, copy.wrId());
+            assertEquals(0, copy.byteLength());
         }
     }
 

@@ -79,7 +79,8 @@ public class RdmaEndpoint {
      * write and remote read (7). A subclass may change them.
      */
     protected int access;
-    private int connState;
+    /** Written under the endpoint's lock; volatile so that {@link #getConnState()} needs none. */
+    private volatile int connState;
     private boolean isClosed;
     private boolean isInitialized;
     private boolean serverSide;

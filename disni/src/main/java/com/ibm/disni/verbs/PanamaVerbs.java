@@ -180,7 +180,14 @@ final class PanamaVerbs extends RdmaVerbs {
     public int deallocPd(IbvPd pd) throws IOException {
         try {
             pd.pv.close();
-            pd.getContext().regions.values().removeIf(mr -> mr.pv.protectionDomain() == pd.pv);
+            // the domain's regions went with it (Panama Verbs closes them): their IbvMr objects say so too
+            pd.getContext().regions.values().removeIf(mr -> {
+                if (mr.pv.protectionDomain() != pd.pv) {
+                    return false;
+                }
+                mr.close();
+                return true;
+            });
             pd.close();
             return 0;
         } catch (RuntimeException e) {
