@@ -24,12 +24,14 @@ import java.util.Arrays;
  *
  * <p>{@code server ADDRESS PORT} serves one client: it sends the descriptor of a 4 KiB region, then reads a
  * text command ("read SIZE COUNT" or "sendrecv SIZE COUNT"), answers "go" once its receive is posted, echoes
- * COUNT messages for sendrecv, and ends on "bye". {@code client ADDRESS PORT read|sendrecv SIZE ITERATIONS}: a tenth of ITERATIONS (at least 100) as
+ * COUNT messages for sendrecv, and ends on "bye". {@code client ADDRESS PORT read|sendrecv SIZE ITERATIONS [WARMUP]}:
+ * WARMUP untimed operations (default a tenth of ITERATIONS, at least 100) as
  * warm-up, then ITERATIONS timed operations, each an RDMA READ of SIZE bytes (completion polled) or a SEND of
  * SIZE bytes answered by the server's SEND of the same bytes (round trip). Prints one line:
  * {@code RESULT mode=read size=32 iterations=100000 avg_us=... median_us=... p99_us=... p999_us=... max_us=...
- * first_half_avg_us=... second_half_avg_us=... alloc_bytes_per_op=... gcs=... gc_ms=... jit_ms=...} (allocation,
- * collections and compilation counted over warm-up and timed operations; the server prints the same for its loop on a
+ * first_half_avg_us=... second_half_avg_us=... alloc_bytes_per_op=... gcs=... gc_ms=... jit_ms=... timed_jit_ms=...}
+ * (allocation, collections and compilation counted over warm-up and timed operations, timed_jit_ms over the
+ * timed ones only; the server prints the same for its loop on a
  * {@code server usage:} line). Statuses, opcodes and
  * ids of every completion and the echoed bytes are checked; exit code 1 on any mismatch.
  */
@@ -219,25 +221,28 @@ public class LatencyProgram {
     }
 
     static void client(RdmaPassiveEndpointGroup<Endpoint> group, InetSocketAddress address, String mode, int size,
-            int iterations) throws Exception {
+            int iterations, int warmup) throws Exception {
         ProgramSupport.check(size > 0 && size <= REGION, "size " + size);
         Endpoint ep = group.createEndpoint();
         ep.connect(address, ProgramSupport.RESOLVE_TIMEOUT_MS);
         String[] descriptor = ep.receiveText().split(" ");
         long remoteAddress = Long.parseLong(descriptor[0]);
         int rkey = Integer.parseInt(descriptor[1]);
-        int warmup = Math.max(100, iterations / 10);
         long[] samples = new long[iterations];
         ep.sendText(mode + " " + size + " " + (warmup + iterations));
         ProgramSupport.check(ep.receiveText().equals("go"), "go");
         ep.awaitSends(0); // so that the timed loop's polls see only its own completions
         Usage before = Usage.now();
+        Usage timedStart = null;
         if (mode.equals("read")) {
             SVCPostSend.SendWRMod wr = ep.read.getWrMod(0);
             wr.getSgeMod(0).setLength(size);
             wr.getRdmaMod().setRemote_addr(remoteAddress);
             wr.getRdmaMod().setRkey(rkey);
             for (int i = -warmup; i < iterations; i++) {
+                if (i == 0) {
+                    timedStart = Usage.now();
+                }
                 long start = System.nanoTime();
                 ep.read.execute();
                 ep.awaitRead();
@@ -251,6 +256,9 @@ public class LatencyProgram {
         } else {
             ProgramSupport.check(mode.equals("sendrecv"), "mode " + mode + " (read or sendrecv)");
             for (int i = -warmup; i < iterations; i++) {
+                if (i == 0) {
+                    timedStart = Usage.now();
+                }
                 ep.sendBuf.put(0, (byte) i);
                 ep.sendBuf.put(size - 1, (byte) ~i);
                 long start = System.nanoTime();
@@ -265,7 +273,8 @@ public class LatencyProgram {
                 ep.recv.execute();
             }
         }
-        String usage = Usage.now().since(before, warmup + iterations);
+        Usage after = Usage.now();
+        String usage = after.since(before, warmup + iterations) + " timed_jit_ms=" + (after.compileMillis() - timedStart.compileMillis());
         String samplesFile = System.getProperty("latency.samples");
         if (samplesFile != null) { // every timed operation in order, in nanoseconds, for looking at when the slow ones happen
             java.nio.file.Files.write(java.nio.file.Path.of(samplesFile),
@@ -296,7 +305,9 @@ public class LatencyProgram {
             if (args[0].equals("server")) {
                 server(group, address);
             } else {
-                client(group, address, args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+                int iterations = Integer.parseInt(args[5]);
+                client(group, address, args[3], Integer.parseInt(args[4]), iterations,
+                        args.length > 6 ? Integer.parseInt(args[6]) : Math.max(100, iterations / 10));
             }
         } catch (Exception e) {
             System.out.println("failed: " + e);
