@@ -15,15 +15,30 @@ public final class Grh {
     public static final int SIZE = 40;
     private static final int IPV4_HEADER_OFFSET = 20;
     private static final int GRH_SGID_OFFSET = 8;
+    private static final ValueLayout.OfShort BIG_ENDIAN_SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     private Grh() {
+    }
+
+    /** Whether the 20 bytes at {@code at} sum, as big-endian 16-bit words in ones' complement, to 0xffff. */
+    private static boolean ipv4ChecksumValid(MemorySegment buffer, long at) {
+        int sum = 0;
+        for (int i = 0; i < IPV4_HEADER_OFFSET; i += 2) {
+            sum += Short.toUnsignedInt(buffer.get(BIG_ENDIAN_SHORT, at + i));
+        }
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xffff) + (sum >>> 16);
+        }
+        return sum == 0xffff;
     }
 
     /**
      * The sender's GID, from the GRH at {@code offset} of {@code buffer}: the IPv4 source address
      * (mapped to {@code ::ffff:a.b.c.d}) when the header is IPv4 (RoCE v2 over IPv4), else the GRH's SGID.
-     * The header counts as IPv4 when its byte 20 is {@code 0x45} (version 4, 20-byte header); the header's
-     * checksum is not verified.
+     * The header counts as IPv4 when its byte 20 is {@code 0x45} (version 4, 20-byte header) and those 20
+     * bytes carry a valid IPv4 header checksum, as libibverbs decides it ({@code ibv_init_ah_from_wc}): an
+     * InfiniBand or RoCE GRH whose SGID merely has {@code 0x45} at that place is read as a GRH.
      *
      * @param buffer the memory of a completed UD receive (for example its region's {@link MemoryRegion#segment()})
      * @param offset the byte offset in {@code buffer} where the receive's first scatter-gather entry began:
@@ -33,7 +48,7 @@ public final class Grh {
      */
     public static Gid sourceGid(MemorySegment buffer, long offset) {
         byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
-        if (versionAndLength == 0x45) {
+        if (versionAndLength == 0x45 && ipv4ChecksumValid(buffer, offset + IPV4_HEADER_OFFSET)) {
             byte[] ipv4 = buffer.asSlice(offset + IPV4_HEADER_OFFSET + 12, 4).toArray(ValueLayout.JAVA_BYTE);
             try {
                 return Gid.of(InetAddress.getByAddress(ipv4));

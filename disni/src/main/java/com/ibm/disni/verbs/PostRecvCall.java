@@ -90,13 +90,22 @@ final class PostRecvCall extends SVCPostRecv {
         RecvWorkRequests chain = t.chain;
         int rc;
         try {
-            // DiSNI's receive mods change nothing, so a thread's chain is written once; a region closed since is
-            // looked up again, so a deregistered one is refused as before
-            if (t.filled < 0 || !t.resolved.allOpen()) {
+            // DiSNI's receive mods change nothing, so a thread's chain is written once
+            if (t.filled < 0) {
                 fill(t);
                 t.filled = 0;
             }
-            rc = pv.postRecv(chain, count);
+            try {
+                rc = pv.postRecv(chain, count);
+            } catch (IllegalStateException e) {
+                // a region closed since the chain was written (refused before anything was posted): look the
+                // entries up again, so a deregistered one is refused as before, and post once more
+                if (t.resolved.allOpen()) {
+                    throw e;
+                }
+                fill(t);
+                rc = pv.postRecv(chain, count);
+            }
         } catch (RuntimeException e) {
             throw Failures.io("ibv_post_recv", e);
         }

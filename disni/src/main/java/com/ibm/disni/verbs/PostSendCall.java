@@ -156,13 +156,23 @@ final class PostSendCall extends SVCPostSend {
         int current = version;
         int rc;
         try {
-            // executing again unchanged posts the chain as it is (DiSNI's SVCs are made to be re-executed); a
-            // region closed since is looked up again, so a deregistered one is refused as before
-            if (t.filled != current || !t.resolved.allOpen()) {
+            // executing again unchanged posts the chain as it is (DiSNI's SVCs are made to be re-executed)
+            if (t.filled != current) {
                 fill(t);
                 t.filled = current;
             }
-            rc = pv.postSend(chain, count);
+            try {
+                rc = pv.postSend(chain, count);
+            } catch (IllegalStateException e) {
+                // Panama Verbs refused, before posting anything, an entry whose region closed since the chain was
+                // written: look the entries up again (a deregistered lkey is refused with the lookup's message)
+                // and post once more. Checked here, not before every post, to keep the data path short.
+                if (t.resolved.allOpen()) {
+                    throw e;
+                }
+                fill(t);
+                rc = pv.postSend(chain, count);
+            }
         } catch (RuntimeException e) {
             throw Failures.io("ibv_post_send", e);
         }

@@ -173,6 +173,9 @@ class VerbsLoopbackTest {
             srcMr.deregMr().execute().free();
             IOException e = assertThrows(IOException.class, stale::execute);
             assertTrue(e.getMessage().contains("lkey"), e.getMessage());
+            // and so is one whose chain was written (and posted 1000 times) while the region was open
+            IOException reused = assertThrows(IOException.class, again::execute);
+            assertTrue(reused.getMessage().contains("lkey"), reused.getMessage());
 
             poll.free();
             assertThrows(IOException.class, poll::execute, "a freed call cannot execute");
