@@ -22,20 +22,6 @@ public final class CompletionCopy {
         }
     }
 
-    private static final long WR_ID = ibv_wc.wr_id$offset();
-    private static final long STATUS = ibv_wc.status$offset();
-    private static final long OPCODE = ibv_wc.opcode$offset();
-    private static final long VENDOR_ERR = ibv_wc.vendor_err$offset();
-    private static final long BYTE_LEN = ibv_wc.byte_len$offset();
-    private static final long IMM_DATA = ibv_wc.imm_data$offset();
-    private static final long QP_NUM = ibv_wc.qp_num$offset();
-    private static final long SRC_QP = ibv_wc.src_qp$offset();
-    private static final long WC_FLAGS = ibv_wc.wc_flags$offset();
-    private static final long PKEY_INDEX = ibv_wc.pkey_index$offset();
-    private static final long SLID = ibv_wc.slid$offset();
-    private static final long SL = ibv_wc.sl$offset();
-    private static final long DLID_PATH_BITS = ibv_wc.dlid_path_bits$offset();
-
     /** The structure's bytes as native-order words, written by {@link WorkCompletion#copyTo}. */
     final long[] words = new long[WORDS];
 
@@ -51,12 +37,12 @@ public final class CompletionCopy {
 
     /** {@return {@code wr_id}: the id the work request was posted with} Valid whatever the status. */
     public long wrId() {
-        return field(WR_ID, 64);
+        return field(WorkCompletion.WR_ID, 64);
     }
 
     /** {@return {@code status} as C's number, 0 for {@code IBV_WC_SUCCESS}} */
     public int statusCode() {
-        return (int) field(STATUS, 32);
+        return (int) field(WorkCompletion.STATUS, 32);
     }
 
     /** {@return {@code status} as a constant, {@link WcStatus#UNKNOWN} for a number the library does not know} */
@@ -66,17 +52,17 @@ public final class CompletionCopy {
 
     /** {@return {@code opcode} as C's number, as the provider wrote it} Only meaningful when the status is success. */
     public int opcodeCode() {
-        return (int) field(OPCODE, 32);
+        return (int) field(WorkCompletion.OPCODE, 32);
     }
 
     /** {@return {@code vendor_err}: the provider's own error detail} */
     public int vendorError() {
-        return (int) field(VENDOR_ERR, 32);
+        return (int) field(WorkCompletion.VENDOR_ERR, 32);
     }
 
     /** {@return {@code byte_len}: bytes received (receive completions, RDMA READ)} */
     public int byteLength() {
-        return (int) field(BYTE_LEN, 32);
+        return (int) field(WorkCompletion.BYTE_LEN, 32);
     }
 
     /**
@@ -84,42 +70,42 @@ public final class CompletionCopy {
      * meaningful when {@link #flags()} has {@code IBV_WC_WITH_IMM} (2).
      */
     public int immediateData() {
-        return Integer.reverseBytes((int) field(IMM_DATA, 32));
+        return Integer.reverseBytes((int) field(WorkCompletion.IMM_DATA, 32));
     }
 
     /** {@return {@code qp_num}: the local queue pair the completion belongs to} */
     public int qpNumber() {
-        return (int) field(QP_NUM, 32);
+        return (int) field(WorkCompletion.QP_NUM, 32);
     }
 
     /** {@return {@code src_qp}: the sending queue pair (UD receive completions)} */
     public int sourceQp() {
-        return (int) field(SRC_QP, 32);
+        return (int) field(WorkCompletion.SRC_QP, 32);
     }
 
     /** {@return {@code wc_flags} as C bits ({@code IBV_WC_GRH} 1, {@code IBV_WC_WITH_IMM} 2, ...)} */
     public int flags() {
-        return (int) field(WC_FLAGS, 32);
+        return (int) field(WorkCompletion.WC_FLAGS, 32);
     }
 
     /** {@return {@code pkey_index}, 0..65535} */
     public int pkeyIndex() {
-        return (int) field(PKEY_INDEX, 16);
+        return (int) field(WorkCompletion.PKEY_INDEX, 16);
     }
 
     /** {@return {@code slid}: the source LID (InfiniBand UD), 0..65535} */
     public int sourceLid() {
-        return (int) field(SLID, 16);
+        return (int) field(WorkCompletion.SLID, 16);
     }
 
     /** {@return {@code sl}: the service level, 0..255} */
     public int serviceLevel() {
-        return (int) field(SL, 8);
+        return (int) field(WorkCompletion.SL, 8);
     }
 
     /** {@return {@code dlid_path_bits}, 0..255} */
     public int dlidPathBits() {
-        return (int) field(DLID_PATH_BITS, 8);
+        return (int) field(WorkCompletion.DLID_PATH_BITS, 8);
     }
 
     @Override

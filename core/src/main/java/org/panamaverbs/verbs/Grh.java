@@ -21,6 +21,19 @@ public final class Grh {
     private Grh() {
     }
 
+    /**
+     * libibverbs' rule ({@code ibv_init_ah_from_wc}): a header whose first word does not say IP version 6 is
+     * IPv4 if its byte 20 says version 4; one that says 6 is IPv4 only if byte 20 starts a 20-byte IPv4
+     * header with a valid checksum (an IPv6 GRH's SGID may hold anything there).
+     */
+    private static boolean isIpv4(MemorySegment buffer, long offset, byte versionAndLength) {
+        int grhVersion = (buffer.get(ValueLayout.JAVA_BYTE, offset) >> 4) & 0xf;
+        if (grhVersion != 6) {
+            return ((versionAndLength >> 4) & 0xf) == 4;
+        }
+        return versionAndLength == 0x45 && ipv4ChecksumValid(buffer, offset + IPV4_HEADER_OFFSET);
+    }
+
     /** Whether the 20 bytes at {@code at} sum, as big-endian 16-bit words in ones' complement, to 0xffff. */
     private static boolean ipv4ChecksumValid(MemorySegment buffer, long at) {
         int sum = 0;
@@ -36,9 +49,10 @@ public final class Grh {
     /**
      * The sender's GID, from the GRH at {@code offset} of {@code buffer}: the IPv4 source address
      * (mapped to {@code ::ffff:a.b.c.d}) when the header is IPv4 (RoCE v2 over IPv4), else the GRH's SGID.
-     * The header counts as IPv4 when its byte 20 is {@code 0x45} (version 4, 20-byte header) and those 20
-     * bytes carry a valid IPv4 header checksum, as libibverbs decides it ({@code ibv_init_ah_from_wc}): an
-     * InfiniBand or RoCE GRH whose SGID merely has {@code 0x45} at that place is read as a GRH.
+     * The header counts as IPv4 as libibverbs decides it ({@code ibv_init_ah_from_wc}): when its first word
+     * does not say IP version 6 and its byte 20 says version 4, or when the first word says 6 and byte 20
+     * starts a 20-byte IPv4 header ({@code 0x45}) with a valid checksum; so an InfiniBand or RoCE GRH whose
+     * SGID merely has {@code 0x45} at that place is read as a GRH.
      *
      * @param buffer the memory of a completed UD receive (for example its region's {@link MemoryRegion#segment()})
      * @param offset the byte offset in {@code buffer} where the receive's first scatter-gather entry began:
@@ -48,7 +62,7 @@ public final class Grh {
      */
     public static Gid sourceGid(MemorySegment buffer, long offset) {
         byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
-        if (versionAndLength == 0x45 && ipv4ChecksumValid(buffer, offset + IPV4_HEADER_OFFSET)) {
+        if (isIpv4(buffer, offset, versionAndLength)) {
             byte[] ipv4 = buffer.asSlice(offset + IPV4_HEADER_OFFSET + 12, 4).toArray(ValueLayout.JAVA_BYTE);
             try {
                 return Gid.of(InetAddress.getByAddress(ipv4));

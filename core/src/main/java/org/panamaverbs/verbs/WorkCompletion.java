@@ -20,19 +20,20 @@ public final class WorkCompletion {
     static final int WC_WITH_IMM = 1 << 1;
     private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private static final long WR_ID = ibv_wc.wr_id$offset();
-    private static final long STATUS = ibv_wc.status$offset();
-    private static final long OPCODE = ibv_wc.opcode$offset();
-    private static final long VENDOR_ERR = ibv_wc.vendor_err$offset();
-    private static final long BYTE_LEN = ibv_wc.byte_len$offset();
-    private static final long IMM_DATA = ibv_wc.imm_data$offset();
-    private static final long QP_NUM = ibv_wc.qp_num$offset();
-    private static final long SRC_QP = ibv_wc.src_qp$offset();
-    private static final long WC_FLAGS = ibv_wc.wc_flags$offset();
-    private static final long PKEY_INDEX = ibv_wc.pkey_index$offset();
-    private static final long SLID = ibv_wc.slid$offset();
-    private static final long SL = ibv_wc.sl$offset();
-    private static final long DLID_PATH_BITS = ibv_wc.dlid_path_bits$offset();
+    // field offsets of struct ibv_wc, shared with CompletionCopy
+    static final long WR_ID = ibv_wc.wr_id$offset();
+    static final long STATUS = ibv_wc.status$offset();
+    static final long OPCODE = ibv_wc.opcode$offset();
+    static final long VENDOR_ERR = ibv_wc.vendor_err$offset();
+    static final long BYTE_LEN = ibv_wc.byte_len$offset();
+    static final long IMM_DATA = ibv_wc.imm_data$offset();
+    static final long QP_NUM = ibv_wc.qp_num$offset();
+    static final long SRC_QP = ibv_wc.src_qp$offset();
+    static final long WC_FLAGS = ibv_wc.wc_flags$offset();
+    static final long PKEY_INDEX = ibv_wc.pkey_index$offset();
+    static final long SLID = ibv_wc.slid$offset();
+    static final long SL = ibv_wc.sl$offset();
+    static final long DLID_PATH_BITS = ibv_wc.dlid_path_bits$offset();
 
     private final MemorySegment array;
     private final long base;

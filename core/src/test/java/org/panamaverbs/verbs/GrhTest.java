@@ -34,7 +34,10 @@ class GrhTest {
 
     @Test
     void ipv4HeaderGivesTheMappedSourceAddress() throws Exception {
+        // RoCE v2 over IPv4 (rxe): the first 20 bytes are not an IPv6 header; no checksum is looked at
         byte[] header = ipv4Header(new byte[] {10, (byte) 250, 0, 1});
+        header[20 + 10] = 0;
+        header[20 + 11] = 0;
         assertEquals(Gid.of(InetAddress.getByName("10.250.0.1")), Grh.sourceGid(MemorySegment.ofArray(header), 0));
     }
 
@@ -53,8 +56,16 @@ class GrhTest {
     }
 
     @Test
-    void ipv4HeaderWithABadChecksumIsReadAsAGrh() {
+    void ipv4HeaderBehindAnIpv6VersionNeedsItsChecksum() throws Exception {
         byte[] header = ipv4Header(new byte[] {10, (byte) 250, 0, 1});
+        header[0] = 0x60;
+        assertEquals(Gid.of(InetAddress.getByName("10.250.0.1")), Grh.sourceGid(MemorySegment.ofArray(header), 0));
+    }
+
+    @Test
+    void ipv4HeaderWithABadChecksumBehindAnIpv6VersionIsReadAsAGrh() {
+        byte[] header = ipv4Header(new byte[] {10, (byte) 250, 0, 1});
+        header[0] = 0x60;
         header[20 + 11] ^= 1;
         byte[] sgid = new byte[16];
         System.arraycopy(header, 8, sgid, 0, 16);
