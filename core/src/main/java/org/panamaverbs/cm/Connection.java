@@ -60,7 +60,10 @@ public final class Connection implements AutoCloseable {
             qp = id.createQueuePair(domain, config);
         } catch (RuntimeException | Error e) {
             // a refused queue pair (capacities beyond the device's) leaves nothing behind
-            closeAll(e, queue, domain);
+            RuntimeException cleanup = closeAll(queue, domain);
+            if (cleanup != null) {
+                e.addSuppressed(cleanup);
+            }
             throw e;
         }
         cq = queue;
@@ -327,7 +330,7 @@ public final class Connection implements AutoCloseable {
             }
         } finally {
             // each is closed even if one before it failed; the first failure is thrown, later ones suppressed
-            RuntimeException failure = closeAll(null, id, cq, pd, ownChannel);
+            RuntimeException failure = closeAll(id, cq, pd, ownChannel);
             if (failure != null) {
                 throw failure;
             }
@@ -335,10 +338,11 @@ public final class Connection implements AutoCloseable {
     }
 
     /**
-     * Closes each of {@code resources} (null ones skipped) whatever the others do. Failures are added to
-     * {@code failure} when it is given; otherwise the first is returned with the later ones suppressed.
+     * Closes each of {@code resources} (null ones skipped) whatever the others do.
+     *
+     * @return null, or the first failure with the later ones suppressed in it
      */
-    private static RuntimeException closeAll(Throwable failure, AutoCloseable... resources) {
+    private static RuntimeException closeAll(AutoCloseable... resources) {
         RuntimeException first = null;
         for (AutoCloseable resource : resources) {
             if (resource == null) {
@@ -348,9 +352,7 @@ public final class Connection implements AutoCloseable {
                 resource.close();
             } catch (Exception e) {
                 RuntimeException unchecked = e instanceof RuntimeException r ? r : new IllegalStateException(e);
-                if (failure != null) {
-                    failure.addSuppressed(unchecked);
-                } else if (first == null) {
+                if (first == null) {
                     first = unchecked;
                 } else {
                     first.addSuppressed(unchecked);

@@ -118,7 +118,6 @@ public final class RdmaServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        InetSocketAddress local = listener.localAddressOrNull();
-        return "RdmaServer[" + listener.portSpace() + (local == null && listener.isClosed() ? " closed" : " on " + local) + "]";
+        return "RdmaServer[" + listener.portSpace() + (listener.isClosed() ? " closed" : " on " + listener.localAddressOrNull()) + "]";
     }
 }

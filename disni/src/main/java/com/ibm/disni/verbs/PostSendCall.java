@@ -182,6 +182,22 @@ final class PostSendCall extends SVCPostSend {
         return this;
     }
 
+    /** A mod's write: stores the value and, if it changed, bumps {@link #version} so threads rewrite their chains. */
+    private void set(long[] values, int index, long value) {
+        if (values[index] != value) {
+            values[index] = value;
+            version++;
+        }
+    }
+
+    /** {@link #set(long[], int, long)} for int fields. */
+    private void set(int[] values, int index, int value) {
+        if (values[index] != value) {
+            values[index] = value;
+            version++;
+        }
+    }
+
     @Override
     public boolean isValid() {
         return valid;
@@ -219,18 +235,12 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setWr_id(long wr_id) {
-            if (wrId[i] != wr_id) {
-                wrId[i] = wr_id;
-                version++;
-            }
+            set(wrId, i, wr_id);
         }
 
         @Override
         public void setSend_flags(int send_flags) {
-            if (flags[i] != send_flags) {
-                flags[i] = send_flags;
-                version++;
-            }
+            set(flags, i, send_flags);
         }
 
         @Override
@@ -278,10 +288,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setRemote_addr(long remote_addr) {
-            if (remoteAddr[i] != remote_addr) {
-                remoteAddr[i] = remote_addr;
-                version++;
-            }
+            set(remoteAddr, i, remote_addr);
         }
 
         @Override
@@ -291,10 +298,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setRkey(int key) {
-            if (rkey[i] != key) {
-                rkey[i] = key;
-                version++;
-            }
+            set(rkey, i, key);
         }
 
         @Override
@@ -304,10 +308,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setReserved(int value) {
-            if (reserved[i] != value) {
-                reserved[i] = value;
-                version++;
-            }
+            set(reserved, i, value);
         }
 
         @Override
@@ -326,10 +327,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setAddr(long addr) {
-            if (sges.addr[k] != addr) {
-                sges.addr[k] = addr;
-                version++;
-            }
+            set(sges.addr, k, addr);
         }
 
         @Override
@@ -339,10 +337,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setLength(int length) {
-            if (sges.length[k] != length) {
-                sges.length[k] = length;
-                version++;
-            }
+            set(sges.length, k, length);
         }
 
         @Override
@@ -352,10 +347,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setLkey(int lkey) {
-            if (sges.lkey[k] != lkey) {
-                sges.lkey[k] = lkey;
-                version++;
-            }
+            set(sges.lkey, k, lkey);
         }
 
         @Override
