@@ -57,6 +57,11 @@ public final class QueuePair extends VerbsResource {
     private final DevicePolicy policy;
     /** Whether every post needs {@link DevicePolicy#checkSend} (UD, or opcodes checked); else only special chains. */
     private final boolean checkEveryPost;
+    /**
+     * {@code config.srq() != null}, kept as a flag: postRecv tests it on every call, and {@code QpConfig.srq()}
+     * is not inlined there in a program that never loads {@link SharedReceiveQueue} (a real call per post).
+     */
+    private final boolean receivesFromSrq;
     /** The largest UD message: the port's active MTU, read when the queue pair became ready; 0 before. */
     private volatile int datagramLimit;
 
@@ -81,6 +86,7 @@ public final class QueuePair extends VerbsResource {
         this.gidIndex = gidIndex;
         this.policy = context.policy();
         this.checkEveryPost = policy.checksEveryPost(config.type());
+        this.receivesFromSrq = config.srq() != null;
         MemorySegment raw = raw(handle);
         String what = toString();
         own(() -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(raw), what));
@@ -494,7 +500,7 @@ public final class QueuePair extends VerbsResource {
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     public int postRecv(RecvWorkRequests requests, int count) {
-        if (config.srq() != null) {
+        if (receivesFromSrq) {
             throw new IllegalStateException(this + " takes its receives from " + config.srq()
                     + ": post them there (SharedReceiveQueue.postRecv)");
         }

@@ -242,20 +242,27 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         }
     }
 
-    /** Cuts the chain after request {@code count - 1} and clears {@code bad_wr}; called before a post. */
+    /**
+     * Cuts the chain after request {@code count - 1}, and clears {@code bad_wr} if the last post failed; called
+     * before a post. Providers write {@code bad_wr} only when they refuse a request, and {@link #failedIndex()}
+     * reads it only after a failure, so after a success it still holds the 0 written here: posting the whole
+     * chain after a success costs one comparison here, no store (each instruction counts under emulation).
+     */
     final void cutAfter(int count) {
-        if (count < 1 || count > capacity) {
-            throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
-        }
-        if (count < capacity) {
+        if (count != capacity) {
+            if (count < 1 || count > capacity) {
+                throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
+            }
             requestsForCall.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
         }
-        badRequestForCall.set(JAVA_LONG, 0, 0L);
+        if (lastResult != 0) {
+            badRequestForCall.set(JAVA_LONG, 0, 0L);
+        }
     }
 
     /** Restores the link cut by {@link #cutAfter}, and records the post's result; runs even if the post threw. */
     final void relinkAfter(int count, int result) {
-        if (count < capacity) {
+        if (count != capacity) {
             long base = (count - 1) * requestSize;
             requestsForCall.set(JAVA_LONG, base + nextOffset, requestsAddress + base + requestSize);
         }

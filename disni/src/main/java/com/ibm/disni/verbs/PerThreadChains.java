@@ -54,13 +54,16 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
     /**
      * A thread's native chain of one stateful call, the regions its scatter-gather entries resolved to, and
      * which version of the call's requests it holds ({@code -1}: none yet), so an unchanged call is posted
-     * without being written again.
+     * without being written again; a send call also records which versions of its headers and scatter-gather
+     * entries the chain holds, so a change of {@code wr_id} alone rewrites only the identifiers.
      */
     static final class Slot<C> implements Chain {
         final C chain;
         final SgeTable.Resolved resolved;
         private final Runnable closer;
         int filled = -1;
+        int filledHeaders = -1;
+        int filledSges = -1;
 
         Slot(C chain, SgeTable.Resolved resolved, Runnable closer) {
             this.chain = chain;

@@ -1,6 +1,8 @@
 package com.ibm.disni.verbs;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QpType;
@@ -47,9 +49,33 @@ final class PostSendCall extends SVCPostSend {
     /**
      * Changed by every mod setter that changes a value: a thread's chain is rewritten only when this differs from
      * what it holds. Setting the value a field already has (a program setting the same length before every post)
-     * changes nothing, so that post writes nothing and pays no volatile write.
+     * changes nothing. Written with release and read with acquire semantics (plain stores and loads on x86, no
+     * fence per mod): an execution that sees a new version sees the values stored before it. A mod racing an
+     * execution on another thread is the program's race, as it was with DiSNI's mods writing native memory.
      */
-    private volatile int version;
+    private int version;
+    /**
+     * Changed, besides {@link #version}, by setters of the fields that are not the identifier: a request's header
+     * (flags, remote address and key) and its scatter-gather entries. A post after a change of {@code wr_id}
+     * alone, which DiSNI programs make before every post, rewrites only the identifiers; a changed entry is
+     * rewritten with its region looked up and its bounds checked, and only then.
+     */
+    private int headerVersion;
+    private int sgeVersion;
+    private static final VarHandle VERSION;
+    private static final VarHandle HEADER_VERSION;
+    private static final VarHandle SGE_VERSION;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            VERSION = lookup.findVarHandle(PostSendCall.class, "version", int.class);
+            HEADER_VERSION = lookup.findVarHandle(PostSendCall.class, "headerVersion", int.class);
+            SGE_VERSION = lookup.findVarHandle(PostSendCall.class, "sgeVersion", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     PostSendCall(IbvQP qp, List<IbvSendWR> wrList) throws IOException {
         this.qp = qp;
@@ -121,21 +147,19 @@ final class PostSendCall extends SVCPostSend {
         return new PerThreadChains.Slot<>(chain, new SgeTable.Resolved(sges.addr.length), chain::close);
     }
 
-    /** Writes the requests, as the mods left them, into the thread's chain; resolves each entry's region. */
-    private void fill(PerThreadChains.Slot<SendWorkRequests> t) throws IOException {
-        SendWorkRequests chain = t.chain;
-        IbvContext context = qp.getContext();
+    /** Writes every request's identifier into the thread's chain. */
+    private void writeIds(SendWorkRequests chain) {
+        for (int i = 0; i < count; i++) {
+            chain.get(i).id(wrId[i]);
+        }
+    }
+
+    /** Writes every request's opcode, flags, immediate data and remote (or atomic) fields. */
+    private void writeHeaders(SendWorkRequests chain) {
         for (int i = 0; i < count; i++) {
             SendWorkRequest r = chain.get(i);
-            r.id(wrId[i]).opcode(opcode[i]).flags(flags[i]);
+            r.opcode(opcode[i]).flags(flags[i]);
             r.immediateData(LITTLE_ENDIAN ? Integer.reverseBytes(imm[i]) : imm[i]);
-            int n = numSge[i];
-            for (int j = 0; j < n; j++) {
-                int k = sgeStart[i] + j;
-                MemoryRegion region = t.resolved.region(context, k, sges.lkey[k]);
-                r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
-            }
-            r.numSge(n);
             switch (opcode[i]) {
                 case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> r.remote(remoteAddr[i], rkey[i]);
                 case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD ->
@@ -146,6 +170,33 @@ final class PostSendCall extends SVCPostSend {
         }
     }
 
+    /** Writes every request's scatter-gather entries, each with the region its lkey resolves to (bounds checked). */
+    private void writeSges(PerThreadChains.Slot<SendWorkRequests> t) throws IOException {
+        IbvContext context = qp.getContext();
+        for (int i = 0; i < count; i++) {
+            SendWorkRequest r = t.chain.get(i);
+            int n = numSge[i];
+            for (int j = 0; j < n; j++) {
+                int k = sgeStart[i] + j;
+                MemoryRegion region = t.resolved.region(context, k, sges.lkey[k]);
+                r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
+            }
+            r.numSge(n);
+        }
+    }
+
+    /** Rewrites the headers and scatter-gather entries that changed since the thread's chain was written. */
+    private void refreshOthers(PerThreadChains.Slot<SendWorkRequests> t, int headers, int entries) throws IOException {
+        if (t.filledHeaders != headers) {
+            writeHeaders(t.chain);
+            t.filledHeaders = headers;
+        }
+        if (t.filledSges != entries) {
+            writeSges(t);
+            t.filledSges = entries;
+        }
+    }
+
     @Override
     public SVCPostSend execute() throws IOException {
         if (!valid) {
@@ -153,12 +204,17 @@ final class PostSendCall extends SVCPostSend {
         }
         PerThreadChains.Slot<SendWorkRequests> t = perThread.get();
         SendWorkRequests chain = t.chain;
-        int current = version;
+        int current = (int) VERSION.getAcquire(this);
         int rc;
         try {
             // executing again unchanged posts the chain as it is (DiSNI's SVCs are made to be re-executed)
-            if (t.filled != current) {
-                fill(t);
+            if (t.filled != current) { // something changed: most often wr_id alone, which is all this writes then
+                int headers = (int) HEADER_VERSION.getAcquire(this);
+                int entries = (int) SGE_VERSION.getAcquire(this);
+                if (t.filledHeaders != headers || t.filledSges != entries) {
+                    refreshOthers(t, headers, entries);
+                }
+                writeIds(chain);
                 t.filled = current;
             }
             try {
@@ -170,7 +226,7 @@ final class PostSendCall extends SVCPostSend {
                 if (t.resolved.allOpen()) {
                     throw e;
                 }
-                fill(t);
+                writeSges(t);
                 rc = pv.postSend(chain, count);
             }
         } catch (RuntimeException e) {
@@ -182,19 +238,47 @@ final class PostSendCall extends SVCPostSend {
         return this;
     }
 
-    /** A mod's write: stores the value and, if it changed, bumps {@link #version} so threads rewrite their chains. */
-    private void set(long[] values, int index, long value) {
-        if (values[index] != value) {
-            values[index] = value;
-            version++;
+    /** A mod's write of {@code wr_id}: stores the value and, if it changed, bumps {@link #version}. */
+    private void setId(int index, long value) {
+        if (wrId[index] != value) {
+            wrId[index] = value;
+            VERSION.setRelease(this, version + 1);
         }
     }
 
-    /** {@link #set(long[], int, long)} for int fields. */
-    private void set(int[] values, int index, int value) {
+    /** A mod's write of a header field: stores the value and, if it changed, bumps both versions that name it. */
+    private void setHeader(long[] values, int index, long value) {
         if (values[index] != value) {
             values[index] = value;
-            version++;
+            HEADER_VERSION.setRelease(this, headerVersion + 1);
+            VERSION.setRelease(this, version + 1);
+        }
+    }
+
+    /** {@link #setHeader(long[], int, long)} for int fields. */
+    private void setHeader(int[] values, int index, int value) {
+        if (values[index] != value) {
+            values[index] = value;
+            HEADER_VERSION.setRelease(this, headerVersion + 1);
+            VERSION.setRelease(this, version + 1);
+        }
+    }
+
+    /** A mod's write of a scatter-gather field: stores the value and, if it changed, bumps both versions. */
+    private void setSge(long[] values, int index, long value) {
+        if (values[index] != value) {
+            values[index] = value;
+            SGE_VERSION.setRelease(this, sgeVersion + 1);
+            VERSION.setRelease(this, version + 1);
+        }
+    }
+
+    /** {@link #setSge(long[], int, long)} for int fields. */
+    private void setSge(int[] values, int index, int value) {
+        if (values[index] != value) {
+            values[index] = value;
+            SGE_VERSION.setRelease(this, sgeVersion + 1);
+            VERSION.setRelease(this, version + 1);
         }
     }
 
@@ -235,12 +319,12 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setWr_id(long wr_id) {
-            set(wrId, i, wr_id);
+            setId(i, wr_id);
         }
 
         @Override
         public void setSend_flags(int send_flags) {
-            set(flags, i, send_flags);
+            setHeader(flags, i, send_flags);
         }
 
         @Override
@@ -288,7 +372,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setRemote_addr(long remote_addr) {
-            set(remoteAddr, i, remote_addr);
+            setHeader(remoteAddr, i, remote_addr);
         }
 
         @Override
@@ -298,7 +382,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setRkey(int key) {
-            set(rkey, i, key);
+            setHeader(rkey, i, key);
         }
 
         @Override
@@ -308,7 +392,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setReserved(int value) {
-            set(reserved, i, value);
+            setHeader(reserved, i, value);
         }
 
         @Override
@@ -327,7 +411,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setAddr(long addr) {
-            set(sges.addr, k, addr);
+            setSge(sges.addr, k, addr);
         }
 
         @Override
@@ -337,7 +421,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setLength(int length) {
-            set(sges.length, k, length);
+            setSge(sges.length, k, length);
         }
 
         @Override
@@ -347,7 +431,7 @@ final class PostSendCall extends SVCPostSend {
 
         @Override
         public void setLkey(int lkey) {
-            set(sges.lkey, k, lkey);
+            setSge(sges.lkey, k, lkey);
         }
 
         @Override

@@ -128,6 +128,25 @@ class VerbsLoopbackTest {
                 assertArrayEquals(bytes(src, 0, len), bytes(dst, 1000 + len, len), "write of " + len + " bytes");
             }
 
+            // each kind of field changed alone reaches the chain (the call rewrites only what changed): the
+            // identifier, then the remote address, then the length (the same wr_id after the first); the
+            // destination is cleared before each post
+            SVCPostSend.SendWRMod mod = writes.getWrMod(0);
+            long[][] steps = {{7001, 1100, 100}, {7001, 1700, 100}, {7001, 1700, 30}}; // the loop left 1100 and 100
+            for (long[] step : steps) {
+                mod.setWr_id(step[0]);
+                mod.getRdmaMod().setRemote_addr(dstMr.getAddr() + step[1]);
+                mod.getSgeMod(0).setLength((int) step[2]);
+                for (int i = 0; i < 200; i++) {
+                    dst.put((int) step[1] + i, (byte) 0);
+                }
+                writes.execute();
+                IbvWC wc = take(poll, wcs, 1).get(step[0]);
+                assertEquals(0, wc.getStatus(), "write " + step[0]);
+                assertArrayEquals(bytes(src, 0, (int) step[2]), bytes(dst, (int) step[1], (int) step[2]), "write " + step[0]);
+                assertEquals(0, dst.get((int) (step[1] + step[2])), "write " + step[0] + " wrote no more than its length");
+            }
+
             // RDMA READ back into the receive buffer, several entries in one request
             IbvSendWR read = new IbvSendWR();
             read.setWr_id(3000);
