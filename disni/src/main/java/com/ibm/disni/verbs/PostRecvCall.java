@@ -2,7 +2,6 @@ package com.ibm.disni.verbs;
 
 import java.io.IOException;
 import java.util.List;
-import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequest;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -71,13 +70,7 @@ final class PostRecvCall extends SVCPostRecv {
         for (int i = 0; i < count; i++) {
             RecvWorkRequest r = t.chain.get(i);
             r.id(wrId[i]);
-            int n = numSge[i];
-            for (int j = 0; j < n; j++) {
-                int k = sgeStart[i] + j;
-                MemoryRegion region = t.resolved.region(context, k, sges.lkey[k]);
-                r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
-            }
-            r.numSge(n);
+            sges.writeInto(r, sgeStart[i], numSge[i], t.resolved, context);
         }
     }
 

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
-import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.SendWorkRequest;
@@ -174,14 +173,7 @@ final class PostSendCall extends SVCPostSend {
     private void writeSges(PerThreadChains.Slot<SendWorkRequests> t) throws IOException {
         IbvContext context = qp.getContext();
         for (int i = 0; i < count; i++) {
-            SendWorkRequest r = t.chain.get(i);
-            int n = numSge[i];
-            for (int j = 0; j < n; j++) {
-                int k = sgeStart[i] + j;
-                MemoryRegion region = t.resolved.region(context, k, sges.lkey[k]);
-                r.sge(j, region, sges.addr[k] - region.address(), sges.length[k]);
-            }
-            r.numSge(n);
+            sges.writeInto(t.chain.get(i), sgeStart[i], numSge[i], t.resolved, context);
         }
     }
 

@@ -3,6 +3,7 @@ package com.ibm.disni.verbs;
 import java.io.IOException;
 import java.util.List;
 import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.WorkRequest;
 
 /**
  * The scatter-gather entries of a prepared post, copied from {@link IbvSge} objects into arrays (DiSNI's
@@ -43,6 +44,20 @@ final class SgeTable {
      * Per thread: the region each entry resolved to last, so that an unchanged entry costs no lookup (and no
      * allocation).
      */
+    /**
+     * Writes entries {@code start .. start + count - 1} of this table into request {@code r} as its
+     * scatter-gather list, each with the region its lkey resolves to (Panama Verbs checks the bounds), and sets
+     * its {@code num_sge}.
+     */
+    void writeInto(WorkRequest<?> r, int start, int count, Resolved resolved, IbvContext context) throws IOException {
+        for (int j = 0; j < count; j++) {
+            int k = start + j;
+            MemoryRegion region = resolved.region(context, k, lkey[k]);
+            r.sge(j, region, addr[k] - region.address(), length[k]);
+        }
+        r.numSge(count);
+    }
+
     static final class Resolved {
         private final int[] lkey;
         private final MemoryRegion[] region;
