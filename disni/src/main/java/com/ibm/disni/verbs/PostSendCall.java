@@ -232,46 +232,67 @@ final class PostSendCall extends SVCPostSend {
 
     /** A mod's write of {@code wr_id}: stores the value and, if it changed, bumps {@link #version}. */
     private void setId(int index, long value) {
-        if (wrId[index] != value) {
-            wrId[index] = value;
+        if (store(wrId, index, value)) {
             VERSION.setRelease(this, version + 1);
         }
     }
 
     /** A mod's write of a header field: stores the value and, if it changed, bumps both versions that name it. */
     private void setHeader(long[] values, int index, long value) {
-        if (values[index] != value) {
-            values[index] = value;
-            HEADER_VERSION.setRelease(this, headerVersion + 1);
-            VERSION.setRelease(this, version + 1);
+        if (store(values, index, value)) {
+            headerChanged();
         }
     }
 
     /** {@link #setHeader(long[], int, long)} for int fields. */
     private void setHeader(int[] values, int index, int value) {
-        if (values[index] != value) {
-            values[index] = value;
-            HEADER_VERSION.setRelease(this, headerVersion + 1);
-            VERSION.setRelease(this, version + 1);
+        if (store(values, index, value)) {
+            headerChanged();
         }
     }
 
     /** A mod's write of a scatter-gather field: stores the value and, if it changed, bumps both versions. */
     private void setSge(long[] values, int index, long value) {
-        if (values[index] != value) {
-            values[index] = value;
-            SGE_VERSION.setRelease(this, sgeVersion + 1);
-            VERSION.setRelease(this, version + 1);
+        if (store(values, index, value)) {
+            sgeChanged();
         }
     }
 
     /** {@link #setSge(long[], int, long)} for int fields. */
     private void setSge(int[] values, int index, int value) {
-        if (values[index] != value) {
-            values[index] = value;
-            SGE_VERSION.setRelease(this, sgeVersion + 1);
-            VERSION.setRelease(this, version + 1);
+        if (store(values, index, value)) {
+            sgeChanged();
         }
+    }
+
+    /** {@return whether {@code value} differs from what {@code values[index]} held}; stores it if so. */
+    private static boolean store(long[] values, int index, long value) {
+        if (values[index] == value) {
+            return false;
+        }
+        values[index] = value;
+        return true;
+    }
+
+    /** {@link #store(long[], int, long)} for int fields. */
+    private static boolean store(int[] values, int index, int value) {
+        if (values[index] == value) {
+            return false;
+        }
+        values[index] = value;
+        return true;
+    }
+
+    /** Publishes a header change: its own version first, so an execution that sees the new version sees it. */
+    private void headerChanged() {
+        HEADER_VERSION.setRelease(this, headerVersion + 1);
+        VERSION.setRelease(this, version + 1);
+    }
+
+    /** Publishes a scatter-gather change, as {@link #headerChanged()}. */
+    private void sgeChanged() {
+        SGE_VERSION.setRelease(this, sgeVersion + 1);
+        VERSION.setRelease(this, version + 1);
     }
 
     @Override
