@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.panamaverbs.ffi.ibv_ah_attr;
@@ -40,12 +39,12 @@ import org.panamaverbs.verbs.VerbsException;
  * request's event creates the new id and goes to the listening id. Because events are acknowledged at
  * once, {@code rdma_destroy_id} never waits for an acknowledgement.
  *
- * <p>Closing the channel closes its ids first (newest first), then stops the reader (within half a
- * second) and destroys the channel. Idempotent.
+ * <p>While no event comes, the reader stays parked: it has no timed re-check that would wake it (and
+ * preempt a thread spinning on a completion queue on the same core). Closing the channel closes its ids
+ * first (newest first), then interrupts the reader, waits for it to stop and destroys the channel. Idempotent.
  */
 public final class CmEventChannel implements AutoCloseable {
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
-    private static final long READ_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final MemorySegment channel;
     private final int fd;
@@ -141,7 +140,11 @@ public final class CmEventChannel implements AutoCloseable {
 
     private void readEvents() {
         while (!closed) {
-            FdPoller.instance().awaitNonBlocking(fd, READ_WAIT_NANOS, this::readAvailable);
+            // no timed re-check: close() interrupts this thread, so an idle channel costs no wake-up
+            FdPoller.instance().awaitNonBlocking(fd, FdPoller.UNTIL_INTERRUPTED, this::readAvailable);
+            if (!closed) {
+                Thread.interrupted(); // not from close(): a stray interrupt must not stop the events
+            }
         }
     }
 
@@ -272,6 +275,7 @@ public final class CmEventChannel implements AutoCloseable {
             }
             closed = true;
         }
+        reader.interrupt();
         try {
             // the reader leaves rdma_get_cm_event before the channel is freed under it
             if (!reader.join(java.time.Duration.ofSeconds(5))) {

@@ -53,6 +53,8 @@ public final class CmId implements AutoCloseable {
     private final MemorySegment id;
     private final PortSpace portSpace;
     private final LinkedBlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
+    /** Queued by {@link #close()} to wake every thread waiting in {@link #awaitEvent}; never returned. */
+    private static final CmEvent CLOSED_WAKE_UP = new CmEvent(CmEventType.UNKNOWN, 0, null, null, null, null, null);
     private volatile boolean closed;
     private volatile boolean disconnected;
     private volatile QueuePair queuePair;
@@ -608,13 +610,19 @@ public final class CmId implements AutoCloseable {
      *
      * @param timeout the longest wait, not null
      * @return the event, or null if none arrived within {@code timeout}
-     * @throws IllegalStateException if the id is closed, or the thread was interrupted while waiting (its
+     * @throws IllegalStateException if the id is closed, also while waiting ({@link #close()} wakes every
+     *                               waiter at once), or the thread was interrupted while waiting (its
      *                               interrupt status is set again)
      */
     public CmEvent awaitEvent(Duration timeout) {
         ensureOpen();
         try {
-            return events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            CmEvent event = events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (event == CLOSED_WAKE_UP) {
+                events.add(CLOSED_WAKE_UP); // for the next waiter
+                throw new IllegalStateException(this + " was closed while waiting for an rdma_cm event");
+            }
+            return event;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for an rdma_cm event on " + this, e);
@@ -778,6 +786,7 @@ public final class CmId implements AutoCloseable {
             }
             closed = true;
         }
+        events.add(CLOSED_WAKE_UP);
         channel.unregister(this);
         try (CallState state = CallState.open()) {
             int rc = (int) Native.DESTROY_ID.invokeExact(state.segment(), id);

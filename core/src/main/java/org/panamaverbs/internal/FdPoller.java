@@ -20,6 +20,8 @@ import java.util.function.Supplier;
  */
 public final class FdPoller {
     private static FdPoller instance;
+    /** A timeout that never passes: the wait ends when the descriptor is readable or the thread interrupted. */
+    public static final long UNTIL_INTERRUPTED = Long.MAX_VALUE;
 
     /** One waiter for one descriptor; fired once. */
     private static final class Waiter {
@@ -58,7 +60,10 @@ public final class FdPoller {
     }
 
     /**
-     * Parks the calling thread until {@code fd} is readable or {@code timeoutNanos} passed.
+     * Parks the calling thread until {@code fd} is readable, {@code timeoutNanos} passed or the thread is
+     * interrupted (its interrupt status stays set). A wait of {@link #UNTIL_INTERRUPTED} wakes for nothing
+     * else: a background reader that waits this way costs its process no wake-up while idle, where a timed
+     * re-check would preempt a thread spinning on the same core a few times a second.
      *
      * @return whether the descriptor became readable (it may still have nothing to read: always retry the
      *         non-blocking call and wait again on EAGAIN)
@@ -71,8 +76,15 @@ public final class FdPoller {
         wake();
         long deadline = System.nanoTime() + timeoutNanos;
         while (!waiter.ready) {
+            if (Thread.currentThread().isInterrupted()) {
+                break;
+            }
+            if (timeoutNanos == UNTIL_INTERRUPTED) {
+                LockSupport.park(this);
+                continue;
+            }
             long remaining = deadline - System.nanoTime();
-            if (remaining <= 0 || Thread.currentThread().isInterrupted()) {
+            if (remaining <= 0) {
                 break;
             }
             LockSupport.parkNanos(this, remaining);
@@ -89,10 +101,12 @@ public final class FdPoller {
 
     /**
      * The loop every verbs wait uses: try the non-blocking call, and while it has nothing, park until
-     * {@code fd} is readable, until {@code timeoutNanos} passed.
+     * {@code fd} is readable, until {@code timeoutNanos} passed ({@link #UNTIL_INTERRUPTED}: never) or the
+     * thread is interrupted.
      *
      * @param tryOnce one non-blocking attempt, null when nothing is pending
-     * @return what {@code tryOnce} returned, or null on timeout
+     * @return what {@code tryOnce} returned, or null on timeout or interrupt (the interrupt status stays set,
+     *         so the caller can tell)
      */
     public <T> T awaitNonBlocking(int fd, long timeoutNanos, Supplier<T> tryOnce) {
         long deadline = System.nanoTime() + timeoutNanos;
@@ -101,7 +115,10 @@ public final class FdPoller {
             if (result != null) {
                 return result;
             }
-            long remaining = deadline - System.nanoTime();
+            if (Thread.currentThread().isInterrupted()) {
+                return null; // an interrupted thread would find every wait over at once: a busy loop
+            }
+            long remaining = timeoutNanos == UNTIL_INTERRUPTED ? UNTIL_INTERRUPTED : deadline - System.nanoTime();
             if (remaining <= 0) {
                 return null;
             }

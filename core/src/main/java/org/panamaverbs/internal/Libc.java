@@ -36,6 +36,8 @@ public final class Libc {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle READ = LINKER.downcallHandle(symbol("read"),
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle CLOSE = LINKER.downcallHandle(symbol("close"),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
     private Libc() {
     }
@@ -95,6 +97,15 @@ public final class Libc {
     public static long read(int fd, MemorySegment buffer, long length) {
         try {
             return (long) READ.invokeExact(fd, buffer, length);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** {@code close(fd)}: 0, or -1. */
+    public static int close(int fd) {
+        try {
+            return (int) CLOSE.invokeExact(fd);
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

@@ -117,7 +117,8 @@ public final class CompletionChannel extends VerbsResource {
      * {@link CompletionQueue#requestNotification(boolean)} to signal again.
      *
      * @param timeout how long to wait at most; zero or negative makes one non-blocking attempt; not null
-     * @return the completion queue that signalled, or null on timeout
+     * @return the completion queue that signalled, or null on timeout or if the thread is interrupted (its
+     *         interrupt status stays set)
      * @throws VerbsException        naming {@code ibv_get_cq_event} on failure
      * @throws IllegalStateException if the channel is closed
      */

@@ -597,12 +597,17 @@ public final class Context extends VerbsResource {
      * ({@link #addAsyncEventListener}), this competes with its dispatcher thread: each event goes to one of them.
      *
      * @param timeout how long to wait at most; zero or negative makes one non-blocking attempt; not null
-     * @return the event, or null on timeout
+     * @return the event, or null on timeout or if the thread is interrupted (its interrupt status stays set)
      * @throws IllegalStateException if the context is closed
      * @throws VerbsException naming {@code ibv_get_async_event} if reading the event fails
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) {
-        AsyncEvent event = FdPoller.instance().awaitNonBlocking(asyncFd, timeout.toNanos(), this::tryGetAsyncEvent);
+        return awaitAsyncEvent(timeout.toNanos());
+    }
+
+    /** {@link #awaitAsyncEvent(Duration)} in nanoseconds, {@link FdPoller#UNTIL_INTERRUPTED} included. */
+    private AsyncEvent awaitAsyncEvent(long timeoutNanos) {
+        AsyncEvent event = FdPoller.instance().awaitNonBlocking(asyncFd, timeoutNanos, this::tryGetAsyncEvent);
         if (event != null) {
             ControlEvents.asyncEvent(logLevel(event.type()), device.name(), event.type().name(),
                     event.source() == null ? null : event.source().toString(), event.port());
@@ -699,7 +704,8 @@ public final class Context extends VerbsResource {
         while (!closed) {
             AsyncEvent event;
             try {
-                event = awaitAsyncEvent(Duration.ofMillis(500));
+                // no timed re-check: closing interrupts this thread (afterClose), so an idle dispatcher never wakes
+                event = awaitAsyncEvent(FdPoller.UNTIL_INTERRUPTED);
             } catch (IllegalStateException closedMeanwhile) {
                 return;
             } catch (RuntimeException readFailed) {
@@ -712,11 +718,14 @@ public final class Context extends VerbsResource {
                 try {
                     Thread.sleep(1000);
                 } catch (InterruptedException e) {
-                    return;
+                    // from close, or stray: the loop's condition tells
                 }
                 continue;
             }
             if (event == null) {
+                if (!closed) {
+                    Thread.interrupted(); // not from close: a stray interrupt must not end delivery
+                }
                 continue;
             }
             for (Consumer<AsyncEvent> listener : asyncListeners) {
@@ -729,10 +738,13 @@ public final class Context extends VerbsResource {
         }
     }
 
-    /** Closed: the backstop has nothing left to watch. */
+    /** Closed: the backstop has nothing left to watch, and the dispatcher (if any) is woken to end. */
     @Override
     void afterClose() {
         backstopWatch.clean();
+        if (asyncDispatcher != null) {
+            asyncDispatcher.interrupt();
+        }
     }
 
     @Override

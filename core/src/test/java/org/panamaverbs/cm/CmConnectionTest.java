@@ -488,4 +488,51 @@ class CmConnectionTest {
             assertEquals(CmEventType.UNKNOWN, CmEventType.of(99));
         }
     }
+
+    /**
+     * The threads that wait for an id's events (a listener's, a connection's watcher) wait without a timed
+     * re-check, so closing must wake them: a waiter with a minute to go returns at once, and every later
+     * waiter too. Closing the channel interrupts its reader instead of waiting out a poll interval.
+     */
+    @Test
+    void closingAnIdWakesEveryWaiterAndClosingTheChannelStopsItsReaderAtOnce() throws Exception {
+        CmEventChannel channel = CmEventChannel.create();
+        try {
+            CmId listener = CmId.create(channel, PortSpace.TCP);
+            listener.bind(new InetSocketAddress(address, 0));
+            listener.listen(1);
+            BlockingQueue<Object> outcomes = new LinkedBlockingQueue<>();
+            List<Thread> waiters = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                waiters.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        outcomes.add(String.valueOf(listener.awaitConnectionRequest(Duration.ofMinutes(1))));
+                    } catch (RuntimeException e) {
+                        outcomes.add(e);
+                    }
+                }));
+            }
+            Thread.sleep(300); // both are waiting
+            long closing = System.nanoTime();
+            listener.close();
+            for (int i = 0; i < 2; i++) {
+                Object outcome = outcomes.poll(10, TimeUnit.SECONDS);
+                assertNotNull(outcome, "a waiter was still waiting 10 s after the id closed");
+                assertTrue(outcome instanceof IllegalStateException e && e.getMessage().contains("closed"),
+                        "waiter " + i + ": " + outcome);
+            }
+            long wokenMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closing);
+            for (Thread waiter : waiters) {
+                assertTrue(waiter.join(Duration.ofSeconds(5)));
+            }
+            assertThrows(IllegalStateException.class, () -> listener.awaitEvent(Duration.ofMinutes(1)));
+            System.out.println("cm: two waiters of a closed id woken in " + wokenMillis + " ms");
+        } finally {
+            long closing = System.nanoTime();
+            channel.close();
+            long closedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closing);
+            System.out.println("cm: channel closed in " + closedMillis + " ms");
+            assertTrue(closedMillis < 3000, "closing an idle channel took " + closedMillis + " ms");
+        }
+    }
 }

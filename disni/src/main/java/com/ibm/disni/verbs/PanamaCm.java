@@ -36,8 +36,12 @@ final class PanamaCm extends RdmaCm {
 
     /** How long a connect or accept waits for ESTABLISHED before it reports CONNECT_ERROR (ETIMEDOUT). */
     private static final Duration ESTABLISH_TIMEOUT = Duration.ofSeconds(120);
-    /** How often waiting threads look whether their id was destroyed. */
-    private static final Duration RECHECK = Duration.ofMillis(200);
+    /**
+     * How long the threads that watch an id (for DISCONNECTED, for connection requests) wait for its next
+     * event: until the id is destroyed, which wakes them ({@code CmId.close}). No timed re-check, so a
+     * connection costs its process no wake-up while nothing happens on it.
+     */
+    private static final Duration UNTIL_DESTROYED = Duration.ofNanos(Long.MAX_VALUE);
     private static final int ETIMEDOUT = 110;
     private static final AtomicInteger QP_HANDLES = new AtomicInteger();
     private static final AtomicInteger THREADS = new AtomicInteger();
@@ -87,7 +91,7 @@ final class PanamaCm extends RdmaCm {
     private static void watchDisconnect(RdmaCmId id) {
         try {
             while (!id.pv.isClosed()) {
-                if (id.pv.awaitDisconnected(RECHECK)) {
+                if (id.pv.awaitDisconnected(UNTIL_DESTROYED)) {
                     if (!id.pv.isClosed()) {
                         post(id, CmEventType.DISCONNECTED, 0, null, null);
                     }
@@ -202,7 +206,7 @@ final class PanamaCm extends RdmaCm {
             while (!id.isClosed()) {
                 CmEvent request;
                 try {
-                    request = id.awaitConnectionRequest(RECHECK);
+                    request = id.awaitConnectionRequest(UNTIL_DESTROYED);
                 } catch (CmException e) {
                     postFailure(idPriv, e, CmEventType.CONNECT_ERROR);
                     continue;
