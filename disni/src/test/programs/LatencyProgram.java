@@ -29,9 +29,11 @@ import java.util.Arrays;
  * warm-up, then ITERATIONS timed operations, each an RDMA READ of SIZE bytes (completion polled) or a SEND of
  * SIZE bytes answered by the server's SEND of the same bytes (round trip). Prints one line:
  * {@code RESULT mode=read size=32 iterations=100000 avg_us=... median_us=... p99_us=... p999_us=... max_us=...
- * first_half_avg_us=... second_half_avg_us=... alloc_bytes_per_op=... gcs=... gc_ms=... jit_ms=... timed_jit_ms=...}
- * (allocation, collections and compilation counted over warm-up and timed operations, timed_jit_ms over the
- * timed ones only; the server prints the same for its loop on a
+ * first_half_avg_us=... second_half_avg_us=... alloc_bytes_per_op=... gcs=... gc_ms=... jit_ms=... timed_jit_ms=...
+ * user_us_per_op=... sys_us_per_op=...}
+ * (allocation, collections and compilation counted over warm-up and timed operations, timed_jit_ms and the
+ * calling thread's CPU time in user space and in the kernel over the timed ones only; the server prints the
+ * same for its loop on a
  * {@code server usage:} line). Statuses, opcodes and
  * ids of every completion and the echoed bytes are checked; exit code 1 on any mismatch.
  */
@@ -46,7 +48,7 @@ public class LatencyProgram {
      * their accumulated milliseconds, which under emulation are pauses of milliseconds each, and milliseconds
      * the JIT compilers worked (on the pinned vCPU the loop runs on, so they delay it).
      */
-    record Usage(long bytes, long collections, long collectionMillis, long compileMillis) {
+    record Usage(long bytes, long collections, long collectionMillis, long compileMillis, long cpuNanos, long userNanos) {
         static Usage now() {
             long count = 0, millis = 0;
             for (java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -56,7 +58,18 @@ public class LatencyProgram {
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
             return new Usage(threads.getCurrentThreadAllocatedBytes(), count, millis,
-                    java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime());
+                    java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime(),
+                    threads.getCurrentThreadCpuTime(), threads.getCurrentThreadUserTime());
+        }
+
+        /**
+         * CPU time of this thread per operation since {@code start}, split into user space and the kernel
+         * (rxe sends packets inside the system call of a post), in microseconds.
+         */
+        String cpuSince(Usage start, long operations) {
+            long user = userNanos - start.userNanos, all = cpuNanos - start.cpuNanos;
+            return String.format("user_us_per_op=%.2f sys_us_per_op=%.2f", user / 1000.0 / operations,
+                    (all - user) / 1000.0 / operations);
         }
 
         String since(Usage start, long operations) {
@@ -211,7 +224,8 @@ public class LatencyProgram {
                 ep.recv.execute();
                 ep.postSend(size);
             }
-            System.out.println("server usage: " + Usage.now().since(start, count));
+            Usage end = Usage.now();
+            System.out.println("server usage: " + end.since(start, count) + " " + end.cpuSince(start, count));
         }
         ProgramSupport.check(ep.receiveText().equals("bye"), "bye");
         ep.awaitSends(0);
@@ -274,7 +288,8 @@ public class LatencyProgram {
             }
         }
         Usage after = Usage.now();
-        String usage = after.since(before, warmup + iterations) + " timed_jit_ms=" + (after.compileMillis() - timedStart.compileMillis());
+        String usage = after.since(before, warmup + iterations) + " timed_jit_ms=" + (after.compileMillis() - timedStart.compileMillis())
+                + " " + after.cpuSince(timedStart, iterations);
         String samplesFile = System.getProperty("latency.samples");
         if (samplesFile != null) { // every timed operation in order, in nanoseconds, for looking at when the slow ones happen
             java.nio.file.Files.write(java.nio.file.Path.of(samplesFile),

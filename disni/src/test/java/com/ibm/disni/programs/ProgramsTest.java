@@ -75,7 +75,8 @@ class ProgramsTest {
     void latencyProgramTimesReadsAndRoundTrips() throws Exception {
         Pattern result = Pattern.compile("RESULT mode=(\\w+) size=32 iterations=1000 avg_us=([0-9.]+) "
                 + "median_us=([0-9.]+) p99_us=([0-9.]+) p999_us=[0-9.]+ max_us=[0-9.]+ first_half_avg_us=[0-9.]+ "
-                + "second_half_avg_us=[0-9.]+ alloc_bytes_per_op=[0-9.]+ gcs=\\d+ gc_ms=\\d+ jit_ms=\\d+ timed_jit_ms=\\d+");
+                + "second_half_avg_us=[0-9.]+ alloc_bytes_per_op=[0-9.]+ gcs=\\d+ gc_ms=\\d+ jit_ms=\\d+ timed_jit_ms=\\d+ "
+                + "user_us_per_op=[0-9.]+ sys_us_per_op=-?[0-9.]+");
         int port = 19887;
         for (String mode : new String[] {"read", "sendrecv"}) {
             try (ProgramProcess server = ProgramProcess.start("LatencyProgram", "server", host(), "" + port)) {
