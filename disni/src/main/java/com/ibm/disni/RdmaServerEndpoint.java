@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.LinkedBlockingDeque;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
 /**
@@ -26,7 +25,6 @@ public class RdmaServerEndpoint<C extends RdmaEndpoint> {
     private static int CONN_STATE_INITIALIZED = 0;
     private static int CONN_STATE_READY_FOR_ACCEPT = 1;
     private static int CONN_STATE_CLOSED = 2;
-    private static final long ACCEPT_POLL_MS = 200;
 
     /**
      * This server endpoint's number from {@link RdmaEndpointGroup#getNextId()}, the counter of the JVM that
@@ -100,11 +98,16 @@ public class RdmaServerEndpoint<C extends RdmaEndpoint> {
     public C accept() throws IOException {
         C endpoint = null;
         try {
-            while (endpoint == null) {
+            synchronized (this) {
+                // dispatchCmEvent and close notify: no timed re-check, so a thread waiting here for the next
+                // client wakes nobody while the server's connections spin on their completion queues
+                while (requested.isEmpty() && !isClosed) {
+                    wait();
+                }
                 if (isClosed) {
                     throw new IOException("server endpoint " + endpointId + " is closed");
                 }
-                endpoint = requested.poll(ACCEPT_POLL_MS, TimeUnit.MILLISECONDS);
+                endpoint = requested.poll();
             }
             endpoint.accept();
             return endpoint;
