@@ -7,8 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import org.panamaverbs.ffi.rdmacm.rdma_addr;
 import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
@@ -47,14 +45,22 @@ import org.panamaverbs.verbs.VerbsException;
  * (idempotent) closes it first. Private data is copied in and out; no buffer needs to outlive a call.
  */
 public final class CmId implements AutoCloseable {
+    /**
+     * How much longer than the timeout handed to librdmacm ({@code rdma_resolve_addr},
+     * {@code rdma_resolve_route}) Java waits for the event that ends such a call. The timeout bounds the
+     * kernel's work, after which the kernel always reports an event (success or an error such as
+     * {@code RDMA_CM_EVENT_ADDR_ERROR}); this margin is for that event to reach the waiting Java thread, which
+     * in a cold JVM, or under emulation, took seconds. A wait that passes even this is reported as a timeout
+     * of the wait ({@link CmException#timedOut()}), not as a failure event.
+     */
+    public static final Duration EVENT_DELIVERY_MARGIN = Duration.ofSeconds(30);
+
     private static final java.util.Map<Long, Context> CONTEXTS = new java.util.HashMap<>();
 
     private final CmEventChannel channel;
     private final MemorySegment id;
     private final PortSpace portSpace;
-    private final LinkedBlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
-    /** Queued by {@link #close()} to wake every thread waiting in {@link #awaitEvent}; never returned. */
-    private static final CmEvent CLOSED_WAKE_UP = new CmEvent(CmEventType.UNKNOWN, 0, null, null, null, null, null);
+    private final CmEventQueue events = new CmEventQueue();
     private volatile boolean closed;
     private volatile boolean disconnected;
     private volatile QueuePair queuePair;
@@ -336,23 +342,71 @@ public final class CmId implements AutoCloseable {
      * and port that reach {@code destination}.
      *
      * @param destination the peer's IP address and port (resolved; the port is the peer's rdma_cm port)
-     * @param timeout     given to {@code rdma_resolve_addr} in milliseconds (at least 1 ms) and bounding the
-     *                    wait for the event; not null
-     * @throws CmException on {@code ADDR_ERROR} (no route from an RDMA device) or when nothing arrives in time
+     * @param timeout     given to {@code rdma_resolve_addr} in milliseconds (at least 1 ms): the kernel's
+     *                    bound on the resolution. The wait for its event is at most
+     *                    {@link #EVENT_DELIVERY_MARGIN} longer; not null
+     * @throws CmException on {@code ADDR_ERROR} (no route from an RDMA device; a resolution that took the
+     *                     kernel longer than {@code timeout} ends in ADDR_ERROR with status -110), or
+     *                     {@link CmException#timedOut()} when no event came within the wait's bound
+     * @throws VerbsException naming {@code rdma_resolve_addr} when the call itself is refused
      */
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
+        resolveAddress(destination, timeout, timeout.plus(EVENT_DELIVERY_MARGIN));
+    }
+
+    /** {@link #resolveAddress(InetSocketAddress, Duration)} with the wait for the event bounded by {@code wait}. */
+    void resolveAddress(InetSocketAddress destination, Duration timeout, Duration wait) {
+        beginResolveAddress(destination, timeout);
+        events.expectAfterNativeTimeout(CmEventType.ADDR_RESOLVED, "rdma_resolve_addr", timeout,
+                wait.minus(timeout), "resolving " + destination, this);
+    }
+
+    /**
+     * {@code rdma_resolve_addr} alone: starts the resolution and returns. Its outcome is this id's next event
+     * ({@link #awaitEvent}): {@code ADDR_RESOLVED}, or {@code ADDR_ERROR} with a negative errno as status
+     * (-110, ETIMEDOUT, when the kernel could not resolve within {@code timeout}). For programs that handle
+     * events themselves; {@link #resolveAddress(InetSocketAddress, Duration)} waits for it.
+     *
+     * @param destination the peer's IP address and port (resolved; the port is the peer's rdma_cm port)
+     * @param timeout     given to {@code rdma_resolve_addr} in milliseconds (at least 1 ms); not null
+     * @throws IllegalStateException if the id is closed
+     * @throws VerbsException naming {@code rdma_resolve_addr} and the errno when the call is refused
+     */
+    public void beginResolveAddress(InetSocketAddress destination, Duration timeout) {
         call("rdma_resolve_addr", "resolving " + destination, Native.RESOLVE_ADDR, destination, timeout);
-        expect(CmEventType.ADDR_RESOLVED, "rdma_resolve_addr", timeout, "resolving " + destination);
     }
 
     /**
      * {@code rdma_resolve_route}, then waits for {@code RDMA_CM_EVENT_ROUTE_RESOLVED}.
      *
-     * @param timeout given to {@code rdma_resolve_route} in milliseconds (at least 1 ms) and bounding the
-     *                wait for the event; not null
-     * @throws CmException on {@code ROUTE_ERROR} or when nothing arrives in time
+     * @param timeout given to {@code rdma_resolve_route} in milliseconds (at least 1 ms): the kernel's bound
+     *                on the resolution. The wait for its event is at most {@link #EVENT_DELIVERY_MARGIN}
+     *                longer; not null
+     * @throws CmException on {@code ROUTE_ERROR}, or {@link CmException#timedOut()} when no event came within
+     *                     the wait's bound
+     * @throws VerbsException naming {@code rdma_resolve_route} when the call itself is refused
      */
     public void resolveRoute(Duration timeout) {
+        resolveRoute(timeout, timeout.plus(EVENT_DELIVERY_MARGIN));
+    }
+
+    /** {@link #resolveRoute(Duration)} with the wait for the event bounded by {@code wait}. */
+    void resolveRoute(Duration timeout, Duration wait) {
+        beginResolveRoute(timeout);
+        events.expectAfterNativeTimeout(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", timeout,
+                wait.minus(timeout), "to " + peerAddress(), this);
+    }
+
+    /**
+     * {@code rdma_resolve_route} alone: starts the resolution and returns. Its outcome is this id's next event
+     * ({@link #awaitEvent}): {@code ROUTE_RESOLVED} or {@code ROUTE_ERROR}. {@link #resolveRoute(Duration)}
+     * waits for it.
+     *
+     * @param timeout given to {@code rdma_resolve_route} in milliseconds (at least 1 ms); not null
+     * @throws IllegalStateException if the id is closed
+     * @throws VerbsException naming {@code rdma_resolve_route} and the errno when the call is refused
+     */
+    public void beginResolveRoute(Duration timeout) {
         ensureOpen();
         try (CallState state = CallState.open()) {
             int rc = (int) Native.RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
@@ -362,7 +416,6 @@ public final class CmId implements AutoCloseable {
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
-        expect(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", timeout, "to " + peerAddress());
     }
 
     /**
@@ -486,12 +539,27 @@ public final class CmId implements AutoCloseable {
      *                     {@code UNREACHABLE}, {@code CONNECT_ERROR}, or nothing in time
      */
     public CmEvent connect(ConnectionParameters parameters, Duration timeout) {
+        beginConnect(parameters);
+        return expect(CmEventType.ESTABLISHED, "rdma_connect", timeout, "connecting to " + peerAddress());
+    }
+
+    /**
+     * {@code rdma_connect} alone: sends the connection request and returns. Its outcome is this id's next
+     * event ({@link #awaitEvent}): {@code ESTABLISHED}, or {@code REJECTED}, {@code UNREACHABLE},
+     * {@code CONNECT_ERROR}; the connection manager's own retries bound how long the kernel tries.
+     * {@link #connect(ConnectionParameters, Duration)} waits for it.
+     *
+     * @param parameters as for {@link #connect(ConnectionParameters, Duration)}; copied
+     * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
+     * @throws IllegalArgumentException if the private data exceeds the limit
+     * @throws VerbsException           naming {@code rdma_connect} and the errno when the call is refused
+     */
+    public void beginConnect(ConnectionParameters parameters) {
         ensureOpen();
         requireQueuePair("rdma_connect");
         int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA
                 : ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
         connectOrAccept("rdma_connect", Native.CONNECT, parameters, limit, "to " + peerAddress());
-        return expect(CmEventType.ESTABLISHED, "rdma_connect", timeout, "connecting to " + peerAddress());
     }
 
     /**
@@ -616,17 +684,7 @@ public final class CmId implements AutoCloseable {
      */
     public CmEvent awaitEvent(Duration timeout) {
         ensureOpen();
-        try {
-            CmEvent event = events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            if (event == CLOSED_WAKE_UP) {
-                events.add(CLOSED_WAKE_UP); // for the next waiter
-                throw new IllegalStateException(this + " was closed while waiting for an rdma_cm event");
-            }
-            return event;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for an rdma_cm event on " + this, e);
-        }
+        return events.await(timeout, this);
     }
 
     /** Called by the channel's reader for every event of this id. */
@@ -634,62 +692,18 @@ public final class CmId implements AutoCloseable {
         if (event.type() == CmEventType.DISCONNECTED || event.type() == CmEventType.DEVICE_REMOVAL) {
             disconnected = true;
         }
-        events.add(event);
+        events.deliver(event);
     }
 
     private CmEvent expect(CmEventType wanted, String call, Duration timeout, String what) {
-        CmEvent event = awaitEvent(timeout);
-        if (event == null) {
-            throw new CmException(call, CmException.ETIMEDOUT, null, 0, null, "no " + wanted.cName() + " within "
-                    + timeout.toMillis() + " ms " + what + " (is the peer alive and reachable?)");
-        }
-        if (event.type() == wanted) {
-            return event;
-        }
-        throw failure(call, event, what);
-    }
-
-    /** A failure event as an exception whose message says what to check. */
-    private CmException failure(String call, CmEvent event, String what) {
-        int status = event.status();
-        String cause = switch (event.type()) {
-            case ADDR_ERROR -> "address resolution failed " + what + ": no RDMA device has a route to it (status "
-                    + status + "; check the address and that the interface holding the route is an RDMA device's:"
-                    + " rdma link show)";
-            case ROUTE_ERROR -> "route resolution failed " + what + " (status " + status + ")";
-            case UNREACHABLE -> "the peer is unreachable " + what + " (status " + status + "; it did not answer the"
-                    + " connection manager: is the host up and its RDMA port active?)";
-            case REJECTED -> status == REJECT_INVALID_SERVICE_ID
-                    ? "nothing is listening on that address and port " + what + " (reject reason 8, invalid service id)"
-                    : status == REJECT_CONSUMER ? "the peer rejected the connection " + what + " (with "
-                    + trimmed(event.privateData()).length + " bytes of private data)"
-                    : "the connection was rejected " + what + " (CM reject reason " + status + ")";
-            case CONNECT_ERROR -> "the connection could not be set up " + what + " (status " + status + ")";
-            case DISCONNECTED -> "the peer disconnected " + what;
-            case DEVICE_REMOVAL -> "the RDMA device was removed " + what;
-            default -> "unexpected " + event.type().cName() + " " + what + " (status " + status + ")";
-        };
-        int errno = switch (event.type()) {
-            case REJECTED -> CmException.ECONNREFUSED;
-            case ADDR_ERROR, ROUTE_ERROR, UNREACHABLE -> CmException.EHOSTUNREACH;
-            case DISCONNECTED, DEVICE_REMOVAL -> CmException.ECONNRESET;
-            default -> status < 0 ? -status : CmException.EPROTO;
-        };
-        return new CmException(call, errno, event.type(), status, event.privateData(), event.type().cName() + ": " + cause);
+        ensureOpen();
+        return events.expect(wanted, call, timeout, what, this);
     }
 
     /** CM reject reason 8: no listener for the service id (port). */
-    static final int REJECT_INVALID_SERVICE_ID = 8;
+    static final int REJECT_INVALID_SERVICE_ID = CmEventQueue.REJECT_INVALID_SERVICE_ID;
     /** CM reject reason 28: the consumer (the peer's application) rejected. */
-    static final int REJECT_CONSUMER = 28;
-
-    private static byte[] trimmed(byte[] data) {
-        int end = data.length;
-        while (end > 0 && data[end - 1] == 0) {
-            end--;
-        }
-        return java.util.Arrays.copyOf(data, end);
-    }
+    static final int REJECT_CONSUMER = CmEventQueue.REJECT_CONSUMER;
 
     private void connectOrAccept(String call, MethodHandle handle, ConnectionParameters parameters, int limit, String what) {
         byte[] data = parameters.privateData();
@@ -786,7 +800,7 @@ public final class CmId implements AutoCloseable {
             }
             closed = true;
         }
-        events.add(CLOSED_WAKE_UP);
+        events.close();
         channel.unregister(this);
         try (CallState state = CallState.open()) {
             int rc = (int) Native.DESTROY_ID.invokeExact(state.segment(), id);

@@ -77,7 +77,10 @@ public final class Connection implements AutoCloseable {
      *
      * @param server  the listener's IP address and rdma_cm port (resolved, not a host name)
      * @param options the port space, queue sizes, connection parameters, private data and prepare hook
-     * @param timeout bound for the whole call
+     * @param timeout bound for the whole call, but for the events' delivery: the address and route
+     *                resolutions get what is left of it as their kernel timeouts, and the waits for their
+     *                events may take up to {@link CmId#EVENT_DELIVERY_MARGIN} more in all, so the call returns
+     *                or throws within {@code timeout} plus that margin
      * @return the connected connection, which owns its own event channel; the caller closes it
      * @throws IllegalArgumentException if the private data does not fit the request (see
      *                                  {@link ConnectionOptions.Builder#privateData}) or a capacity exceeds
@@ -88,12 +91,13 @@ public final class Connection implements AutoCloseable {
      */
     public static Connection connect(InetSocketAddress server, ConnectionOptions options, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long eventDeadline = deadline + CmId.EVENT_DELIVERY_MARGIN.toNanos();
         CmEventChannel channel = CmEventChannel.create();
         Connection connection = null;
         try {
             CmId id = CmId.create(channel, options.portSpace());
-            id.resolveAddress(server, remaining(deadline));
-            id.resolveRoute(remaining(deadline));
+            id.resolveAddress(server, remaining(deadline), remaining(eventDeadline));
+            id.resolveRoute(remaining(deadline), remaining(eventDeadline));
             connection = new Connection(id, channel, options);
             connection.prepare(options);
             CmEvent established = id.connect(options.parameters().withPrivateData(connection.envelope(
