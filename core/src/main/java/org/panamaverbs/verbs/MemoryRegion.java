@@ -19,9 +19,11 @@ import org.panamaverbs.internal.Unchecked;
  * {@code ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access)} whenever the access flags are not a
  * compile-time constant, which from Java they never are; that is what is called here.
  *
- * <p>Memory lifetime: a region made by {@link ProtectionDomain#register} does not own its segment,
- * which must stay alive until the region is closed; one made by
- * {@link ProtectionDomain#allocateAndRegister} owns its memory and frees it after deregistration.
+ * <p>Memory lifetime: a region made by {@link ProtectionDomain#register(Arena, MemorySegment, Access...)}
+ * is tied to the arena of its memory, whose close closes the region before it frees the memory; one made by
+ * {@link ProtectionDomain#allocateAndRegister} owns its memory and frees it after deregistration. A region
+ * made by the deprecated {@code register(MemorySegment, ...)} relies on the caller to keep the memory alive
+ * until the region is closed.
  */
 public final class MemoryRegion extends VerbsResource {
     /** Alignment of memory the library allocates for regions. */
@@ -60,6 +62,48 @@ public final class MemoryRegion extends VerbsResource {
                 memory.close(); // only once deregistered: the device may use it until then
             }
         });
+    }
+
+    /**
+     * Registers memory of {@code memoryOwner} and ties the region to it: a cleanup added to the arena now,
+     * after the memory's allocation, runs before the arena frees that memory (an arena runs its cleanups
+     * newest first) and closes the region there. The cleanup holds the region weakly, so that it neither
+     * keeps a closed region nor, for an automatic arena, the arena itself reachable; a region that is open is
+     * reachable from its protection domain.
+     */
+    static MemoryRegion registerTied(ProtectionDomain pd, Arena memoryOwner, MemorySegment segment, int access) {
+        ArenaCloseHook hook = new ArenaCloseHook();
+        // first, so that a thread the arena refuses (a confined arena's other threads) registers nothing
+        MemorySegment.NULL.reinterpret(memoryOwner, ignored -> hook.arenaClosing());
+        MemoryRegion region = register(pd, segment, null, access);
+        if (!hook.tie(region)) { // the arena closed while the region was being registered: undo it
+            region.close();
+            throw new IllegalStateException("the arena of " + region + " was closed while it was being registered");
+        }
+        return region;
+    }
+
+    /** The arena's cleanup: closes the region, if it is still open, before the arena frees its memory. */
+    private static final class ArenaCloseHook {
+        private java.lang.ref.WeakReference<MemoryRegion> region;
+        private boolean arenaClosed;
+
+        /** Whether the arena is still open; if so, its close will close {@code created}. */
+        synchronized boolean tie(MemoryRegion created) {
+            region = new java.lang.ref.WeakReference<>(created);
+            return !arenaClosed;
+        }
+
+        void arenaClosing() {
+            MemoryRegion created;
+            synchronized (this) {
+                arenaClosed = true;
+                created = region == null ? null : region.get();
+            }
+            if (created != null) {
+                created.close(); // waits for posts in flight; the memory is freed after this returns
+            }
+        }
     }
 
     static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, Arena ownedMemory, int access) {

@@ -86,9 +86,50 @@ public final class ProtectionDomain extends VerbsResource {
     }
 
     /**
-     * {@code ibv_reg_mr}: registers caller-owned native memory. The segment must stay alive (its arena
-     * open) until the region is closed: the device reads and writes it directly. Posting a request that
-     * names a region whose segment is no longer alive is refused.
+     * {@code ibv_reg_mr}: registers native memory of {@code memoryOwner}, tied to that arena's lifetime. When
+     * the arena closes, the region closes first ({@code ibv_dereg_mr}, after waiting for posts in flight as
+     * every close does), before the arena frees the memory: from then on the device refuses every access
+     * through the region's keys. A receive already posted into the memory then completes with an error
+     * status instead of writing into memory that was handed out again (on rxe
+     * {@link WcStatus#LOC_PROT_ERR}, which moves the queue pair to ERR, so its other requests flush), and a
+     * peer's RDMA READ or WRITE with the old rkey fails on the peer ({@link WcStatus#REM_ACCESS_ERR}).
+     * Posting a request that names the region after the arena closed is refused ({@link IllegalStateException}).
+     *
+     * <p>Call it on a thread that may add to the arena: any thread for a shared arena, the owner thread for a
+     * confined one. For an automatic or the global arena nothing can close it while the region keeps the
+     * memory reachable, so the region simply holds it. The region may be closed before the arena as usual.
+     *
+     * @param memoryOwner the arena {@code segment} was allocated from (its {@link Arena#scope()} is the
+     *                    segment's)
+     * @param segment     native memory of {@code memoryOwner}; heap segments are refused
+     * @param access      what the region allows; {@link Access#REMOTE_WRITE} and {@link Access#REMOTE_ATOMIC}
+     *                    need {@link Access#LOCAL_WRITE} (the verbs specification), so it is added for them
+     * @return the region, owned by this domain; its {@link MemoryRegion#lkey()} goes into local entries and its
+     *         {@link MemoryRegion#rkey()} and {@link MemoryRegion#address()} to a peer for remote access
+     * @throws IllegalArgumentException for a heap or zero-length segment, or one that is not memory of
+     *                                  {@code memoryOwner}
+     * @throws IllegalStateException    if this domain is closed or the arena already is (or closed meanwhile)
+     * @throws WrongThreadException     if {@code memoryOwner} is confined to another thread
+     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
+     * @throws VerbsException           naming {@code ibv_reg_mr} and the errno (ENOMEM or EFAULT often mean the
+     *                                  locked-memory limit, {@code ulimit -l}, is too low)
+     */
+    public MemoryRegion register(Arena memoryOwner, MemorySegment segment, Access... access) {
+        if (!segment.scope().equals(memoryOwner.scope())) {
+            throw new IllegalArgumentException("the segment is not memory of that arena: pass the arena it was"
+                    + " allocated from, whose close must deregister the region before it frees the memory");
+        }
+        synchronized (treeLock()) {
+            ensureOpen();
+            return MemoryRegion.registerTied(this, memoryOwner, segment, Access.bits(access));
+        }
+    }
+
+    /**
+     * {@code ibv_reg_mr}: registers caller-owned native memory, which must stay alive (its arena open) until
+     * the region is closed: the device reads and writes it directly. Posting a request that names a region
+     * whose segment is no longer alive is refused, but a receive posted before the memory was freed lets the
+     * device write into it afterwards.
      *
      * @param segment native memory; heap segments are refused (the device cannot address the Java heap)
      * @param access  what the region allows; {@link Access#REMOTE_WRITE} and {@link Access#REMOTE_ATOMIC}
@@ -100,7 +141,15 @@ public final class ProtectionDomain extends VerbsResource {
      * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno (ENOMEM or EFAULT often mean the
      *                                  locked-memory limit, {@code ulimit -l}, is too low)
+     * @deprecated A segment does not give the library its arena, so the library cannot stop the device
+     *             before that arena frees the memory: a receive already posted into it, or a peer's RDMA WRITE
+     *             with its rkey, then writes into memory the program may have allocated again. Use
+     *             {@link #register(Arena, MemorySegment, Access...)}, which deregisters the region when the
+     *             arena closes, or {@link #allocateAndRegister(long, Access...)}, whose region owns its memory.
+     *             Safe only for memory nothing frees while the region holds it (an automatic or the global
+     *             arena's, a direct {@code ByteBuffer}'s).
      */
+    @Deprecated(since = "0.2.0")
     public MemoryRegion register(MemorySegment segment, Access... access) {
         synchronized (treeLock()) {
             ensureOpen();
@@ -113,8 +162,8 @@ public final class ProtectionDomain extends VerbsResource {
      * owns the memory and frees it when closed, so it can never outlive its registration.
      *
      * @param size   the number of bytes, at least 1; the allocation is aligned to 4096 bytes
-     * @param access what the region allows, as for {@link #register(MemorySegment, Access...)}; none for local
-     *               read only
+     * @param access what the region allows, as for {@link #register(Arena, MemorySegment, Access...)}; none
+     *               for local read only
      * @return the region; {@link MemoryRegion#segment()} is the memory to read and write
      * @throws IllegalArgumentException if {@code size} is not positive
      * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ

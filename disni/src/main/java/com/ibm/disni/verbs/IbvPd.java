@@ -85,7 +85,13 @@ public class IbvPd {
 
     /**
      * Prepares the registration of {@code buffer}'s whole capacity (position and limit are ignored, as in
-     * DiSNI). The region keeps the buffer reachable until it is deregistered (DiSNI did not).
+     * DiSNI). The region keeps the buffer reachable until it is deregistered (DiSNI did not), so the JVM cannot
+     * free a direct buffer's memory while the device may still use it. Not covered, because DiSNI's API gives
+     * the library no arena to watch: a buffer over memory that something else frees explicitly (for example
+     * {@code MemorySegment.asByteBuffer()} of an arena that is then closed, or a pool's own release). Once
+     * that memory is freed, posts naming the region are refused, but a receive posted before, or a peer's RDMA
+     * WRITE with the region's rkey, still lets the device write into it: deregister the region before
+     * freeing such memory.
      *
      * @param buffer a direct buffer
      * @param access {@code IbvMr.IBV_ACCESS_*} bits
