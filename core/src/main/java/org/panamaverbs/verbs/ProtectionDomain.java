@@ -90,9 +90,11 @@ public final class ProtectionDomain extends VerbsResource {
      * the arena closes, the region closes first ({@code ibv_dereg_mr}, after waiting for posts in flight as
      * every close does), before the arena frees the memory: from then on the device refuses every access
      * through the region's keys. A receive already posted into the memory then completes with an error
-     * status instead of writing into memory that was handed out again (on rxe
-     * {@link WcStatus#LOC_PROT_ERR}, which moves the queue pair to ERR, so its other requests flush), and a
-     * peer's RDMA READ or WRITE with the old rkey fails on the peer ({@link WcStatus#REM_ACCESS_ERR}).
+     * status when a message arrives for it, instead of writing into memory that was handed out again
+     * ({@link WcStatus#LOC_QP_OP_ERR} on rxe, {@link WcStatus#LOC_PROT_ERR} on most HCAs; the queue pair
+     * moves to ERR, so its other requests flush, and the sender's request fails with
+     * {@link WcStatus#REM_OP_ERR}), and a peer's RDMA READ or WRITE with the old rkey fails on the peer
+     * ({@link WcStatus#REM_ACCESS_ERR}).
      * Posting a request that names the region after the arena closed is refused ({@link IllegalStateException}).
      *
      * <p>Call it on a thread that may add to the arena: any thread for a shared arena, the owner thread for a

@@ -51,12 +51,15 @@ class ArenaRegistrationTest extends DeviceTest {
                 System.out.println("arena: receive into the deregistered region completed " + received.status()
                         + "; the sender's SEND completed " + sent.status() + "; receiver queue pair " + l.b.state()
                         + ", sender " + l.a.state());
+                assertUntouched(reused);
                 assertEquals(77, received.wrId());
-                assertEquals(WcStatus.LOC_PROT_ERR, received.status(), "the device refused the deregistered lkey");
+                // the device refuses the deregistered lkey: rxe reports a local QP operation error, HCAs a
+                // local protection error
+                assertTrue(received.status() == WcStatus.LOC_QP_OP_ERR || received.status() == WcStatus.LOC_PROT_ERR,
+                        "receive completed " + received.status());
                 assertEquals(QpState.ERR, l.b.state(), "a failed receive moves the receiving queue pair to ERR");
                 assertEquals(78, sent.wrId());
                 assertFalse(sent.status() == WcStatus.SUCCESS, "the SEND found no usable receive: " + sent.status());
-                assertUntouched(reused);
             }
         }
     }
@@ -135,6 +138,7 @@ class ArenaRegistrationTest extends DeviceTest {
      * post either ran before the deregistration or was refused, and nothing crashes.
      */
     @Test
+    @org.junit.jupiter.api.Timeout(600)
     void closingTheArenaWhilePostsRunNeverLetsTheProviderTouchFreedMemory() throws Exception {
         CompletionQueue cq = context.createCompletionQueue(64);
         int inlineBytes = 64;
@@ -177,8 +181,12 @@ class ArenaRegistrationTest extends DeviceTest {
                             assertEquals(0, rc, "ibv_post_send");
                             posted.incrementAndGet();
                             int seen = 0;
+                            long deadline = System.nanoTime() + COMPLETION_TIMEOUT.toNanos();
                             while (seen == 0) {
                                 seen = cq.poll(wcs);
+                                if (seen == 0 && System.nanoTime() > deadline) {
+                                    throw new AssertionError("no completion within " + COMPLETION_TIMEOUT);
+                                }
                             }
                             assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
                         }
@@ -188,9 +196,8 @@ class ArenaRegistrationTest extends DeviceTest {
                     }
                 });
                 started.await();
-                for (int spin = 0; spin < round * 50; spin++) {
-                    Thread.onSpinWait();
-                }
+                // a different moment each round (no Thread.onSpinWait: under QEMU's TCG every PAUSE switches vCPUs)
+                java.util.concurrent.locks.LockSupport.parkNanos(round * 1_000L);
                 arena.close();
                 join(poster);
                 assertTrue(source.isClosed());
