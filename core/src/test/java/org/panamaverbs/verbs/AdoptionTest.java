@@ -151,6 +151,35 @@ class AdoptionTest {
         }
     }
 
+    /**
+     * A provider without {@code ops.post_srq_recv} (here the stub context, whose pointer is NULL): creating a
+     * shared receive queue is refused before any native call, as a provider without post_send is, instead of a
+     * later post calling through NULL.
+     */
+    @Test
+    void refusesSharedReceiveQueuesWithoutPostSrqRecv() throws Throwable {
+        VerbsBridge bridge = VerbsBridge.get();
+        DeviceAttributes withSrq = new DeviceAttributes("fake", 1, 1, -1, 4096, 0x1234, 1, 0, 16, 64, 0, 2, 2, 16, 256,
+                16, 16, 4, 4, AtomicCapability.of(0), 0, 4, 64, 2, 1, 1);
+        try (Arena arena = Arena.ofConfined()) {
+            Foreign f = Foreign.make(arena);
+            Context context = bridge.adoptContext(f.ctx(), new RdmaDevice("fake0", 1, Transport.IB), withSrq, "test",
+                    () -> {
+                        try {
+                            int rc = (int) CLOSE.invokeExact(f.fd());
+                        } catch (Throwable t) {
+                            throw new AssertionError(t);
+                        }
+                    });
+            try (context) {
+                ProtectionDomain pd = bridge.adoptProtectionDomain(context, f.pd(), "test", () -> { });
+                UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class,
+                        () -> pd.createSharedReceiveQueue(4, 1));
+                assertTrue(e.getMessage().contains("post_srq_recv"), e.getMessage());
+            }
+        }
+    }
+
     @Test
     void refusesAContextWithoutDataPathOperations() {
         try (Arena arena = Arena.ofConfined()) {

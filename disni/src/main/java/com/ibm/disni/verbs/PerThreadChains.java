@@ -77,6 +77,13 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         }
     }
 
+    /** How many threads' chains are held now (allocated and not yet freed). */
+    int held() {
+        synchronized (all) {
+            return all.size();
+        }
+    }
+
     /** Frees every thread's chain. */
     void closeAll() {
         synchronized (all) {
