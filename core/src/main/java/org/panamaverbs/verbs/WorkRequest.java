@@ -12,6 +12,10 @@ import java.lang.foreign.MemorySegment;
  * ({@code sends.get(0).id(1).opcode(WrOpcode.SEND).sge(region, 0, 64)}); nothing is allocated. Fields keep
  * their values between posts until changed. The {@code next} and {@code sg_list} pointers belong to the chain.
  *
+ * <p>Threads: once a thread has posted the chain, every setter called from another thread throws
+ * {@link WrongThreadException} and changes nothing, as a post would: what a post checks (regions, address
+ * handles, inline lengths) is then exactly what the provider reads. Before the first post any thread may fill it.
+ *
  * @param <W> the concrete request type, which the setters return
  */
 public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
@@ -51,9 +55,15 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @param wrId any value the application chooses, typically an index or a buffer id; the library never
      *             reads it, and {@link WorkCompletion#wrId()} returns it unchanged
      * @return this request, for chaining
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W id(long wrId) {
-        requests.set(JAVA_LONG, wrIdAt, wrId);
+        boolean unbound = chain.beginWrite();
+        try {
+            requests.set(JAVA_LONG, wrIdAt, wrId);
+        } finally {
+            chain.endWrite(unbound);
+        }
         return self();
     }
 
@@ -74,10 +84,16 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @return this request, for chaining
      * @throws IndexOutOfBoundsException if the slice leaves the region, or the chain has no SGE room
      * @throws IllegalStateException     if the region is closed
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(MemoryRegion region, long offset, int length) {
-        chain.writeSge(index, 0, region, offset, length);
-        requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists: writeSge checked it against maxSge
+        boolean unbound = chain.beginWrite();
+        try {
+            chain.writeSge(index, 0, region, offset, length);
+            requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists and was just checked: writeSge checked it against maxSge
+        } finally {
+            chain.endWrite(unbound);
+        }
         return self();
     }
 
@@ -93,9 +109,15 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @return this request, for chaining
      * @throws IndexOutOfBoundsException if the slice leaves the region or {@code sgeIndex} exceeds the chain's maxSge
      * @throws IllegalStateException     if the region is closed
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(int sgeIndex, MemoryRegion region, long offset, int length) {
-        chain.writeSge(index, sgeIndex, region, offset, length);
+        boolean unbound = chain.beginWrite();
+        try {
+            chain.writeSge(index, sgeIndex, region, offset, length);
+        } finally {
+            chain.endWrite(unbound);
+        }
         return self();
     }
 
@@ -108,9 +130,15 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @return this request, for chaining
      * @throws IndexOutOfBoundsException if {@code sgeIndex} exceeds the chain's maxSge
      * @throws IllegalStateException     if the entry's region was closed since the entry was made
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(int sgeIndex, Sge sge) {
-        chain.writeSge(index, sgeIndex, sge);
+        boolean unbound = chain.beginWrite();
+        try {
+            chain.writeSge(index, sgeIndex, sge);
+        } finally {
+            chain.endWrite(unbound);
+        }
         return self();
     }
 
@@ -121,10 +149,20 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      *              must have been written (an unwritten entry is all zero and names no memory)
      * @return this request, for chaining
      * @throws IndexOutOfBoundsException if {@code count} is negative or exceeds the chain's maxSge
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W numSge(int count) {
-        chain.checkSgeCount(count);
-        requests.set(JAVA_INT, numSgeAt, count);
+        boolean unbound = chain.beginWrite();
+        try {
+            chain.checkSgeCount(count);
+            int old = requests.get(JAVA_INT, numSgeAt);
+            requests.set(JAVA_INT, numSgeAt, count);
+            if (count > old) {
+                chain.entriesAdded(index); // entries the last region check never walked are in use now
+            }
+        } finally {
+            chain.endWrite(unbound);
+        }
         return self();
     }
 

@@ -23,8 +23,11 @@ import org.panamaverbs.ffi.ibv_sge;
  * ends: flyweights then throw, posts throw, and the memory is returned once the chain is unreachable, so a
  * post racing a close from another thread still reads live memory.
  *
- * <p>Threads: a chain belongs to the first thread that posts it; a post from any other thread throws
- * {@link WrongThreadException}. Fill it on any thread before that first post, then only on the posting thread.
+ * <p>Threads: a chain belongs to the first thread that posts it; a post, or a setter of a request
+ * ({@link WorkRequest}), from any other thread throws {@link WrongThreadException}. Fill it on any thread
+ * before that first post (which waits for a setter still running on another thread), then only on the posting
+ * thread. So the checks a post makes (regions, address handles, inline and atomic lengths) read what the provider
+ * reads next: no other thread can change a request between the two.
  */
 abstract sealed class WorkRequestChain implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
@@ -137,6 +140,33 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     /** Marks the post as returned. */
     final void exit() {
         inFlight.exit();
+    }
+
+    /**
+     * Called by a setter before it writes: refuses a thread other than the one that posts this chain. Pair with
+     * {@link #endWrite(boolean)} in a finally block, passing what this returned.
+     *
+     * @return true while the chain has no posting thread yet (the write is then counted, so that the first post
+     *         waits for it), false on the posting thread
+     * @throws WrongThreadException if another thread has posted this chain
+     */
+    final boolean beginWrite() {
+        return inFlight.beginWrite();
+    }
+
+    /** Ends a setter's write begun with {@link #beginWrite()}, which returned {@code unbound}. */
+    final void endWrite(boolean unbound) {
+        if (unbound) {
+            inFlight.endUnboundWrite();
+        }
+    }
+
+    /**
+     * {@code num_sge} of request {@code request} grew: the entries it brings in were never walked by a region
+     * check (an entry written before its region closed, then counted in), so the next post walks them.
+     */
+    final void entriesAdded(int request) {
+        checkedCount = Math.min(checkedCount, request);
     }
 
     /**
