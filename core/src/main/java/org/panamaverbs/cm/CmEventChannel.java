@@ -56,6 +56,8 @@ public final class CmEventChannel implements AutoCloseable {
     private final Thread reader;
     /** Set, under this object's lock, once every id is closed; the reader stops and destroys the channel. */
     private volatile boolean closed;
+    /** {@code rdma_destroy_event_channel} has run; guarded by this. */
+    private boolean destroyed;
 
     private static final class Native {
         static final MethodHandle CREATE_CHANNEL = CallState.capturingErrno(
@@ -159,10 +161,15 @@ public final class CmEventChannel implements AutoCloseable {
                 }
             }
         } finally {
+            destroyIfClosed(); // a reader that ends otherwise (an Error) leaves it to close()
+        }
+    }
+
+    /** Destroys the native channel once, if the channel is closed (every id of it is freed by then). */
+    private synchronized void destroyIfClosed() {
+        if (closed && !destroyed) {
+            destroyed = true;
             rdma_cma_h.rdma_destroy_event_channel(channel);
-            synchronized (this) {
-                notifyAll();
-            }
         }
     }
 
@@ -381,6 +388,7 @@ public final class CmEventChannel implements AutoCloseable {
                         + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(org.panamaverbs.internal.Liveness.CLOSE_WAIT_NANOS)
                         + " s (" + describe(reader) + "); it destroys the channel when it stops");
             }
+            destroyIfClosed(); // the reader did, unless it ended early
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while closing " + this + "; its reader destroys it when it stops", e);

@@ -98,11 +98,11 @@ public final class CompletionQueue extends VerbsResource {
         this.pollFunction = context.pollCqFunction;
         this.notifyFunction = context.reqNotifyCqFunction;
         this.capacity = ibv_cq.cqe(handle);
-        if (channel != null) {
-            channel.attach(this);
-        }
         MemorySegment raw = raw(handle);
         this.events = new EventCount(raw);
+        if (channel != null) {
+            channel.attach(this); // after every field the reader uses is set
+        }
         EventCount pending = events;
         String what = toString();
         own(() -> {

@@ -51,7 +51,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest opcode(WrOpcode opcode) {
-        boolean unbound = sends.beginWrite();
+        boolean unbound = beginWrite();
         try {
             int old = requests.get(JAVA_INT, base + OPCODE);
             requests.set(JAVA_INT, base + OPCODE, opcode.code());
@@ -59,7 +59,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
                 refreshSpecial();
             }
         } finally {
-            sends.endWrite(unbound);
+            endWrite(unbound);
         }
         return this;
     }
@@ -85,7 +85,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest flags(int sendFlags) {
-        boolean unbound = sends.beginWrite();
+        boolean unbound = beginWrite();
         try {
             int old = requests.get(JAVA_INT, base + SEND_FLAGS);
             requests.set(JAVA_INT, base + SEND_FLAGS, sendFlags);
@@ -93,7 +93,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
                 refreshSpecial();
             }
         } finally {
-            sends.endWrite(unbound);
+            endWrite(unbound);
         }
         return this;
     }
@@ -134,11 +134,11 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest immediateData(int value) {
-        boolean unbound = sends.beginWrite();
+        boolean unbound = beginWrite();
         try {
             requests.set(BIG_ENDIAN_INT, base + IMM_DATA, value);
         } finally {
-            sends.endWrite(unbound);
+            endWrite(unbound);
         }
         return this;
     }
@@ -156,13 +156,13 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest remote(long remoteAddress, int rkey) {
-        boolean unbound = sends.beginWrite();
+        boolean unbound = beginWrite();
         try {
             forgetAddressHandle();
             requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
             requests.set(JAVA_INT, base + RDMA_RKEY, rkey);
         } finally {
-            sends.endWrite(unbound);
+            endWrite(unbound);
         }
         return this;
     }
@@ -179,14 +179,14 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest ud(AddressHandle handle, int remoteQpn, int qkey) {
-        boolean unbound = sends.beginWrite();
+        boolean unbound = beginWrite();
         try {
             handle.ensureOpen();
             writeUd(handle.handleUnchecked().address(), remoteQpn, qkey);
             sends.addressHandle(index, handle);
             refreshSpecial();
         } finally {
-            sends.endWrite(unbound);
+            endWrite(unbound);
         }
         return this;
     }
@@ -220,7 +220,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
             throw new IllegalArgumentException("atomic operations need an 8-byte aligned remote address, not 0x"
                     + Long.toHexString(remoteAddress));
         }
-        boolean unbound = sends.beginWrite();
+        boolean unbound = beginWrite();
         try {
             forgetAddressHandle();
             requests.set(JAVA_LONG, base + ATOMIC_REMOTE_ADDR, remoteAddress);
@@ -228,7 +228,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
             requests.set(JAVA_LONG, base + ATOMIC_SWAP, swap);
             requests.set(JAVA_INT, base + ATOMIC_RKEY, rkey);
         } finally {
-            sends.endWrite(unbound);
+            endWrite(unbound);
         }
         return this;
     }

@@ -20,6 +20,8 @@ import java.lang.foreign.MemorySegment;
  */
 public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
     private final WorkRequestChain chain;
+    /** The chain's in-flight marker, which knows the posting thread: every setter asks it first ({@link #beginWrite}). */
+    private final InFlight marker;
     /** The chain's native array; the subclass writes its own fields at {@link #base} plus their offsets. */
     final MemorySegment requests;
     final int index;
@@ -32,11 +34,31 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
 
     WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
         this.chain = chain;
+        this.marker = chain.marker();
         this.requests = chain.requests;
         this.index = index;
         this.base = index * requestSize;
         this.wrIdAt = base + wrIdOffset;
         this.numSgeAt = base + numSgeOffset;
+    }
+
+    /**
+     * Called by every setter before it writes: refuses a thread other than the one that posts the chain. Pair
+     * with {@link #endWrite(boolean)} in a finally block, passing what this returned.
+     *
+     * @return true while the chain has no posting thread yet (the write is then counted, so that the first post
+     *         waits for it), false on the posting thread
+     * @throws WrongThreadException if another thread has posted the chain
+     */
+    final boolean beginWrite() {
+        return marker.beginWrite();
+    }
+
+    /** Ends a setter's write begun with {@link #beginWrite()}, which returned {@code unbound}. */
+    final void endWrite(boolean unbound) {
+        if (unbound) {
+            marker.endUnboundWrite();
+        }
     }
 
     /**
@@ -58,11 +80,11 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W id(long wrId) {
-        boolean unbound = chain.beginWrite();
+        boolean unbound = beginWrite();
         try {
             requests.set(JAVA_LONG, wrIdAt, wrId);
         } finally {
-            chain.endWrite(unbound);
+            endWrite(unbound);
         }
         return self();
     }
@@ -87,12 +109,12 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(MemoryRegion region, long offset, int length) {
-        boolean unbound = chain.beginWrite();
+        boolean unbound = beginWrite();
         try {
             chain.writeSge(index, 0, region, offset, length);
             requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists and was just checked: writeSge checked it against maxSge
         } finally {
-            chain.endWrite(unbound);
+            endWrite(unbound);
         }
         return self();
     }
@@ -112,11 +134,11 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(int sgeIndex, MemoryRegion region, long offset, int length) {
-        boolean unbound = chain.beginWrite();
+        boolean unbound = beginWrite();
         try {
             chain.writeSge(index, sgeIndex, region, offset, length);
         } finally {
-            chain.endWrite(unbound);
+            endWrite(unbound);
         }
         return self();
     }
@@ -133,11 +155,11 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(int sgeIndex, Sge sge) {
-        boolean unbound = chain.beginWrite();
+        boolean unbound = beginWrite();
         try {
             chain.writeSge(index, sgeIndex, sge);
         } finally {
-            chain.endWrite(unbound);
+            endWrite(unbound);
         }
         return self();
     }
@@ -152,7 +174,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W numSge(int count) {
-        boolean unbound = chain.beginWrite();
+        boolean unbound = beginWrite();
         try {
             chain.checkSgeCount(count);
             int old = requests.get(JAVA_INT, numSgeAt);
@@ -161,7 +183,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
                 chain.entriesAdded(index); // entries the last region check never walked are in use now
             }
         } finally {
-            chain.endWrite(unbound);
+            endWrite(unbound);
         }
         return self();
     }

@@ -142,23 +142,9 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         inFlight.exit();
     }
 
-    /**
-     * Called by a setter before it writes: refuses a thread other than the one that posts this chain. Pair with
-     * {@link #endWrite(boolean)} in a finally block, passing what this returned.
-     *
-     * @return true while the chain has no posting thread yet (the write is then counted, so that the first post
-     *         waits for it), false on the posting thread
-     * @throws WrongThreadException if another thread has posted this chain
-     */
-    final boolean beginWrite() {
-        return inFlight.beginWrite();
-    }
-
-    /** Ends a setter's write begun with {@link #beginWrite()}, which returned {@code unbound}. */
-    final void endWrite(boolean unbound) {
-        if (unbound) {
-            inFlight.endUnboundWrite();
-        }
+    /** The chain's in-flight marker, which the requests' setters ask who may write ({@link InFlight#beginWrite()}). */
+    final InFlight marker() {
+        return inFlight;
     }
 
     /**

@@ -18,9 +18,12 @@ import org.junit.jupiter.api.Timeout;
  * Random operations over the public API, on the real device: objects created and closed in any order
  * (parents before children too), posts of random opcodes, flags, counts and scatter-gather entries
  * (from open, closed, foreign-context and freed-memory regions), polls, queue pairs driven to random
- * states, caller arenas closed under registered regions, and closes from a second thread while this one
- * posts. Every step must succeed or throw one of the documented exceptions; a JVM crash ends the device
- * run. The seed is printed first, so any failure replays with {@code -Dpanamaverbs.fuzz.seed=0x...}.
+ * states, caller arenas closed under registered regions, closes from a second thread while this one
+ * posts, {@code num_sge} raised over an entry whose region closed after the last post, setters called from a
+ * second thread on a chain this one posts, a completion queue closed while a channel reader takes its
+ * events, and writes through the objects' handles. Every step must succeed or throw one of the documented
+ * exceptions; a JVM crash ends the device run. The seed is printed first, so any failure replays with
+ * {@code -Dpanamaverbs.fuzz.seed=0x...}.
  *
  * <p>Steps: {@code panamaverbs.fuzz.steps} (default 100000). Most steps are cheap (Java-side checks,
  * posts, polls); object creation, a syscall costing milliseconds under TCG, is a small share.
@@ -29,7 +32,8 @@ class FuzzTest extends DeviceTest {
     private static final int STEPS = Integer.getInteger("panamaverbs.fuzz.steps", 100_000);
     /** The exceptions the API documents for misuse; anything else is a finding. */
     private static final List<Class<? extends Throwable>> DOCUMENTED = List.of(IllegalStateException.class,
-            IllegalArgumentException.class, IndexOutOfBoundsException.class, VerbsException.class);
+            IllegalArgumentException.class, IndexOutOfBoundsException.class, VerbsException.class,
+            WrongThreadException.class, UnsupportedOperationException.class);
 
     private SplittableRandom random;
     private final Map<String, Integer> outcomes = java.util.Collections.synchronizedMap(new TreeMap<>());
@@ -116,9 +120,21 @@ class FuzzTest extends DeviceTest {
         } else if (dice < 780) {
             name = "post receive";
             op = this::postReceive;
-        } else if (dice < 995) {
+        } else if (dice < 975) {
             name = "poll";
             op = () -> pickMostlyOpen(cqs).poll(wcs, random.nextInt(wcs.capacity() + 2));
+        } else if (dice < 980) {
+            name = "raise num_sge over an entry whose region closed since the last post";
+            op = this::raiseNumSgeAfterClose;
+        } else if (dice < 985) {
+            name = "setters from another thread while this one posts";
+            op = this::settersFromAnotherThread;
+        } else if (dice < 987) {
+            name = "close a CQ while a channel reader takes its events";
+            op = this::closeCqUnderAReader;
+        } else if (dice < 995) {
+            name = "write through a handle";
+            op = this::writeThroughAHandle;
         } else {
             name = "close from another thread while posting";
             op = this::closeConcurrently;
@@ -357,6 +373,134 @@ class FuzzTest extends DeviceTest {
         if (closer.isAlive()) {
             findings.add("a close from another thread did not return within 30 s: " + victim);
         }
+    }
+
+    /**
+     * Writes entry 1 of a request from a fresh region while {@code num_sge} is 1, closes the region, posts (which
+     * checks entry 0 only), raises {@code num_sge} to 2 and posts again: the second post must refuse the entry.
+     */
+    private void raiseNumSgeAfterClose() {
+        QueuePair qp = pickOpen(qps);
+        MemoryRegion open = pickOpen(regions.stream().filter(r -> r.protectionDomain() == qp.protectionDomain()).toList());
+        MemoryRegion fresh = qp.protectionDomain().allocateAndRegister(4096, Access.LOCAL_WRITE);
+        SendWorkRequest wr = sends.get(0).opcode(WrOpcode.SEND).flags(random.nextBoolean() ? SendFlags.INLINE : 0)
+                .sge(0, open, 0, 8).sge(1, fresh, 0, 8).numSge(1);
+        fresh.close();
+        try {
+            run(-1, "post with the closed entry uncounted", () -> qp.postSend(sends, 1));
+            wr.numSge(2);
+            qp.postSend(sends, 1);
+            findings.add("an entry of a closed region was posted after num_sge was raised to include it: " + fresh);
+        } finally {
+            wr.numSge(0);
+        }
+    }
+
+    /**
+     * Binds {@link #sends} to this thread with a post, then lets another thread call its setters while this one
+     * posts: every setter there must be refused ({@link WrongThreadException}) and change nothing.
+     */
+    private void settersFromAnotherThread() {
+        QueuePair qp = pickOpen(qps);
+        run(-1, "post to own the chain", () -> qp.postSend(sends, 1));
+        long end = System.nanoTime() + random.nextLong(1_000_000, 3_000_000);
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Throwable> other = new java.util.concurrent.atomic.AtomicReference<>();
+        long seed = random.nextLong();
+        Thread setter = Thread.ofPlatform().start(() -> {
+            SplittableRandom mine = new SplittableRandom(seed);
+            while (System.nanoTime() < end) {
+                SendWorkRequest wr = sends.get(mine.nextInt(sends.capacity()));
+                try {
+                    switch (mine.nextInt(6)) {
+                        case 0 -> wr.remote(mine.nextLong(), mine.nextInt());
+                        case 1 -> wr.numSge(2);
+                        case 2 -> wr.flags(SendFlags.INLINE);
+                        case 3 -> wr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD);
+                        case 4 -> wr.id(mine.nextLong());
+                        default -> wr.sge(0, regions.isEmpty() ? null : regions.getFirst(), 0, 8);
+                    }
+                    accepted.incrementAndGet();
+                } catch (WrongThreadException refused) {
+                    // as documented
+                } catch (Throwable e) {
+                    other.set(e);
+                    return;
+                }
+            }
+        });
+        while (setter.isAlive()) {
+            run(-1, "post while another thread sets", () -> qp.postSend(sends, 1 + random.nextInt(sends.capacity())));
+        }
+        if (accepted.get() > 0) {
+            findings.add(accepted.get() + " setters from another thread were accepted on a chain this thread posts");
+        }
+        if (other.get() != null && !(other.get() instanceof NullPointerException)) { // no region to name: null
+            findings.add("a setter on another thread threw " + other.get());
+        }
+    }
+
+    /**
+     * A queue pair on a completion queue with a channel; a reader thread takes the channel's events (and re-arms)
+     * while this thread makes completions and closes the completion queue at a random moment, then the channel.
+     * The reader may hold an event the close's {@code ibv_destroy_cq} waits for: everything must end within 30 s.
+     */
+    private void closeCqUnderAReader() {
+        ProtectionDomain pd = pickOpen(pds);
+        Context ctx = pd.context();
+        CompletionChannel channel = ctx.createCompletionChannel();
+        try {
+            CompletionQueue cq = ctx.createCompletionQueue(32, channel);
+            QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(8).maxRecvWr(8).build());
+            MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
+            QueuePair.connectLoopback(qp, qp);
+            Thread reader = Thread.ofPlatform().start(() -> run(-1, "channel reader", () -> {
+                while (true) {
+                    CompletionQueue signalled = channel.awaitEvent(Duration.ofMillis(5));
+                    if (signalled != null) {
+                        signalled.requestNotification(false);
+                    }
+                }
+            }));
+            cq.requestNotification(false);
+            try (RecvWorkRequests r = RecvWorkRequests.allocate(1, 1); SendWorkRequests s = SendWorkRequests.allocate(1, 1);
+                    WorkCompletions done = WorkCompletions.allocate(8)) {
+                r.get(0).sge(mr, 0, 64);
+                s.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 64, 8);
+                int rounds = random.nextInt(6);
+                for (int i = 0; i < rounds; i++) {
+                    qp.postRecv(r, 1);
+                    qp.postSend(s, 1);
+                    cq.poll(done);
+                }
+                cq.close();
+                channel.close();
+            }
+            try {
+                reader.join(Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (reader.isAlive()) {
+                findings.add("a channel reader did not end within 30 s of its completion queue's and channel's close");
+            }
+            mr.close();
+        } finally {
+            channel.close();
+        }
+    }
+
+    /** Writes a word of an object's handle: refused ({@link UnsupportedOperationException}), or a finding. */
+    private void writeThroughAHandle() {
+        java.lang.foreign.MemorySegment handle = switch (random.nextInt(4)) {
+            case 0 -> pickMostlyOpen(contexts).handle();
+            case 1 -> pickMostlyOpen(pds).handle();
+            case 2 -> pickMostlyOpen(cqs).handle();
+            default -> pickMostlyOpen(qps).handle();
+        };
+        handle.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8L * random.nextInt((int) Math.max(1, handle.byteSize() / 8)),
+                random.nextLong());
+        findings.add("a write through a handle was accepted: " + handle);
     }
 
     /** Closes the contexts (and so every object), then frees the caller memory: regions first, as the API asks. */
