@@ -1,7 +1,6 @@
 package org.panamaverbs.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -12,7 +11,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.FuzzRecord;
 import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.VerbsException;
@@ -52,8 +51,7 @@ class CmFuzzTest {
             IllegalArgumentException.class, VerbsException.class);
     static InetAddress address;
 
-    private final Map<String, Integer> outcomes = new TreeMap<>();
-    private final List<String> findings = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final FuzzRecord record = new FuzzRecord(DOCUMENTED);
     /** The pool: guarded by itself. Closed ids stay for a while, to be misused. */
     private final List<Entry> ids = new ArrayList<>();
     private final List<CmEventChannel> channels = new ArrayList<>();
@@ -63,13 +61,8 @@ class CmFuzzTest {
 
     @BeforeAll
     static void findAddress() throws IOException {
-        String value = System.getenv("RDMA_TEST_ADDR");
-        if (value == null || value.isBlank()) {
-            value = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        }
-        assumeTrue(value != null && !value.isBlank(), "rdma_cm tests need the RDMA device's IP address in RDMA_TEST_ADDR"
-                + " (the Soft-RoCE guest sets PANAMA_VERBS_RDMA_ADDR)");
-        address = InetAddress.getByName(value);
+        CmConnectionTest.findAddress(); // the device's address, or skipped with the reason
+        address = CmConnectionTest.address;
     }
 
     /** An id of the pool and what its events said so far. */
@@ -138,10 +131,10 @@ class CmFuzzTest {
             closeEverything();
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        System.out.println("cm fuzz: outcomes " + outcomes);
+        System.out.println("cm fuzz: outcomes " + record.outcomes());
         System.out.println("cm fuzz: " + done.get() + " steps on " + THREADS + " threads, seed 0x" + Long.toHexString(seed)
-                + ", 0 crashes, " + findings.size() + " undocumented exceptions, " + seconds + " s");
-        assertEquals(List.of(), findings, "steps that threw what the API does not document (seed 0x"
+                + ", 0 crashes, " + record.findings().size() + " undocumented exceptions, " + seconds + " s");
+        assertEquals(List.of(), record.findings(), "steps that threw what the API does not document (seed 0x"
                 + Long.toHexString(seed) + ")");
     }
 
@@ -208,35 +201,13 @@ class CmFuzzTest {
     }
 
     private void run(String name, Runnable op) {
-        String outcome;
-        try {
-            op.run();
-            outcome = "ok";
-        } catch (EmptyPool nothing) {
-            outcome = "nothing to use";
-        } catch (Throwable t) {
-            outcome = t.getClass().getSimpleName();
-            if (DOCUMENTED.stream().noneMatch(c -> c.isInstance(t))) {
-                findings.add(name + ": " + t);
-                t.printStackTrace(System.out);
-            }
-        }
-        synchronized (outcomes) {
-            outcomes.merge(name + " -> " + outcome, 1, Integer::sum);
-        }
-    }
-
-    /** Thrown when the pool has no id to use. */
-    private static final class EmptyPool extends RuntimeException {
-        EmptyPool() {
-            super(null, null, false, false);
-        }
+        record.run(Thread.currentThread().getName(), name, op);
     }
 
     private Entry pick(SplittableRandom random) {
         synchronized (ids) {
             if (ids.isEmpty()) {
-                throw new EmptyPool();
+                throw new FuzzRecord.EmptyPool();
             }
             // mostly open ids: the others are kept to be misused
             if (random.nextInt(6) != 0) {
@@ -399,9 +370,9 @@ class CmFuzzTest {
                 Thread.currentThread().interrupt();
             }
             if (racer.isAlive()) {
-                findings.add("a call on " + id + " did not end within 30 s of its close");
-            } else if (ended.get() != null && DOCUMENTED.stream().noneMatch(c -> c.isInstance(ended.get()))) {
-                findings.add("a call racing close threw " + ended.get());
+                record.finding("a call on " + id + " did not end within 30 s of its close");
+            } else if (ended.get() != null && !record.isDocumented(ended.get())) {
+                record.finding("a call racing close threw " + ended.get());
             }
         }
     }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -43,13 +42,8 @@ class CmMisuseTest {
 
     @BeforeAll
     static void findAddress() throws IOException {
-        String value = System.getenv("RDMA_TEST_ADDR");
-        if (value == null || value.isBlank()) {
-            value = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        }
-        assumeTrue(value != null && !value.isBlank(), "rdma_cm tests need the RDMA device's IP address in RDMA_TEST_ADDR"
-                + " (the Soft-RoCE guest sets PANAMA_VERBS_RDMA_ADDR)");
-        address = InetAddress.getByName(value);
+        CmConnectionTest.findAddress(); // the device's address, or skipped with the reason
+        address = CmConnectionTest.address;
     }
 
     /** One call an id offers; a racer repeats it until the id is closed under it. */

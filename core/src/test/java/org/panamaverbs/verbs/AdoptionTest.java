@@ -76,6 +76,17 @@ class AdoptionTest {
         }
     }
 
+    /** {@code f}'s context adopted with {@code attributes}; closing it closes its eventfd. */
+    private static Context adoptContext(Foreign f, DeviceAttributes attributes) {
+        return VerbsBridge.get().adoptContext(f.ctx(), new RdmaDevice("fake0", 1, Transport.IB), attributes, "test", () -> {
+            try {
+                int rc = (int) CLOSE.invokeExact(f.fd());
+            } catch (Throwable t) {
+                throw new AssertionError(t);
+            }
+        });
+    }
+
     @Test
     void adoptedTreeRunsTheDataPathAndGivesObjectsBackInDependencyOrder() throws Throwable {
         VerbsBridge bridge = VerbsBridge.get();
@@ -128,15 +139,7 @@ class AdoptionTest {
         VerbsBridge bridge = VerbsBridge.get();
         try (Arena arena = Arena.ofConfined()) {
             Foreign f = Foreign.make(arena);
-            Context context = bridge.adoptContext(f.ctx(), new RdmaDevice("fake0", 1, Transport.IB), attributes(), "test",
-                    () -> {
-                        try {
-                            int rc = (int) CLOSE.invokeExact(f.fd());
-                        } catch (Throwable t) {
-                            throw new AssertionError(t);
-                        }
-                    });
-            try (context) {
+            try (Context context = adoptContext(f, attributes())) {
                 ProtectionDomain pd = bridge.adoptProtectionDomain(context, f.pd(), "test", () -> { });
                 CompletionQueue cq = bridge.adoptCompletionQueue(context, f.cq(), "test", () -> { });
                 ibv_qp.recv_cq(f.qp(), MemorySegment.ofAddress(0x1000));
@@ -163,15 +166,7 @@ class AdoptionTest {
                 16, 16, 4, 4, AtomicCapability.of(0), 0, 4, 64, 2, 1, 1);
         try (Arena arena = Arena.ofConfined()) {
             Foreign f = Foreign.make(arena);
-            Context context = bridge.adoptContext(f.ctx(), new RdmaDevice("fake0", 1, Transport.IB), withSrq, "test",
-                    () -> {
-                        try {
-                            int rc = (int) CLOSE.invokeExact(f.fd());
-                        } catch (Throwable t) {
-                            throw new AssertionError(t);
-                        }
-                    });
-            try (context) {
+            try (Context context = adoptContext(f, withSrq)) {
                 ProtectionDomain pd = bridge.adoptProtectionDomain(context, f.pd(), "test", () -> { });
                 UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class,
                         () -> pd.createSharedReceiveQueue(4, 1));

@@ -6,9 +6,7 @@ import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -36,8 +34,7 @@ class FuzzTest extends DeviceTest {
             WrongThreadException.class, UnsupportedOperationException.class);
 
     private SplittableRandom random;
-    private final Map<String, Integer> outcomes = java.util.Collections.synchronizedMap(new TreeMap<>());
-    private final List<String> findings = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final FuzzRecord record = new FuzzRecord(DOCUMENTED);
 
     // the pool: everything the fuzzer made, open or closed (closed ones are kept to be misused)
     private final List<Context> contexts = new ArrayList<>();
@@ -70,10 +67,10 @@ class FuzzTest extends DeviceTest {
             closeEverything();
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        System.out.println("fuzz: outcomes " + outcomes);
+        System.out.println("fuzz: outcomes " + record.outcomes());
         System.out.println("fuzz: " + STEPS + " steps, seed 0x" + Long.toHexString(seed) + ", 0 crashes, "
-                + findings.size() + " undocumented exceptions, " + seconds + " s");
-        assertEquals(List.of(), findings, "steps that threw what the API does not document (seed 0x"
+                + record.findings().size() + " undocumented exceptions, " + seconds + " s");
+        assertEquals(List.of(), record.findings(), "steps that threw what the API does not document (seed 0x"
                 + Long.toHexString(seed) + ")");
     }
 
@@ -143,32 +140,12 @@ class FuzzTest extends DeviceTest {
     }
 
     private void run(int step, String name, Runnable op) {
-        String outcome;
-        try {
-            op.run();
-            outcome = "ok";
-        } catch (EmptyPool nothing) {
-            outcome = "nothing to use";
-        } catch (Throwable t) {
-            outcome = t.getClass().getSimpleName();
-            if (DOCUMENTED.stream().noneMatch(c -> c.isInstance(t))) {
-                findings.add("step " + step + " (" + name + "): " + t);
-                t.printStackTrace(System.out);
-            }
-        }
-        outcomes.merge(name + " -> " + outcome, 1, Integer::sum);
-    }
-
-    /** Thrown when a step needs an object of a kind the pool has none of. */
-    private static final class EmptyPool extends RuntimeException {
-        EmptyPool() {
-            super(null, null, false, false);
-        }
+        record.run("step " + step, name, op);
     }
 
     private <T> T pick(List<T> pool) {
         if (pool.isEmpty()) {
-            throw new EmptyPool();
+            throw new FuzzRecord.EmptyPool();
         }
         return pool.get(random.nextInt(pool.size()));
     }
@@ -371,7 +348,7 @@ class FuzzTest extends DeviceTest {
             Thread.currentThread().interrupt();
         }
         if (closer.isAlive()) {
-            findings.add("a close from another thread did not return within 30 s: " + victim);
+            record.finding("a close from another thread did not return within 30 s: " + victim);
         }
     }
 
@@ -390,7 +367,7 @@ class FuzzTest extends DeviceTest {
             run(-1, "post with the closed entry uncounted", () -> qp.postSend(sends, 1));
             wr.numSge(2);
             qp.postSend(sends, 1);
-            findings.add("an entry of a closed region was posted after num_sge was raised to include it: " + fresh);
+            record.finding("an entry of a closed region was posted after num_sge was raised to include it: " + fresh);
         } finally {
             wr.numSge(0);
         }
@@ -433,10 +410,10 @@ class FuzzTest extends DeviceTest {
             run(-1, "post while another thread sets", () -> qp.postSend(sends, 1 + random.nextInt(sends.capacity())));
         }
         if (accepted.get() > 0) {
-            findings.add(accepted.get() + " setters from another thread were accepted on a chain this thread posts");
+            record.finding(accepted.get() + " setters from another thread were accepted on a chain this thread posts");
         }
         if (other.get() != null && !(other.get() instanceof NullPointerException)) { // no region to name: null
-            findings.add("a setter on another thread threw " + other.get());
+            record.finding("a setter on another thread threw " + other.get());
         }
     }
 
@@ -482,7 +459,7 @@ class FuzzTest extends DeviceTest {
                 Thread.currentThread().interrupt();
             }
             if (reader.isAlive()) {
-                findings.add("a channel reader did not end within 30 s of its completion queue's and channel's close");
+                record.finding("a channel reader did not end within 30 s of its completion queue's and channel's close");
             }
             mr.close();
         } finally {
@@ -500,7 +477,7 @@ class FuzzTest extends DeviceTest {
         };
         handle.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8L * random.nextInt((int) Math.max(1, handle.byteSize() / 8)),
                 random.nextLong());
-        findings.add("a write through a handle was accepted: " + handle);
+        record.finding("a write through a handle was accepted: " + handle);
     }
 
     /** Closes the contexts (and so every object), then frees the caller memory: regions first, as the API asks. */

@@ -135,14 +135,14 @@ class DropInMisuseTest {
 
             IbvRecvWR recv = new IbvRecvWR();
             recv.setWr_id(1);
-            recv.setSg_list(new LinkedList<>(List.of(sge(inMr, 0, 256))));
+            recv.setSg_list(new LinkedList<>(List.of(CmLoopbackTest.sge(inMr, 0, 256))));
             SVCPostRecv receive = wrapped.postRecv(List.of(recv), null);
             receive.execute();
             IbvSendWR send = new IbvSendWR();
             send.setWr_id(2);
             send.setOpcode(IbvSendWR.IBV_WR_SEND);
             send.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED | IbvSendWR.IBV_SEND_INLINE);
-            send.setSg_list(new LinkedList<>(List.of(sge(part, 0, 16))));
+            send.setSg_list(new LinkedList<>(List.of(CmLoopbackTest.sge(part, 0, 16))));
             SVCPostSend post = wrapped.postSend(List.of(send), null);
             post.execute();
             IbvWC[] wcs = new IbvWC[4];
@@ -213,11 +213,11 @@ class DropInMisuseTest {
             for (int i = 0; i < 2; i++) {
                 IbvSendWR send = new IbvSendWR();
                 send.setOpcode(IbvSendWR.IBV_WR_SEND);
-                send.setSg_list(new LinkedList<>(List.of(sge(mr, 0, 8))));
+                send.setSg_list(new LinkedList<>(List.of(CmLoopbackTest.sge(mr, 0, 8))));
                 send.setNum_sge(Integer.MAX_VALUE);
                 sends.add(send);
                 IbvRecvWR recv = new IbvRecvWR();
-                recv.setSg_list(new LinkedList<>(List.of(sge(mr, 0, 8))));
+                recv.setSg_list(new LinkedList<>(List.of(CmLoopbackTest.sge(mr, 0, 8))));
                 recv.setNum_sge(Integer.MAX_VALUE);
                 recvs.add(recv);
             }
@@ -230,13 +230,5 @@ class DropInMisuseTest {
             cq.destroyCQ();
             pd.deallocPd();
         }
-    }
-
-    private static IbvSge sge(IbvMr mr, int offset, int length) {
-        IbvSge sge = new IbvSge();
-        sge.setAddr(mr.getAddr() + offset);
-        sge.setLength(length);
-        sge.setLkey(mr.getLkey());
-        return sge;
     }
 }
