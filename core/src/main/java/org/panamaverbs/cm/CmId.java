@@ -267,7 +267,8 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed or not bound to a device yet
      */
     public Context context() {
-        MemorySegment verbs = rdma_cm_id.verbs(id); // throws once closed: the read and the free never overlap
+        ensureOpen(); // for the message; the read below throws too once the id is closed, and never overlaps its free
+        MemorySegment verbs = rdma_cm_id.verbs(id);
         if (verbs.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " is not bound to a device yet: bind it to a device's address or"
                     + " resolve an address first");
@@ -291,6 +292,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public int port() {
+        ensureOpen();
         // a read through the id's lifetime: it throws once closed, and the id is freed only after every read ended
         return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
     }
@@ -304,6 +306,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress localAddress() {
+        ensureOpen();
         return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
     }
 
@@ -324,6 +327,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress peerAddress() {
+        ensureOpen();
         return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
     }
 
