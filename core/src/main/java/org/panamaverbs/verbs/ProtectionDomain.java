@@ -75,10 +75,11 @@ public final class ProtectionDomain extends VerbsResource {
 
     /**
      * The native {@code struct ibv_pd *}, for C code: pass it to a C function through a downcall (which keeps
-     * this domain from being freed until the call returns) or read its fields. The view is read-only: writing
-     * through it throws {@link UnsupportedOperationException}, because the provider owns every field (a changed
-     * pointer or count would crash its next call, {@code ibv_destroy_*} included). Freeing it is
-     * {@link #close()}'s job; after the close every access through the view throws {@link IllegalStateException}.
+     * this domain from being freed until the call returns) or read its fields. The view is read-only: a write
+     * through it throws {@link IllegalArgumentException} ("Attempt to write a read-only segment"), because the
+     * provider owns every field (a changed pointer or count would crash its next call, {@code ibv_destroy_*}
+     * included). Freeing it is {@link #close()}'s job; after the close every access through the view throws
+     * {@link IllegalStateException}.
      *
      * @return the handle as a read-only segment of {@code sizeof(struct ibv_pd)} bytes, valid while this domain is open
      * @throws IllegalStateException if this domain is closed

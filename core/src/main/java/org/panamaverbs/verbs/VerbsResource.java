@@ -26,9 +26,9 @@ import org.panamaverbs.internal.Liveness;
  *       that receives it. Posts and polls pass raw addresses, to pay no atomic operation per call, and get
  *       it from a per-thread in-flight marker that close waits for ({@code InFlight}).</li>
  *   <li>A public {@code handle()} is a read-only view of the native struct, for C code: passed to a downcall it
- *       keeps the object alive until the call returns, and its fields can be read; writing through it throws
- *       {@link UnsupportedOperationException}, since the provider owns every field (a changed pointer crashes
- *       its next call, the destroy included).</li>
+ *       keeps the object alive until the call returns, and its fields can be read; a write through it throws
+ *       {@link IllegalArgumentException}, since the provider owns every field (a changed pointer crashes its
+ *       next call, the destroy included).</li>
  *   <li>If the native destroy fails (a {@link VerbsException}), the object is closed for Java and its native
  *       resources are leaked; the exception says why.</li>
  *   <li>A node is either <em>owned</em> (this library created it and destroys it) or <em>held by another
