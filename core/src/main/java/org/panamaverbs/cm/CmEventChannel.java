@@ -35,13 +35,16 @@ import org.panamaverbs.verbs.VerbsException;
  * <p>The descriptor is non-blocking. One virtual thread per channel waits for it through the shared
  * descriptor poller (parking, never blocking a carrier in native code), reads every event with
  * {@code rdma_get_cm_event}, copies it out (private data included), acknowledges it exactly once with
- * {@code rdma_ack_cm_event} and hands it to its id, whose {@link CmId#awaitEvent} returns it. A connection
- * request's event creates the new id and goes to the listening id. Because events are acknowledged at
- * once, {@code rdma_destroy_id} never waits for an acknowledgement.
+ * {@code rdma_ack_cm_event}, and only then logs it and hands it to its id, whose {@link CmId#awaitEvent}
+ * returns it. A connection request's event creates the new id and goes to the listening id. Because every event
+ * is acknowledged before any application code (a log handler) runs, {@code rdma_destroy_id} never waits for the
+ * application. A failure while handling one event (a log handler that throws, a failed read) is reported and
+ * the next event is delivered as usual: one bad event never ends the delivery.
  *
  * <p>While no event comes, the reader stays parked: it has no timed re-check that would wake it (and
  * preempt a thread spinning on a completion queue on the same core). Closing the channel closes its ids
- * first (newest first), then interrupts the reader, waits for it to stop and destroys the channel. Idempotent.
+ * first (newest first), then interrupts the reader and waits for it to stop; the reader destroys the channel as it
+ * stops. Idempotent.
  */
 public final class CmEventChannel implements AutoCloseable {
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
@@ -51,7 +54,10 @@ public final class CmEventChannel implements AutoCloseable {
     private final Map<Long, CmId> ids = new ConcurrentHashMap<>();
     private final List<CmId> creationOrder = new ArrayList<>();
     private final Thread reader;
+    /** Set, under this object's lock, once every id is closed; the reader stops and destroys the channel. */
     private volatile boolean closed;
+    /** {@code rdma_destroy_event_channel} has run; guarded by this. */
+    private boolean destroyed;
 
     private static final class Native {
         static final MethodHandle CREATE_CHANNEL = CallState.capturingErrno(
@@ -138,13 +144,53 @@ public final class CmEventChannel implements AutoCloseable {
         }
     }
 
+    /** The reader: delivers events until the channel closes, then destroys it (whoever closed it may have stopped waiting). */
     private void readEvents() {
-        while (!closed) {
-            // no timed re-check: close() interrupts this thread, so an idle channel costs no wake-up
-            FdPoller.instance().awaitNonBlocking(fd, FdPoller.UNTIL_INTERRUPTED, this::readAvailable);
-            if (!closed) {
-                Thread.interrupted(); // not from close(): a stray interrupt must not stop the events
+        try {
+            while (!closed) {
+                try {
+                    // no timed re-check: close() interrupts this thread, so an idle channel costs no wake-up
+                    FdPoller.instance().awaitNonBlocking(fd, FdPoller.UNTIL_INTERRUPTED, this::readAvailable);
+                } catch (RuntimeException readFailed) {
+                    // rdma_get_cm_event or the poller failed: report, pause, read again (never end the delivery)
+                    reportFailure("reading an rdma_cm event of " + this + " failed; reading again in 1 s", readFailed);
+                    pause();
+                }
+                if (!closed) {
+                    Thread.interrupted(); // not from close(): a stray interrupt must not stop the events
+                }
             }
+        } finally {
+            destroyIfClosed(); // a reader that ends otherwise (an Error) leaves it to close()
+        }
+    }
+
+    /** Destroys the native channel once, if the channel is closed (every id of it is freed by then). */
+    private synchronized void destroyIfClosed() {
+        if (closed && !destroyed) {
+            destroyed = true;
+            rdma_cma_h.rdma_destroy_event_channel(channel);
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(1000);
+        } catch (InterruptedException e) {
+            // from close, or stray: the loop's condition tells
+        }
+    }
+
+    /**
+     * A failure of the reader, as WARNING on {@code org.panamaverbs.cm}; if the log handler fails too, to the
+     * thread's uncaught-exception handler. Never throws: the reader goes on.
+     */
+    private static void reportFailure(String message, Throwable failure) {
+        try {
+            ControlEvents.CM.log(System.Logger.Level.WARNING, message, failure);
+        } catch (RuntimeException logFailed) {
+            failure.addSuppressed(logFailed);
+            Thread.currentThread().getUncaughtExceptionHandler().uncaughtException(Thread.currentThread(), failure);
         }
     }
 
@@ -159,23 +205,17 @@ public final class CmEventChannel implements AutoCloseable {
                     break; // EAGAIN: nothing more now
                 }
                 MemorySegment event = slot.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());
-                CmEvent copied;
+                Copied copied = null;
                 try {
                     copied = copyOut(event);
-                    if (copied != null) {
-                        report(copied); // before the ack: until then rdma_destroy_id waits, so the id is readable
-                    }
+                } catch (RuntimeException failed) {
+                    reportFailure("an rdma_cm event of " + this + " could not be read; it is dropped", failed);
                 } finally {
+                    // before any application code runs: rdma_destroy_id waits for this, never for a log handler
                     rdma_cma_h.rdma_ack_cm_event(event);
                 }
-                if (copied != null && copied.type() == CmEventType.CONNECT_REQUEST) {
-                    if (copied.listenId() != null) {
-                        copied.listenId().deliver(copied);
-                    } else {
-                        copied.id().close(); // its listener closed meanwhile: librdmacm's new id must still be freed
-                    }
-                } else if (copied != null) {
-                    copied.id().deliver(copied);
+                if (copied != null) {
+                    dispatch(copied);
                 }
                 any = true;
             }
@@ -183,6 +223,59 @@ public final class CmEventChannel implements AutoCloseable {
             throw Unchecked.rethrow(t);
         }
         return any ? Boolean.TRUE : null;
+    }
+
+    /** Logs an acknowledged event and hands it to its id; a failure here costs this event's report, never delivery. */
+    private void dispatch(Copied copied) {
+        CmEvent event = copied.event();
+        if (copied.requestId() != 0) {
+            CmId id = requestId(copied);
+            if (id == null) {
+                return; // the channel closed meanwhile: the new id is freed already
+            }
+            event = new CmEvent(event.type(), event.status(), id, event.listenId(), event.privateData(),
+                    event.parameters(), event.udPeer());
+        }
+        try {
+            report(event);
+        } catch (RuntimeException reportFailed) {
+            reportFailure("reporting " + event.type().cName() + " of " + event.id() + " failed; it is delivered anyway",
+                    reportFailed);
+        }
+        try {
+            if (event.type() == CmEventType.CONNECT_REQUEST) {
+                if (event.listenId() != null && !event.listenId().isClosed()) {
+                    event.listenId().deliver(event);
+                } else {
+                    event.id().close(); // its listener closed meanwhile: librdmacm's new id must still be freed
+                }
+            } else {
+                event.id().deliver(event);
+            }
+        } catch (RuntimeException deliveryFailed) {
+            reportFailure("delivering " + event.type().cName() + " to " + event.id() + " failed", deliveryFailed);
+        }
+    }
+
+    /**
+     * The id of a connection request, registered with this channel; or, if the channel closed meanwhile (its
+     * close has already closed every id it knew), the native id destroyed and null.
+     */
+    private CmId requestId(Copied copied) {
+        synchronized (this) {
+            if (!closed) {
+                return CmId.ofRequest(this, MemorySegment.ofAddress(copied.requestId()), copied.requestSpace());
+            }
+        }
+        rdma_cma_h.rdma_destroy_id(MemorySegment.ofAddress(copied.requestId()));
+        return null;
+    }
+
+    /**
+     * What the reader copied out of an event before acknowledging it: the event (whose id is the listening id's
+     * placeholder for a connection request), and for a connection request the new id's address and port space.
+     */
+    private record Copied(CmEvent event, long requestId, PortSpace requestSpace) {
     }
 
     /** Logs (org.panamaverbs.cm) and records (JFR ConnectionEvent) an event: WARNING for errors, else DEBUG. */
@@ -204,23 +297,27 @@ public final class CmEventChannel implements AutoCloseable {
         });
     }
 
-    private CmEvent copyOut(MemorySegment event) {
+    private Copied copyOut(MemorySegment event) {
         CmEventType type = CmEventType.of(rdma_cm_event.event(event));
         int status = rdma_cm_event.status(event);
         long idAddress = rdma_cm_event.id(event).address();
         CmId listenId = ids.get(rdma_cm_event.listen_id(event).address());
         CmId id = ids.get(idAddress);
+        long requestId = 0;
+        PortSpace space;
         if (type == CmEventType.CONNECT_REQUEST && id == null) {
-            PortSpace space = listenId != null ? listenId.portSpace()
+            // a new id, which the application learns of only through this event: made once the event is acknowledged
+            requestId = idAddress;
+            space = listenId != null ? listenId.portSpace()
                     : org.panamaverbs.ffi.rdmacm.rdma_cm_id.ps(rdma_cm_event.id(event).reinterpret(
                     org.panamaverbs.ffi.rdmacm.rdma_cm_id.layout().byteSize())) == PortSpace.UDP.code() ? PortSpace.UDP : PortSpace.TCP;
-            id = CmId.ofRequest(this, rdma_cm_event.id(event), space);
-        }
-        if (id == null) {
+        } else if (id == null) {
             return null; // an id closed from Java while its event was in flight
+        } else {
+            space = id.portSpace();
         }
         MemorySegment param = rdma_cm_event.param(event);
-        boolean ud = id.portSpace() == PortSpace.UDP;
+        boolean ud = space == PortSpace.UDP;
         byte[] privateData;
         ConnectionParameters parameters = null;
         UdPeer udPeer = null;
@@ -242,8 +339,8 @@ public final class CmEventChannel implements AutoCloseable {
                         Math.min(7, Byte.toUnsignedInt(rdma_conn_param.rnr_retry_count(p))));
             }
         }
-        return new CmEvent(type, status, id, type == CmEventType.CONNECT_REQUEST ? listenId : null, privateData,
-                parameters, udPeer);
+        return new Copied(new CmEvent(type, status, id, type == CmEventType.CONNECT_REQUEST ? listenId : null, privateData,
+                parameters, udPeer), requestId, space);
     }
 
     private static UdPeer udPeer(MemorySegment ud) {
@@ -263,29 +360,49 @@ public final class CmEventChannel implements AutoCloseable {
         return data.reinterpret(length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
     }
 
-    /** Closes every id of this channel (newest first), stops the event reader and destroys the channel. Idempotent. */
+    /**
+     * Closes every id of this channel (newest first), stops the event reader, which destroys the channel
+     * ({@code rdma_destroy_event_channel}) as it stops. Idempotent; a second caller returns once the channel is
+     * destroyed.
+     *
+     * @throws IllegalStateException if closing an id failed (the channel then stays open: close it again), or if the
+     *                               reader has not stopped within 10 s (it is held up in application code, such
+     *                               as a log handler; it destroys the channel once it stops, and closing again
+     *                               waits for that once more)
+     * @throws VerbsException        if {@code rdma_destroy_id} failed for an id (the channel then stays open)
+     */
     @Override
     public void close() {
         synchronized (this) {
-            if (closed) {
-                return;
+            if (!closed) {
+                for (CmId id : ids().reversed()) {
+                    id.close();
+                }
+                closed = true; // under this lock: the reader makes no id for a connection request from here on
             }
-            for (CmId id : ids().reversed()) {
-                id.close();
-            }
-            closed = true;
         }
         reader.interrupt();
         try {
-            // the reader leaves rdma_get_cm_event before the channel is freed under it
-            if (!reader.join(java.time.Duration.ofSeconds(5))) {
-                throw new IllegalStateException("the rdma_cm event reader of " + this + " did not stop within 5 s");
+            if (!reader.join(java.time.Duration.ofNanos(org.panamaverbs.internal.Liveness.CLOSE_WAIT_NANOS))) {
+                throw new IllegalStateException("the rdma_cm event reader of " + this + " has not stopped within "
+                        + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(org.panamaverbs.internal.Liveness.CLOSE_WAIT_NANOS)
+                        + " s (" + describe(reader) + "); it destroys the channel when it stops");
             }
+            destroyIfClosed(); // the reader did, unless it ended early
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while closing " + this, e);
+            throw new IllegalStateException("interrupted while closing " + this + "; its reader destroys it when it stops", e);
         }
-        rdma_cma_h.rdma_destroy_event_channel(channel);
+    }
+
+    /** Where a thread is, for a message: the top frames of its stack. */
+    private static String describe(Thread thread) {
+        StackTraceElement[] stack = thread.getStackTrace();
+        StringBuilder where = new StringBuilder("at");
+        for (int i = 0; i < Math.min(3, stack.length); i++) {
+            where.append(' ').append(stack[i]);
+        }
+        return stack.length == 0 ? "running" : where.toString();
     }
 
     @Override

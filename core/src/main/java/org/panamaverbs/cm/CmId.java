@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.WeakReference;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -14,6 +15,7 @@ import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.ffi.rdmacm.rdma_conn_param;
 import org.panamaverbs.ffi.rdmacm.rdma_route;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.Liveness;
 import org.panamaverbs.internal.SocketAddresses;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsBridge;
@@ -55,13 +57,26 @@ public final class CmId implements AutoCloseable {
      */
     public static final Duration EVENT_DELIVERY_MARGIN = Duration.ofSeconds(30);
 
-    private static final java.util.Map<Long, Context> CONTEXTS = new java.util.HashMap<>();
+    /**
+     * The wrapper of each device context rdma_cm opened, by {@code cm_id->verbs}, held weakly: a context the
+     * application no longer reaches must stay collectable, so that its backstop frees what was left open on it.
+     */
+    private static final java.util.Map<Long, WeakReference<Context>> CONTEXTS = new java.util.HashMap<>();
 
     private final CmEventChannel channel;
+    /** The id, as a read-only segment of {@link #liveness}: every call that hands it to librdmacm keeps it alive. */
     private final MemorySegment id;
+    /** The id's address, for {@code rdma_destroy_id} once {@link #liveness} has ended. */
+    private final MemorySegment rawId;
+    private final Liveness liveness = new Liveness();
     private final PortSpace portSpace;
     private final CmEventQueue events = new CmEventQueue();
+    /** Set when a close begins: every later call throws. */
     private volatile boolean closed;
+    /** A close is under way on some thread; guarded by this. */
+    private boolean closing;
+    /** {@code rdma_destroy_id} has run; guarded by this. */
+    private boolean destroyed;
     private volatile boolean disconnected;
     private volatile QueuePair queuePair;
 
@@ -88,7 +103,8 @@ public final class CmId implements AutoCloseable {
 
     private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace) {
         this.channel = channel;
-        this.id = id.reinterpret(rdma_cm_id.layout().byteSize());
+        this.rawId = MemorySegment.ofAddress(id.address());
+        this.id = liveness.scope(id.reinterpret(rdma_cm_id.layout().byteSize()));
         this.portSpace = portSpace;
         channel.register(this);
     }
@@ -218,7 +234,7 @@ public final class CmId implements AutoCloseable {
     }
 
     long address() {
-        return id.address();
+        return rawId.address();
     }
 
     /**
@@ -245,21 +261,25 @@ public final class CmId implements AutoCloseable {
      * {@link #resolveAddress}, or on a connection request's id. Closing the returned context closes what was
      * created on it, never the device (librdmacm keeps it open).
      *
-     * @return the device context; the same wrapper for every id on that device, as long as it is not closed
+     * @return the device context; the same wrapper for every id on that device, as long as it is neither closed
+     *         nor unreachable (the library keeps no strong reference to it: once the application drops it, its
+     *         backstop may free what was left open on it, and a later call returns a new wrapper)
      * @throws IllegalStateException if the id is closed or not bound to a device yet
      */
     public Context context() {
-        ensureOpen();
+        ensureOpen(); // for the message; the read below throws too once the id is closed, and never overlaps its free
         MemorySegment verbs = rdma_cm_id.verbs(id);
         if (verbs.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " is not bound to a device yet: bind it to a device's address or"
                     + " resolve an address first");
         }
         synchronized (CONTEXTS) {
-            Context context = CONTEXTS.get(verbs.address());
+            CONTEXTS.values().removeIf(held -> held.get() == null);
+            WeakReference<Context> held = CONTEXTS.get(verbs.address());
+            Context context = held == null ? null : held.get();
             if (context == null || context.isClosed()) {
                 context = VerbsBridge.get().borrowContext(verbs, "librdmacm (rdma_cm's device context)");
-                CONTEXTS.put(verbs.address(), context);
+                CONTEXTS.put(verbs.address(), new WeakReference<>(context));
             }
             return context;
         }
@@ -272,11 +292,9 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public int port() {
-        // the lock keeps close() from marking the id closed (and then freeing it) while the structure is read
-        synchronized (this) {
-            ensureOpen();
-            return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
-        }
+        ensureOpen();
+        // a read through the id's lifetime: it throws once closed, and the id is freed only after every read ended
+        return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
     }
 
     /**
@@ -288,16 +306,16 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress localAddress() {
-        synchronized (this) {
-            ensureOpen();
-            return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
-        }
+        ensureOpen();
+        return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
     }
 
     /** {@link #localAddress()}, or null once the id is closed (for descriptions, which must not throw). */
     InetSocketAddress localAddressOrNull() {
-        synchronized (this) {
-            return closed ? null : localAddress();
+        try {
+            return localAddress();
+        } catch (IllegalStateException closedMeanwhile) {
+            return null;
         }
     }
 
@@ -309,16 +327,16 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress peerAddress() {
-        synchronized (this) {
-            ensureOpen();
-            return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
-        }
+        ensureOpen();
+        return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
     }
 
     /** {@link #peerAddress()}, or null once the id is closed (for descriptions, which must not throw). */
     InetSocketAddress peerAddressOrNull() {
-        synchronized (this) {
-            return closed ? null : peerAddress();
+        try {
+            return peerAddress();
+        } catch (IllegalStateException closedMeanwhile) {
+            return null;
         }
     }
 
@@ -473,7 +491,6 @@ public final class CmId implements AutoCloseable {
      * @throws VerbsException           naming {@code rdma_create_qp} and the errno
      */
     public QueuePair createQueuePair(ProtectionDomain pd, QpConfig config) {
-        ensureOpen();
         QpType expected = portSpace == PortSpace.TCP ? QpType.RC : QpType.UD;
         if (config.type() != expected) {
             throw new IllegalArgumentException("an id in port space " + portSpace + " connects " + expected
@@ -483,7 +500,10 @@ public final class CmId implements AutoCloseable {
             throw new IllegalArgumentException("the protection domain must belong to this id's device context ("
                     + context() + "): create it with id.context().allocateProtectionDomain()");
         }
+        // under the lock close() takes to read the queue pair: a queue pair is created before a close begins (and
+        // that close closes it) or not at all
         synchronized (this) {
+            ensureOpen();
             if (queuePair != null && !queuePair.isClosed()) {
                 throw new IllegalStateException(this + " already has " + queuePair);
             }
@@ -510,7 +530,10 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** Gives the queue pair back: {@code rdma_destroy_qp}, run by the queue pair's close. */
+    /**
+     * Gives the queue pair back: {@code rdma_destroy_qp}, run by the queue pair's close, which {@link #close()}
+     * runs before it ends the id's lifetime.
+     */
     private void destroyQueuePair() {
         rdma_cma_h.rdma_destroy_qp(id);
     }
@@ -529,7 +552,7 @@ public final class CmId implements AutoCloseable {
      * resolves the peer's queue pair ({@link CmEvent#udPeer()}).
      *
      * @param parameters what to negotiate: private data for the peer (at most 56 bytes on InfiniBand/RoCE,
-     *                   180 on UD ids, 512 on iWARP; copied, so it need not outlive the call), responder
+     *                   180 on UD ids, 255 on iWARP; copied, so it need not outlive the call), responder
      *                   resources and initiator depth (each lowered to the device's limit), retry counts
      * @param timeout    the longest wait for the outcome after {@code rdma_connect} returned; not null
      * @return the ESTABLISHED event (the peer's private data and parameters)
@@ -567,7 +590,7 @@ public final class CmId implements AutoCloseable {
      * ESTABLISHED event arrives ({@link #awaitEstablished}); a UD request is answered at once.
      *
      * @param parameters what to answer with: private data for the peer (at most 196 bytes on
-     *                   InfiniBand/RoCE, 136 on UD ids, 512 on iWARP; copied), responder resources and
+     *                   InfiniBand/RoCE, 136 on UD ids, 255 on iWARP; copied), responder resources and
      *                   initiator depth (each lowered to the device's limit), retry counts
      * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
      * @throws IllegalArgumentException if the private data exceeds the limit
@@ -599,7 +622,7 @@ public final class CmId implements AutoCloseable {
      * defined). The id stays open: close it afterwards.
      *
      * @param privateData bytes for the peer's {@link CmException#privateData()}, or null for none; at most
-     *                    148 bytes on InfiniBand/RoCE, 512 on iWARP; copied
+     *                    148 bytes on InfiniBand/RoCE, 255 on iWARP; copied
      * @throws IllegalStateException    if the id is closed
      * @throws IllegalArgumentException if the private data exceeds the limit
      * @throws VerbsException           naming {@code rdma_reject} and the errno
@@ -774,9 +797,9 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
-     * Whether {@link #close()} has run.
+     * Whether {@link #close()} has begun.
      *
-     * @return true once {@link #close()} (or the channel's) has started destroying this id
+     * @return true once {@link #close()} (or the channel's) has started closing this id; every call throws from then on
      */
     public boolean isClosed() {
         return closed;
@@ -786,34 +809,76 @@ public final class CmId implements AutoCloseable {
      * Closes the queue pair ({@code rdma_destroy_qp}) if it is open, then {@code rdma_destroy_id}. Does not
      * disconnect first: the peer then sees DISCONNECTED when the kernel tears the connection down. Idempotent.
      *
-     * @throws VerbsException naming {@code rdma_destroy_id} if it fails; the id is closed for Java regardless
+     * <p>The same lifecycle as the verbs objects' ({@link org.panamaverbs.verbs.VerbsResource#close()}): from the
+     * start of the close every call on this id throws {@link IllegalStateException} (a thread waiting for an event
+     * is woken with it), and a call already inside librdmacm with this id is waited for, at most 10 s, before the
+     * id is freed. A second caller returns once the id is freed.
+     *
+     * @throws VerbsException        naming {@code rdma_destroy_id} if it fails; the id is closed for Java regardless
+     * @throws IllegalStateException if a call on the id (or a post on its queue pair) has not returned within 10 s:
+     *                               the id then stays allocated (freeing it could crash that call), and closing
+     *                               it again waits again and frees it once the call returned
      */
     @Override
     public void close() {
+        QueuePair qp;
         synchronized (this) {
-            if (closed) {
+            long deadline = System.nanoTime() + 3 * Liveness.CLOSE_WAIT_NANOS;
+            while (closing) { // another thread's close is waiting for calls in flight: wait for its outcome
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException(this + " is being closed by another thread, which waits for a call"
+                            + " on it that has not returned");
+                }
+                try {
+                    wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while " + this + " was being closed by another thread", e);
+                }
+            }
+            if (destroyed) {
                 return;
             }
-            QueuePair qp = queuePair;
-            if (qp != null) {
-                qp.close();
-            }
+            closing = true;
             closed = true;
+            qp = queuePair;
         }
-        events.close();
-        channel.unregister(this);
-        try (CallState state = CallState.open()) {
-            int rc = (int) Native.DESTROY_ID.invokeExact(state.segment(), id);
-            if (rc != 0) {
-                throw new VerbsException("rdma_destroy_id", state.errno(), toString());
+        try {
+            if (qp != null) {
+                qp.close(); // waits for posts in flight; rdma_destroy_qp needs the id, so it goes first
             }
+            events.close();
+            liveness.end(this); // waits for the calls that hold the id
+        } catch (RuntimeException stuck) {
+            synchronized (this) {
+                closing = false; // left allocated: a later close tries again
+                notifyAll();
+            }
+            throw stuck;
+        }
+        channel.unregister(this);
+        int rc;
+        int errno;
+        try (CallState state = CallState.open()) {
+            rc = (int) Native.DESTROY_ID.invokeExact(state.segment(), rawId);
+            errno = state.errno();
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
+        } finally {
+            synchronized (this) {
+                destroyed = true;
+                closing = false;
+                notifyAll();
+            }
+        }
+        if (rc != 0) {
+            throw new VerbsException("rdma_destroy_id", errno, toString());
         }
     }
 
     @Override
     public String toString() {
-        return "CmId[" + portSpace + " 0x" + Long.toHexString(id.address()) + "]";
+        return "CmId[" + portSpace + " 0x" + Long.toHexString(rawId.address()) + "]";
     }
 }

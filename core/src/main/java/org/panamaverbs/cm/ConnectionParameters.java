@@ -8,8 +8,8 @@ import java.util.Arrays;
  *
  * <p>Private data limits (rdma_cm on InfiniBand and RoCE; checked before the call): 56 bytes with
  * {@code rdma_connect}, 196 with {@code rdma_accept}, 148 with {@code rdma_reject}; with UD ids 180 for
- * the request and 136 for the reply; 512 on iWARP. A receiver gets the transport's whole field, so
- * what it reads is the sender's bytes followed by zeros.
+ * the request and 136 for the reply; 255 on iWARP (MPA's 512 do not fit rdma_cm's one-byte length). A
+ * receiver gets the transport's whole field, so what it reads is the sender's bytes followed by zeros.
  *
  * @param privateData        bytes for the peer (copied)
  * @param responderResources RDMA READs / atomics this side answers at once (0..255; capped at the
@@ -31,8 +31,11 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
     public static final int MAX_UD_CONNECT_PRIVATE_DATA = 180;
     /** The limit for a UD id's reply (SIDR REP). */
     public static final int MAX_UD_ACCEPT_PRIVATE_DATA = 136;
-    /** The limit for every call on iWARP (MPA). */
-    public static final int MAX_IWARP_PRIVATE_DATA = 512;
+    /**
+     * The limit for every call on iWARP: MPA itself allows 512 bytes, but rdma_cm's {@code rdma_conn_param} (and
+     * {@code rdma_reject}) carry the length in a {@code uint8_t}, so 255 is what can be sent through librdmacm.
+     */
+    public static final int MAX_IWARP_PRIVATE_DATA = 255;
 
     /**
      * Copies the private data (null becomes empty) and checks the ranges. The private data's length is

@@ -6,8 +6,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.panamaverbs.ffi.ibv_comp_channel;
 import org.panamaverbs.ffi.ibverbs_h;
@@ -35,7 +35,8 @@ public final class CompletionChannel extends VerbsResource {
     private final Context context;
     private final MemorySegment handle;
     private final int fd;
-    private final List<CompletionQueue> queues = new ArrayList<>();
+    /** The queues created with this channel, by native address: read by the event reader without any lock. */
+    private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
 
     private static final class Native {
         static final MethodHandle CREATE = CallState.capturingErrno(
@@ -98,17 +99,16 @@ public final class CompletionChannel extends VerbsResource {
     }
 
     void attach(CompletionQueue cq) {
-        queues.add(cq);
+        queues.put(cq.address(), cq);
     }
 
+    /** After the queue was destroyed: no event of it can arrive any more ({@code ibv_destroy_cq} drained them). */
     void detach(CompletionQueue cq) {
-        queues.remove(cq);
+        queues.remove(cq.address(), cq);
     }
 
     int attachedCount() {
-        synchronized (treeLock()) {
-            return queues.size();
-        }
+        return queues.size();
     }
 
     /**
@@ -141,15 +141,13 @@ public final class CompletionChannel extends VerbsResource {
                 throw new VerbsException("ibv_get_cq_event", errno, toString());
             }
             long address = cqOut.get(ADDRESS, 0).address();
-            synchronized (treeLock()) {
-                for (CompletionQueue cq : queues) {
-                    if (cq.address() == address) {
-                        cq.eventReceived();
-                        return cq;
-                    }
-                }
+            // no lock of the tree here: a close of this CQ holds it while ibv_destroy_cq waits for this very event
+            CompletionQueue cq = queues.get(address);
+            if (cq == null) {
+                throw new IllegalStateException("completion event for an unknown CQ at 0x" + Long.toHexString(address));
             }
-            throw new IllegalStateException("completion event for an unknown CQ at 0x" + Long.toHexString(address));
+            cq.eventReceived();
+            return cq;
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

@@ -35,10 +35,53 @@ public final class CompletionQueue extends VerbsResource {
     private final MemorySegment notifyFunction;
     private final int capacity;
     /** Events received and not yet acknowledged; a holder the backstop can read without this object. */
-    private final EventCount events = new EventCount();
+    private final EventCount events;
 
+    /**
+     * The completion events of one CQ a channel reader received, and their acknowledgement, under this object's
+     * own monitor, never the tree lock: {@code ibv_destroy_cq} (run under the tree lock) waits until every event
+     * the kernel delivered is acknowledged, so a reader that got an event while the CQ is being destroyed must be
+     * able to acknowledge it without that lock.
+     */
     private static final class EventCount {
-        int unacknowledged;
+        private final MemorySegment cq;
+        /** Guarded by this. */
+        private int unacknowledged;
+        /** The destroy has begun: events are acknowledged as they arrive (the destroy waits for them). Guarded by this. */
+        private boolean destroying;
+
+        EventCount(MemorySegment cq) {
+            this.cq = cq;
+        }
+
+        /** A reader got an event of this CQ from the channel. */
+        synchronized void received() {
+            if (destroying) {
+                ibverbs_h.ibv_ack_cq_events(cq, 1); // ibv_destroy_cq is waiting for exactly this
+                return;
+            }
+            if (++unacknowledged >= ACK_BATCH) {
+                acknowledge();
+            }
+        }
+
+        /** {@code ibv_ack_cq_events} for what was received, unless the destroy began (it acknowledged those). */
+        synchronized void acknowledge() {
+            if (unacknowledged > 0 && !destroying) {
+                ibverbs_h.ibv_ack_cq_events(cq, unacknowledged);
+                unacknowledged = 0;
+            }
+        }
+
+        /** Acknowledges what was received and makes later events acknowledged on arrival; before the destroy. */
+        synchronized void destroying() {
+            acknowledge();
+            destroying = true;
+        }
+
+        synchronized int unacknowledged() {
+            return unacknowledged;
+        }
     }
 
     private static final class Native {
@@ -55,17 +98,15 @@ public final class CompletionQueue extends VerbsResource {
         this.pollFunction = context.pollCqFunction;
         this.notifyFunction = context.reqNotifyCqFunction;
         this.capacity = ibv_cq.cqe(handle);
-        if (channel != null) {
-            channel.attach(this);
-        }
         MemorySegment raw = raw(handle);
+        this.events = new EventCount(raw);
+        if (channel != null) {
+            channel.attach(this); // after every field the reader uses is set
+        }
         EventCount pending = events;
         String what = toString();
         own(() -> {
-            if (pending.unacknowledged > 0) {
-                ibverbs_h.ibv_ack_cq_events(raw, pending.unacknowledged); // ibv_destroy_cq waits for every ack
-                pending.unacknowledged = 0;
-            }
+            pending.destroying(); // ibv_destroy_cq waits for every ack: a reader acknowledges what it gets from now on
             check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(raw), what + " (a queue pair created outside this library"
                     + " may still use it)");
         });
@@ -123,10 +164,15 @@ public final class CompletionQueue extends VerbsResource {
     }
 
     /**
-     * The native {@code struct ibv_cq *}; valid until closed.
+     * The native {@code struct ibv_cq *}, for C code: pass it to a C function through a downcall (which keeps
+     * this queue from being freed until the call returns) or read its fields. The view is read-only: a write
+     * through it throws {@link IllegalArgumentException} ("Attempt to write a read-only segment"), because the
+     * provider owns every field (a changed pointer or count would crash its next call, {@code ibv_destroy_*}
+     * included). Freeing it is {@link #close()}'s job; after the close every access through the view throws
+     * {@link IllegalStateException}.
      *
-     * @return the handle, for passing to native code; do not use it after the queue closes
-     * @throws IllegalStateException if the queue is closed
+     * @return the handle as a read-only segment of {@code sizeof(struct ibv_cq)} bytes, valid while this queue is open
+     * @throws IllegalStateException if this queue is closed
      */
     public MemorySegment handle() {
         ensureOpen();
@@ -192,32 +238,26 @@ public final class CompletionQueue extends VerbsResource {
         return DataPath.requestNotify(notifyFunction, handle, solicitedOnly ? 1 : 0);
     }
 
+    /** Counts an event a channel reader got for this queue; takes no lock of the tree (see {@link EventCount}). */
     void eventReceived() {
-        events.unacknowledged++;
-        if (events.unacknowledged >= ACK_BATCH) {
-            acknowledgeEvents();
-        }
+        events.received();
     }
 
-    /** {@code ibv_ack_cq_events} for every event received and not yet acknowledged. */
+    /**
+     * {@code ibv_ack_cq_events} for every event received and not yet acknowledged. Does nothing once the queue is
+     * being destroyed (the destroy acknowledges them).
+     */
     public void acknowledgeEvents() {
-        synchronized (treeLock()) {
-            if (events.unacknowledged > 0 && !closed) {
-                ibverbs_h.ibv_ack_cq_events(handle, events.unacknowledged);
-                events.unacknowledged = 0;
-            }
-        }
+        events.acknowledge();
     }
 
     /**
      * Events received from the channel and not yet acknowledged.
      *
-     * @return the count, below {@link #ACK_BATCH} (reaching it acknowledges them all)
+     * @return the count, below {@link #ACK_BATCH} (reaching it acknowledges them all); 0 once the queue is destroyed
      */
     public int unacknowledgedEvents() {
-        synchronized (treeLock()) {
-            return events.unacknowledged;
-        }
+        return events.unacknowledged();
     }
 
     /**

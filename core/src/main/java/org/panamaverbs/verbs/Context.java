@@ -184,6 +184,20 @@ public final class Context extends VerbsResource {
     }
 
     /**
+     * Refuses what would call {@code function}, a provider operation the data path calls directly, when the
+     * provider left it NULL (a call through it would crash).
+     *
+     * @throws UnsupportedVerbException naming {@code verb} and the missing operation
+     */
+    void requireOperation(MemorySegment function, String verb, String operation) {
+        if (function.equals(MemorySegment.NULL)) {
+            throw policy.refused(new UnsupportedVerbException(verb, "the " + device.name() + " provider has no "
+                    + operation + " operation (ibv_context.ops." + operation + " is NULL)",
+                    "use a device whose rdma-core provider implements it"));
+        }
+    }
+
+    /**
      * Wraps an {@code ibv_context} another owner made and frees, without asking libibverbs anything about it
      * (no {@code ibv_query_device}, no GID table): {@code attributes} stand in for the query, the profile is
      * the generic one they imply, and closing runs {@code giveBack}. Reached only through the internal
@@ -304,10 +318,15 @@ public final class Context extends VerbsResource {
     }
 
     /**
-     * The native {@code struct ibv_context *}; valid until this context is closed.
+     * The native {@code struct ibv_context *}, for C code: pass it to a C function through a downcall (which keeps
+     * this context from being freed until the call returns) or read its fields. The view is read-only: a write
+     * through it throws {@link IllegalArgumentException} ("Attempt to write a read-only segment"), because the
+     * provider owns every field (a changed pointer or count would crash its next call, {@code ibv_destroy_*}
+     * included). Freeing it is {@link #close()}'s job; after the close every access through the view throws
+     * {@link IllegalStateException}.
      *
-     * @return the handle, for passing to native code; do not use it after the context closes
-     * @throws IllegalStateException if the context is closed
+     * @return the handle as a read-only segment of {@code sizeof(struct ibv_context)} bytes, valid while this context is open
+     * @throws IllegalStateException if this context is closed
      */
     public MemorySegment handle() {
         ensureOpen();
@@ -556,6 +575,7 @@ public final class Context extends VerbsResource {
      * @throws IllegalArgumentException if {@code minEntries} is out of bounds or {@code channel} belongs to
      *                                  another context
      * @throws IllegalStateException    if the context or the channel is closed
+     * @throws UnsupportedVerbException with a channel, if the provider has no {@code req_notify_cq} operation
      * @throws VerbsException           naming {@code ibv_create_cq} and the errno
      */
     public CompletionQueue createCompletionQueue(int minEntries, CompletionChannel channel) {
@@ -570,6 +590,8 @@ public final class Context extends VerbsResource {
             ensureOpen();
             if (channel != null) {
                 channel.ensureOpen();
+                // requestNotification calls ops.req_notify_cq directly
+                requireOperation(reqNotifyCqFunction, "ibv_req_notify_cq", "req_notify_cq");
             }
             return CompletionQueue.create(this, minEntries, channel);
         }

@@ -12,7 +12,8 @@ import java.util.function.IntPredicate;
  * calls on it, and later calls throw", given without an atomic operation per call.
  *
  * <p>Every chain and completion array owns one marker, confined to the first thread that posts or polls with
- * it (a second thread gets {@link WrongThreadException}, so two calls never share a marker). The call side
+ * it (a second thread gets {@link WrongThreadException}, so two calls never share a marker; a chain's setters
+ * are refused to that thread too, see {@link #beginWrite()}). The call side
  * is a Dekker handshake made cheap on one side:
  * <ol>
  *   <li>call: store the target in the marker (plain release store), read the target's {@code closed} flag,
@@ -31,7 +32,7 @@ final class InFlight {
     private static final Set<InFlight> MARKERS = ConcurrentHashMap.newKeySet();
     private static final VarHandle TARGET;
     /** A call that has not returned after this long is reported instead of waited for. */
-    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    static final long CLOSE_WAIT_NANOS = org.panamaverbs.internal.Liveness.CLOSE_WAIT_NANOS;
 
     static {
         try {
@@ -42,8 +43,13 @@ final class InFlight {
     }
 
     private final String what;
-    /** Bound by the first call; never changes after. */
+    /**
+     * Bound by the first call; never changes after, so a non-null value read without the lock is final (a null
+     * read without it is checked again under the lock).
+     */
     private Thread owner;
+    /** Setters running on threads other than a future owner while there is none; guarded by this. */
+    private int unboundWrites;
     /**
      * The {@link VerbsResource#callId} of the object a call of {@link #owner} is inside, or 0. An int, not the
      * object: storing a reference would run the garbage collector's write barriers twice per call.
@@ -90,9 +96,58 @@ final class InFlight {
         Thread current = Thread.currentThread();
         if (owner == null) {
             owner = current;
+            // a setter that began on another thread before this bind finishes its write before the first call:
+            // after this, every write is the owner's own, made between its calls
+            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            while (unboundWrites > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("a setter of this " + what + " on another thread has not returned"
+                            + " within " + TimeUnit.NANOSECONDS.toSeconds(CLOSE_WAIT_NANOS) + " s");
+                }
+                try {
+                    wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while a setter of this " + what + " ran on another thread", e);
+                }
+            }
         } else if (owner != current) {
-            throw new WrongThreadException("this " + what + " belongs to " + owner
-                    + ", the first thread that posted or polled with it; allocate one per thread");
+            throw wrongThread();
+        }
+    }
+
+    private WrongThreadException wrongThread() {
+        return new WrongThreadException("this " + what + " belongs to " + owner
+                + ", the first thread that posted or polled with it; allocate one per thread");
+    }
+
+    /**
+     * A setter of the holder is about to write: the owner writes freely; before there is an owner any thread may
+     * write (counted until {@link #endUnboundWrite()}, so that binding waits for it); another thread may not.
+     *
+     * @return true if the write was counted and {@link #endUnboundWrite()} must follow it
+     * @throws WrongThreadException if another thread owns the holder
+     */
+    boolean beginWrite() {
+        return owner != Thread.currentThread() && beginWriteSlow();
+    }
+
+    private synchronized boolean beginWriteSlow() {
+        if (owner == null) {
+            unboundWrites++;
+            return true;
+        }
+        if (owner != Thread.currentThread()) {
+            throw wrongThread();
+        }
+        return false;
+    }
+
+    /** Ends a write counted by {@link #beginWrite()}. */
+    synchronized void endUnboundWrite() {
+        if (--unboundWrites == 0) {
+            notifyAll();
         }
     }
 

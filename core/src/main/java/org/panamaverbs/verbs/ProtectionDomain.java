@@ -74,10 +74,14 @@ public final class ProtectionDomain extends VerbsResource {
     }
 
     /**
-     * The native {@code struct ibv_pd *}; valid until this domain is closed.
+     * The native {@code struct ibv_pd *}, for C code: pass it to a C function through a downcall (which keeps
+     * this domain from being freed until the call returns) or read its fields. The view is read-only: a write
+     * through it throws {@link IllegalArgumentException} ("Attempt to write a read-only segment"), because the
+     * provider owns every field (a changed pointer or count would crash its next call, {@code ibv_destroy_*}
+     * included). Freeing it is {@link #close()}'s job; after the close every access through the view throws
+     * {@link IllegalStateException}.
      *
-     * @return the pointer as a segment of this domain's lifetime: a downcall given it keeps the domain from
-     *         being freed until it returns, and using it after {@link #close()} throws
+     * @return the handle as a read-only segment of {@code sizeof(struct ibv_pd)} bytes, valid while this domain is open
      * @throws IllegalStateException if this domain is closed
      */
     public MemorySegment handle() {
@@ -235,7 +239,8 @@ public final class ProtectionDomain extends VerbsResource {
      * @param maxWr  how many receive requests the queue holds, 1 to the device's {@code max_srq_wr}
      * @param maxSge scatter-gather entries per receive request, 1 to the device's {@code max_srq_sge}
      * @return the queue, owned by this domain; give it to queue pairs with {@link QpConfig.Builder#srq}
-     * @throws UnsupportedVerbException if the device has no shared receive queues ({@code max_srq} 0)
+     * @throws UnsupportedVerbException if the device has no shared receive queues ({@code max_srq} 0), or its
+     *                                  provider no {@code post_srq_recv} operation
      * @throws IllegalArgumentException beyond {@code max_srq_wr} / {@code max_srq_sge}
      * @throws VerbsException           naming {@code ibv_create_srq} and the errno
      */

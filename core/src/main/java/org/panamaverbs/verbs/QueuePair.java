@@ -262,10 +262,14 @@ public final class QueuePair extends VerbsResource {
     }
 
     /**
-     * The native {@code struct ibv_qp *}; valid until closed.
+     * The native {@code struct ibv_qp *}, for C code: pass it to a C function through a downcall (which keeps
+     * this queue pair from being freed until the call returns) or read its fields. The view is read-only: a write
+     * through it throws {@link IllegalArgumentException} ("Attempt to write a read-only segment"), because the
+     * provider owns every field (a changed pointer or count would crash its next call, {@code ibv_destroy_*}
+     * included). Freeing it is {@link #close()}'s job; after the close every access through the view throws
+     * {@link IllegalStateException}.
      *
-     * @return the pointer as a segment of this queue pair's lifetime: a downcall given it keeps the queue pair
-     *         from being freed until it returns, and using it after {@link #close()} throws
+     * @return the handle as a read-only segment of {@code sizeof(struct ibv_qp)} bytes, valid while this queue pair is open
      * @throws IllegalStateException if this queue pair is closed
      */
     public MemorySegment handle() {

@@ -48,12 +48,18 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * @param opcode the operation; not null. An atomic opcode makes the next post check the queue pair's
      *               atomic support and the single 8-byte entry the operation needs
      * @return this request, for chaining
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest opcode(WrOpcode opcode) {
-        int old = requests.get(JAVA_INT, base + OPCODE);
-        requests.set(JAVA_INT, base + OPCODE, opcode.code());
-        if (isAtomic(old) != isAtomic(opcode.code())) { // the data path re-checks only what can change the answer
-            refreshSpecial();
+        boolean unbound = beginWrite();
+        try {
+            int old = requests.get(JAVA_INT, base + OPCODE);
+            requests.set(JAVA_INT, base + OPCODE, opcode.code());
+            if (isAtomic(old) != isAtomic(opcode.code())) { // the data path re-checks only what can change the answer
+                refreshSpecial();
+            }
+        } finally {
+            endWrite(unbound);
         }
         return this;
     }
@@ -76,12 +82,18 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      *                  the queue pair signals all ({@link QpConfig#signalAll()}); with {@link SendFlags#INLINE}
      *                  the payload must fit the queue pair's {@code max_inline_data}
      * @return this request, for chaining
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest flags(int sendFlags) {
-        int old = requests.get(JAVA_INT, base + SEND_FLAGS);
-        requests.set(JAVA_INT, base + SEND_FLAGS, sendFlags);
-        if (((old ^ sendFlags) & SendFlags.INLINE) != 0) {
-            refreshSpecial();
+        boolean unbound = beginWrite();
+        try {
+            int old = requests.get(JAVA_INT, base + SEND_FLAGS);
+            requests.set(JAVA_INT, base + SEND_FLAGS, sendFlags);
+            if (((old ^ sendFlags) & SendFlags.INLINE) != 0) {
+                refreshSpecial();
+            }
+        } finally {
+            endWrite(unbound);
         }
         return this;
     }
@@ -119,9 +131,15 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      *
      * @param value any 32-bit value, in host order; ignored by the other opcodes
      * @return this request, for chaining
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest immediateData(int value) {
-        requests.set(BIG_ENDIAN_INT, base + IMM_DATA, value);
+        boolean unbound = beginWrite();
+        try {
+            requests.set(BIG_ENDIAN_INT, base + IMM_DATA, value);
+        } finally {
+            endWrite(unbound);
+        }
         return this;
     }
 
@@ -135,11 +153,17 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * @param rkey          the peer region's remote key ({@link MemoryRegion#rkey()} there), registered with
      *                      {@link Access#REMOTE_WRITE} or {@link Access#REMOTE_READ} as the opcode needs
      * @return this request, for chaining
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest remote(long remoteAddress, int rkey) {
-        forgetAddressHandle();
-        requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
-        requests.set(JAVA_INT, base + RDMA_RKEY, rkey);
+        boolean unbound = beginWrite();
+        try {
+            forgetAddressHandle();
+            requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
+            requests.set(JAVA_INT, base + RDMA_RKEY, rkey);
+        } finally {
+            endWrite(unbound);
+        }
         return this;
     }
 
@@ -152,12 +176,18 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      * @param qkey      the peer's Q_Key, as given to its {@link QueuePair#readyForDatagrams(int)}
      * @return this request, for chaining
      * @throws IllegalStateException if {@code handle} is closed
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest ud(AddressHandle handle, int remoteQpn, int qkey) {
-        handle.ensureOpen();
-        writeUd(handle.handleUnchecked().address(), remoteQpn, qkey);
-        sends.addressHandle(index, handle);
-        refreshSpecial();
+        boolean unbound = beginWrite();
+        try {
+            handle.ensureOpen();
+            writeUd(handle.handleUnchecked().address(), remoteQpn, qkey);
+            sends.addressHandle(index, handle);
+            refreshSpecial();
+        } finally {
+            endWrite(unbound);
+        }
         return this;
     }
 
@@ -183,17 +213,23 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
      *                      fetch-and-add
      * @return this request, for chaining
      * @throws IllegalArgumentException if {@code remoteAddress} is not 8-byte aligned (the device would fail it)
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public SendWorkRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
         if ((remoteAddress & 7) != 0) {
             throw new IllegalArgumentException("atomic operations need an 8-byte aligned remote address, not 0x"
                     + Long.toHexString(remoteAddress));
         }
-        forgetAddressHandle();
-        requests.set(JAVA_LONG, base + ATOMIC_REMOTE_ADDR, remoteAddress);
-        requests.set(JAVA_LONG, base + ATOMIC_COMPARE_ADD, compareAdd);
-        requests.set(JAVA_LONG, base + ATOMIC_SWAP, swap);
-        requests.set(JAVA_INT, base + ATOMIC_RKEY, rkey);
+        boolean unbound = beginWrite();
+        try {
+            forgetAddressHandle();
+            requests.set(JAVA_LONG, base + ATOMIC_REMOTE_ADDR, remoteAddress);
+            requests.set(JAVA_LONG, base + ATOMIC_COMPARE_ADD, compareAdd);
+            requests.set(JAVA_LONG, base + ATOMIC_SWAP, swap);
+            requests.set(JAVA_INT, base + ATOMIC_RKEY, rkey);
+        } finally {
+            endWrite(unbound);
+        }
         return this;
     }
 }

@@ -65,6 +65,8 @@ public final class SharedReceiveQueue extends VerbsResource {
         Context context = pd.context();
         DeviceAttributes device = context.attributes();
         context.policy().requireSharedReceiveQueues();
+        // posts call ops.post_srq_recv directly: a queue that could never be posted to is refused up front
+        context.requireOperation(context.postSrqRecvFunction, "ibv_post_srq_recv", "post_srq_recv");
         if (maxWr < 1 || maxWr > device.maxSrqWr() || maxSge < 1 || maxSge > device.maxSrqSge()) {
             throw new IllegalArgumentException("shared receive queue of " + maxWr + " requests × " + maxSge
                     + " entries is outside what " + context.name() + " allows (max_srq_wr " + device.maxSrqWr()

@@ -1,12 +1,11 @@
 package org.panamaverbs.verbs;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.panamaverbs.internal.ControlEvents;
+import org.panamaverbs.internal.Liveness;
 
 /**
  * A native verbs object owned by Java: a node of the resource tree
@@ -26,6 +25,10 @@ import org.panamaverbs.internal.ControlEvents;
  *       is a segment of a shared arena owned by the object, kept alive for the duration of every downcall
  *       that receives it. Posts and polls pass raw addresses, to pay no atomic operation per call, and get
  *       it from a per-thread in-flight marker that close waits for ({@code InFlight}).</li>
+ *   <li>A public {@code handle()} is a read-only view of the native struct, for C code: passed to a downcall it
+ *       keeps the object alive until the call returns, and its fields can be read; a write through it throws
+ *       {@link IllegalArgumentException}, since the provider owns every field (a changed pointer crashes its
+ *       next call, the destroy included).</li>
  *   <li>If the native destroy fails (a {@link VerbsException}), the object is closed for Java and its native
  *       resources are leaked; the exception says why.</li>
  *   <li>A node is either <em>owned</em> (this library created it and destroys it) or <em>held by another
@@ -42,7 +45,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     private final Object treeLock;
     /** Scope of the native handle: downcalls receiving it keep it alive; closing it ends all use. */
-    private final Arena liveness = Arena.ofShared();
+    private final Liveness liveness = new Liveness();
     private final VerbsResource[] owners;
     private final List<VerbsResource> dependents = new ArrayList<>();
     private static final java.util.concurrent.atomic.AtomicInteger CALL_IDS = new java.util.concurrent.atomic.AtomicInteger();
@@ -84,39 +87,17 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return id;
     }
 
-    /** {@code raw} (a pointer returned by a verb) as a segment of this object's liveness scope. */
+    /**
+     * {@code raw} (a pointer returned by a verb) as a read-only segment of this object's liveness scope: what
+     * the public {@code handle()} methods return and the control path passes to C.
+     */
     final MemorySegment scoped(MemorySegment raw) {
-        // Pointers from the generated bindings come unbounded; only the struct layouts we read give a size.
-        long size = raw.byteSize() > MAX_HANDLE_SIZE ? 0 : raw.byteSize();
-        return raw.reinterpret(size, liveness, null);
+        return liveness.scope(raw);
     }
-
-    private static final long MAX_HANDLE_SIZE = 1 << 20;
 
     /** The plain address of a scoped handle, for the destroy call after the scope has ended. */
     static MemorySegment raw(MemorySegment scoped) {
         return MemorySegment.ofAddress(scoped.address());
-    }
-
-    /**
-     * Ends the liveness scope, waiting for downcalls that still hold it (control-path calls given the handle),
-     * at most {@link InFlight#CLOSE_WAIT_NANOS}. Does nothing if an earlier close ended it.
-     */
-    private void endLiveness() {
-        long deadline = System.nanoTime() + InFlight.CLOSE_WAIT_NANOS;
-        while (liveness.scope().isAlive()) {
-            try {
-                liveness.close();
-                return;
-            } catch (IllegalStateException inUse) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("cannot close " + this + ": a call given its handle has not"
-                            + " returned within " + TimeUnit.NANOSECONDS.toSeconds(InFlight.CLOSE_WAIT_NANOS)
-                            + " s; it stays allocated (close again once the call returned)");
-                }
-                Thread.onSpinWait();
-            }
-        }
     }
 
     /**
@@ -220,7 +201,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
         }
         try {
             for (VerbsResource r : closing) {
-                r.endLiveness();
+                r.liveness.end(r);
             }
             // the arena closes above were handshakes of all threads: now every post or poll that can still be
             // inside one of these objects (or use it through a work request) is visible in its marker

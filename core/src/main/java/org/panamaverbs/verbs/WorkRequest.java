@@ -12,10 +12,16 @@ import java.lang.foreign.MemorySegment;
  * ({@code sends.get(0).id(1).opcode(WrOpcode.SEND).sge(region, 0, 64)}); nothing is allocated. Fields keep
  * their values between posts until changed. The {@code next} and {@code sg_list} pointers belong to the chain.
  *
+ * <p>Threads: once a thread has posted the chain, every setter called from another thread throws
+ * {@link WrongThreadException} and changes nothing, as a post would: what a post checks (regions, address
+ * handles, inline lengths) is then exactly what the provider reads. Before the first post any thread may fill it.
+ *
  * @param <W> the concrete request type, which the setters return
  */
 public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
     private final WorkRequestChain chain;
+    /** The chain's in-flight marker, which knows the posting thread: every setter asks it first ({@link #beginWrite}). */
+    private final InFlight marker;
     /** The chain's native array; the subclass writes its own fields at {@link #base} plus their offsets. */
     final MemorySegment requests;
     final int index;
@@ -28,11 +34,31 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
 
     WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
         this.chain = chain;
+        this.marker = chain.marker();
         this.requests = chain.requests;
         this.index = index;
         this.base = index * requestSize;
         this.wrIdAt = base + wrIdOffset;
         this.numSgeAt = base + numSgeOffset;
+    }
+
+    /**
+     * Called by every setter before it writes: refuses a thread other than the one that posts the chain. Pair
+     * with {@link #endWrite(boolean)} in a finally block, passing what this returned.
+     *
+     * @return true while the chain has no posting thread yet (the write is then counted, so that the first post
+     *         waits for it), false on the posting thread
+     * @throws WrongThreadException if another thread has posted the chain
+     */
+    final boolean beginWrite() {
+        return marker.beginWrite();
+    }
+
+    /** Ends a setter's write begun with {@link #beginWrite()}, which returned {@code unbound}. */
+    final void endWrite(boolean unbound) {
+        if (unbound) {
+            marker.endUnboundWrite();
+        }
     }
 
     /**
@@ -51,9 +77,15 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @param wrId any value the application chooses, typically an index or a buffer id; the library never
      *             reads it, and {@link WorkCompletion#wrId()} returns it unchanged
      * @return this request, for chaining
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W id(long wrId) {
-        requests.set(JAVA_LONG, wrIdAt, wrId);
+        boolean unbound = beginWrite();
+        try {
+            requests.set(JAVA_LONG, wrIdAt, wrId);
+        } finally {
+            endWrite(unbound);
+        }
         return self();
     }
 
@@ -74,10 +106,16 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @return this request, for chaining
      * @throws IndexOutOfBoundsException if the slice leaves the region, or the chain has no SGE room
      * @throws IllegalStateException     if the region is closed
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(MemoryRegion region, long offset, int length) {
-        chain.writeSge(index, 0, region, offset, length);
-        requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists: writeSge checked it against maxSge
+        boolean unbound = beginWrite();
+        try {
+            chain.writeSge(index, 0, region, offset, length);
+            requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists and was just checked: writeSge checked it against maxSge
+        } finally {
+            endWrite(unbound);
+        }
         return self();
     }
 
@@ -93,9 +131,15 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @return this request, for chaining
      * @throws IndexOutOfBoundsException if the slice leaves the region or {@code sgeIndex} exceeds the chain's maxSge
      * @throws IllegalStateException     if the region is closed
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(int sgeIndex, MemoryRegion region, long offset, int length) {
-        chain.writeSge(index, sgeIndex, region, offset, length);
+        boolean unbound = beginWrite();
+        try {
+            chain.writeSge(index, sgeIndex, region, offset, length);
+        } finally {
+            endWrite(unbound);
+        }
         return self();
     }
 
@@ -108,9 +152,15 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @return this request, for chaining
      * @throws IndexOutOfBoundsException if {@code sgeIndex} exceeds the chain's maxSge
      * @throws IllegalStateException     if the entry's region was closed since the entry was made
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W sge(int sgeIndex, Sge sge) {
-        chain.writeSge(index, sgeIndex, sge);
+        boolean unbound = beginWrite();
+        try {
+            chain.writeSge(index, sgeIndex, sge);
+        } finally {
+            endWrite(unbound);
+        }
         return self();
     }
 
@@ -121,10 +171,20 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      *              must have been written (an unwritten entry is all zero and names no memory)
      * @return this request, for chaining
      * @throws IndexOutOfBoundsException if {@code count} is negative or exceeds the chain's maxSge
+     * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W numSge(int count) {
-        chain.checkSgeCount(count);
-        requests.set(JAVA_INT, numSgeAt, count);
+        boolean unbound = beginWrite();
+        try {
+            chain.checkSgeCount(count);
+            int old = requests.get(JAVA_INT, numSgeAt);
+            requests.set(JAVA_INT, numSgeAt, count);
+            if (count > old) {
+                chain.entriesAdded(index); // entries the last region check never walked are in use now
+            }
+        } finally {
+            endWrite(unbound);
+        }
         return self();
     }
 

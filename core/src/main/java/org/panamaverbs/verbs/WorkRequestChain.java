@@ -23,8 +23,11 @@ import org.panamaverbs.ffi.ibv_sge;
  * ends: flyweights then throw, posts throw, and the memory is returned once the chain is unreachable, so a
  * post racing a close from another thread still reads live memory.
  *
- * <p>Threads: a chain belongs to the first thread that posts it; a post from any other thread throws
- * {@link WrongThreadException}. Fill it on any thread before that first post, then only on the posting thread.
+ * <p>Threads: a chain belongs to the first thread that posts it; a post, or a setter of a request
+ * ({@link WorkRequest}), from any other thread throws {@link WrongThreadException}. Fill it on any thread
+ * before that first post (which waits for a setter still running on another thread), then only on the posting
+ * thread. So the checks a post makes (regions, address handles, inline and atomic lengths) read what the provider
+ * reads next: no other thread can change a request between the two.
  */
 abstract sealed class WorkRequestChain implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
@@ -137,6 +140,19 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     /** Marks the post as returned. */
     final void exit() {
         inFlight.exit();
+    }
+
+    /** The chain's in-flight marker, which the requests' setters ask who may write ({@link InFlight#beginWrite()}). */
+    final InFlight marker() {
+        return inFlight;
+    }
+
+    /**
+     * {@code num_sge} of request {@code request} grew: the entries it brings in were never walked by a region
+     * check (an entry written before its region closed, then counted in), so the next post walks them.
+     */
+    final void entriesAdded(int request) {
+        checkedCount = Math.min(checkedCount, request);
     }
 
     /**

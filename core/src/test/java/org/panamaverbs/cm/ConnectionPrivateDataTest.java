@@ -58,4 +58,18 @@ class ConnectionPrivateDataTest {
         assertEquals("EPROTO", e.errnoName());
         assertTrue(e.getMessage().contains("says 10 application bytes and a region but carries 34 bytes"), e.getMessage());
     }
+
+    /**
+     * Every limit a call is checked against fits the one-byte length rdma_cm passes it in
+     * ({@code rdma_conn_param.private_data_len}, {@code rdma_reject}'s {@code uint8_t}): iWARP's 512 (MPA) was
+     * let through and then cut by the cast to {@code byte} (300 bytes went out as 44).
+     */
+    @Test
+    void everyLimitFitsRdmaCmsOneByteLength() {
+        for (int limit : new int[] {ConnectionParameters.MAX_CONNECT_PRIVATE_DATA, ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA,
+                ConnectionParameters.MAX_REJECT_PRIVATE_DATA, ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA,
+                ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA, ConnectionParameters.MAX_IWARP_PRIVATE_DATA}) {
+            assertTrue(limit <= 255, limit + " bytes do not fit private_data_len");
+        }
+    }
 }

@@ -76,6 +76,17 @@ class AdoptionTest {
         }
     }
 
+    /** {@code f}'s context adopted with {@code attributes}; closing it closes its eventfd. */
+    private static Context adoptContext(Foreign f, DeviceAttributes attributes) {
+        return VerbsBridge.get().adoptContext(f.ctx(), new RdmaDevice("fake0", 1, Transport.IB), attributes, "test", () -> {
+            try {
+                int rc = (int) CLOSE.invokeExact(f.fd());
+            } catch (Throwable t) {
+                throw new AssertionError(t);
+            }
+        });
+    }
+
     @Test
     void adoptedTreeRunsTheDataPathAndGivesObjectsBackInDependencyOrder() throws Throwable {
         VerbsBridge bridge = VerbsBridge.get();
@@ -128,15 +139,7 @@ class AdoptionTest {
         VerbsBridge bridge = VerbsBridge.get();
         try (Arena arena = Arena.ofConfined()) {
             Foreign f = Foreign.make(arena);
-            Context context = bridge.adoptContext(f.ctx(), new RdmaDevice("fake0", 1, Transport.IB), attributes(), "test",
-                    () -> {
-                        try {
-                            int rc = (int) CLOSE.invokeExact(f.fd());
-                        } catch (Throwable t) {
-                            throw new AssertionError(t);
-                        }
-                    });
-            try (context) {
+            try (Context context = adoptContext(f, attributes())) {
                 ProtectionDomain pd = bridge.adoptProtectionDomain(context, f.pd(), "test", () -> { });
                 CompletionQueue cq = bridge.adoptCompletionQueue(context, f.cq(), "test", () -> { });
                 ibv_qp.recv_cq(f.qp(), MemorySegment.ofAddress(0x1000));
@@ -147,6 +150,27 @@ class AdoptionTest {
                 MemorySegment other = arena.allocate(64);
                 assertThrows(IllegalArgumentException.class, () -> bridge.adoptMemoryRegion(pd, f.mr(), other, 0, "test",
                         () -> { }));
+            }
+        }
+    }
+
+    /**
+     * A provider without {@code ops.post_srq_recv} (here the stub context, whose pointer is NULL): creating a
+     * shared receive queue is refused before any native call, as a provider without post_send is, instead of a
+     * later post calling through NULL.
+     */
+    @Test
+    void refusesSharedReceiveQueuesWithoutPostSrqRecv() throws Throwable {
+        VerbsBridge bridge = VerbsBridge.get();
+        DeviceAttributes withSrq = new DeviceAttributes("fake", 1, 1, -1, 4096, 0x1234, 1, 0, 16, 64, 0, 2, 2, 16, 256,
+                16, 16, 4, 4, AtomicCapability.of(0), 0, 4, 64, 2, 1, 1);
+        try (Arena arena = Arena.ofConfined()) {
+            Foreign f = Foreign.make(arena);
+            try (Context context = adoptContext(f, withSrq)) {
+                ProtectionDomain pd = bridge.adoptProtectionDomain(context, f.pd(), "test", () -> { });
+                UnsupportedVerbException e = assertThrows(UnsupportedVerbException.class,
+                        () -> pd.createSharedReceiveQueue(4, 1));
+                assertTrue(e.getMessage().contains("post_srq_recv"), e.getMessage());
             }
         }
     }

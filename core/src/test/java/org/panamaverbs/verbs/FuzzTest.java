@@ -6,9 +6,7 @@ import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -18,9 +16,12 @@ import org.junit.jupiter.api.Timeout;
  * Random operations over the public API, on the real device: objects created and closed in any order
  * (parents before children too), posts of random opcodes, flags, counts and scatter-gather entries
  * (from open, closed, foreign-context and freed-memory regions), polls, queue pairs driven to random
- * states, caller arenas closed under registered regions, and closes from a second thread while this one
- * posts. Every step must succeed or throw one of the documented exceptions; a JVM crash ends the device
- * run. The seed is printed first, so any failure replays with {@code -Dpanamaverbs.fuzz.seed=0x...}.
+ * states, caller arenas closed under registered regions, closes from a second thread while this one
+ * posts, {@code num_sge} raised over an entry whose region closed after the last post, setters called from a
+ * second thread on a chain this one posts, a completion queue closed while a channel reader takes its
+ * events, and writes through the objects' handles. Every step must succeed or throw one of the documented
+ * exceptions; a JVM crash ends the device run. The seed is printed first, so any failure replays with
+ * {@code -Dpanamaverbs.fuzz.seed=0x...}.
  *
  * <p>Steps: {@code panamaverbs.fuzz.steps} (default 100000). Most steps are cheap (Java-side checks,
  * posts, polls); object creation, a syscall costing milliseconds under TCG, is a small share.
@@ -29,11 +30,11 @@ class FuzzTest extends DeviceTest {
     private static final int STEPS = Integer.getInteger("panamaverbs.fuzz.steps", 100_000);
     /** The exceptions the API documents for misuse; anything else is a finding. */
     private static final List<Class<? extends Throwable>> DOCUMENTED = List.of(IllegalStateException.class,
-            IllegalArgumentException.class, IndexOutOfBoundsException.class, VerbsException.class);
+            IllegalArgumentException.class, IndexOutOfBoundsException.class, VerbsException.class,
+            WrongThreadException.class);
 
     private SplittableRandom random;
-    private final Map<String, Integer> outcomes = java.util.Collections.synchronizedMap(new TreeMap<>());
-    private final List<String> findings = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final FuzzRecord record = new FuzzRecord(DOCUMENTED);
 
     // the pool: everything the fuzzer made, open or closed (closed ones are kept to be misused)
     private final List<Context> contexts = new ArrayList<>();
@@ -66,10 +67,10 @@ class FuzzTest extends DeviceTest {
             closeEverything();
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        System.out.println("fuzz: outcomes " + outcomes);
+        System.out.println("fuzz: outcomes " + record.outcomes());
         System.out.println("fuzz: " + STEPS + " steps, seed 0x" + Long.toHexString(seed) + ", 0 crashes, "
-                + findings.size() + " undocumented exceptions, " + seconds + " s");
-        assertEquals(List.of(), findings, "steps that threw what the API does not document (seed 0x"
+                + record.findings().size() + " undocumented exceptions, " + seconds + " s");
+        assertEquals(List.of(), record.findings(), "steps that threw what the API does not document (seed 0x"
                 + Long.toHexString(seed) + ")");
     }
 
@@ -116,9 +117,21 @@ class FuzzTest extends DeviceTest {
         } else if (dice < 780) {
             name = "post receive";
             op = this::postReceive;
-        } else if (dice < 995) {
+        } else if (dice < 975) {
             name = "poll";
             op = () -> pickMostlyOpen(cqs).poll(wcs, random.nextInt(wcs.capacity() + 2));
+        } else if (dice < 980) {
+            name = "raise num_sge over an entry whose region closed since the last post";
+            op = this::raiseNumSgeAfterClose;
+        } else if (dice < 985) {
+            name = "setters from another thread while this one posts";
+            op = this::settersFromAnotherThread;
+        } else if (dice < 987) {
+            name = "close a CQ while a channel reader takes its events";
+            op = this::closeCqUnderAReader;
+        } else if (dice < 995) {
+            name = "write through a handle";
+            op = this::writeThroughAHandle;
         } else {
             name = "close from another thread while posting";
             op = this::closeConcurrently;
@@ -127,32 +140,12 @@ class FuzzTest extends DeviceTest {
     }
 
     private void run(int step, String name, Runnable op) {
-        String outcome;
-        try {
-            op.run();
-            outcome = "ok";
-        } catch (EmptyPool nothing) {
-            outcome = "nothing to use";
-        } catch (Throwable t) {
-            outcome = t.getClass().getSimpleName();
-            if (DOCUMENTED.stream().noneMatch(c -> c.isInstance(t))) {
-                findings.add("step " + step + " (" + name + "): " + t);
-                t.printStackTrace(System.out);
-            }
-        }
-        outcomes.merge(name + " -> " + outcome, 1, Integer::sum);
-    }
-
-    /** Thrown when a step needs an object of a kind the pool has none of. */
-    private static final class EmptyPool extends RuntimeException {
-        EmptyPool() {
-            super(null, null, false, false);
-        }
+        record.run("step " + step, name, op);
     }
 
     private <T> T pick(List<T> pool) {
         if (pool.isEmpty()) {
-            throw new EmptyPool();
+            throw new FuzzRecord.EmptyPool();
         }
         return pool.get(random.nextInt(pool.size()));
     }
@@ -355,8 +348,136 @@ class FuzzTest extends DeviceTest {
             Thread.currentThread().interrupt();
         }
         if (closer.isAlive()) {
-            findings.add("a close from another thread did not return within 30 s: " + victim);
+            record.finding("a close from another thread did not return within 30 s: " + victim);
         }
+    }
+
+    /**
+     * Writes entry 1 of a request from a fresh region while {@code num_sge} is 1, closes the region, posts (which
+     * checks entry 0 only), raises {@code num_sge} to 2 and posts again: the second post must refuse the entry.
+     */
+    private void raiseNumSgeAfterClose() {
+        QueuePair qp = pickOpen(qps);
+        MemoryRegion open = pickOpen(regions.stream().filter(r -> r.protectionDomain() == qp.protectionDomain()).toList());
+        MemoryRegion fresh = qp.protectionDomain().allocateAndRegister(4096, Access.LOCAL_WRITE);
+        SendWorkRequest wr = sends.get(0).opcode(WrOpcode.SEND).flags(random.nextBoolean() ? SendFlags.INLINE : 0)
+                .sge(0, open, 0, 8).sge(1, fresh, 0, 8).numSge(1);
+        fresh.close();
+        try {
+            run(-1, "post with the closed entry uncounted", () -> qp.postSend(sends, 1));
+            wr.numSge(2);
+            qp.postSend(sends, 1);
+            record.finding("an entry of a closed region was posted after num_sge was raised to include it: " + fresh);
+        } finally {
+            wr.numSge(0);
+        }
+    }
+
+    /**
+     * Binds {@link #sends} to this thread with a post, then lets another thread call its setters while this one
+     * posts: every setter there must be refused ({@link WrongThreadException}) and change nothing.
+     */
+    private void settersFromAnotherThread() {
+        QueuePair qp = pickOpen(qps);
+        run(-1, "post to own the chain", () -> qp.postSend(sends, 1));
+        long end = System.nanoTime() + random.nextLong(1_000_000, 3_000_000);
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Throwable> other = new java.util.concurrent.atomic.AtomicReference<>();
+        long seed = random.nextLong();
+        Thread setter = Thread.ofPlatform().start(() -> {
+            SplittableRandom mine = new SplittableRandom(seed);
+            while (System.nanoTime() < end) {
+                SendWorkRequest wr = sends.get(mine.nextInt(sends.capacity()));
+                try {
+                    switch (mine.nextInt(6)) {
+                        case 0 -> wr.remote(mine.nextLong(), mine.nextInt());
+                        case 1 -> wr.numSge(2);
+                        case 2 -> wr.flags(SendFlags.INLINE);
+                        case 3 -> wr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD);
+                        case 4 -> wr.id(mine.nextLong());
+                        default -> wr.sge(0, regions.isEmpty() ? null : regions.getFirst(), 0, 8);
+                    }
+                    accepted.incrementAndGet();
+                } catch (WrongThreadException refused) {
+                    // as documented
+                } catch (Throwable e) {
+                    other.set(e);
+                    return;
+                }
+            }
+        });
+        while (setter.isAlive()) {
+            run(-1, "post while another thread sets", () -> qp.postSend(sends, 1 + random.nextInt(sends.capacity())));
+        }
+        if (accepted.get() > 0) {
+            record.finding(accepted.get() + " setters from another thread were accepted on a chain this thread posts");
+        }
+        if (other.get() != null && !(other.get() instanceof NullPointerException)) { // no region to name: null
+            record.finding("a setter on another thread threw " + other.get());
+        }
+    }
+
+    /**
+     * A queue pair on a completion queue with a channel; a reader thread takes the channel's events (and re-arms)
+     * while this thread makes completions and closes the completion queue at a random moment, then the channel.
+     * The reader may hold an event the close's {@code ibv_destroy_cq} waits for: everything must end within 30 s.
+     */
+    private void closeCqUnderAReader() {
+        ProtectionDomain pd = pickOpen(pds);
+        Context ctx = pd.context();
+        CompletionChannel channel = ctx.createCompletionChannel();
+        try {
+            CompletionQueue cq = ctx.createCompletionQueue(32, channel);
+            QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(8).maxRecvWr(8).build());
+            MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
+            QueuePair.connectLoopback(qp, qp);
+            Thread reader = Thread.ofPlatform().start(() -> run(-1, "channel reader", () -> {
+                while (true) {
+                    CompletionQueue signalled = channel.awaitEvent(Duration.ofMillis(5));
+                    if (signalled != null) {
+                        signalled.requestNotification(false);
+                    }
+                }
+            }));
+            cq.requestNotification(false);
+            try (RecvWorkRequests r = RecvWorkRequests.allocate(1, 1); SendWorkRequests s = SendWorkRequests.allocate(1, 1);
+                    WorkCompletions done = WorkCompletions.allocate(8)) {
+                r.get(0).sge(mr, 0, 64);
+                s.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 64, 8);
+                int rounds = random.nextInt(6);
+                for (int i = 0; i < rounds; i++) {
+                    qp.postRecv(r, 1);
+                    qp.postSend(s, 1);
+                    cq.poll(done);
+                }
+                cq.close();
+                channel.close();
+            }
+            try {
+                reader.join(Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (reader.isAlive()) {
+                record.finding("a channel reader did not end within 30 s of its completion queue's and channel's close");
+            }
+            mr.close();
+        } finally {
+            channel.close();
+        }
+    }
+
+    /** Writes a word of an object's handle: refused ({@link IllegalArgumentException}: read-only), or a finding. */
+    private void writeThroughAHandle() {
+        java.lang.foreign.MemorySegment handle = switch (random.nextInt(4)) {
+            case 0 -> pickMostlyOpen(contexts).handle();
+            case 1 -> pickMostlyOpen(pds).handle();
+            case 2 -> pickMostlyOpen(cqs).handle();
+            default -> pickMostlyOpen(qps).handle();
+        };
+        handle.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8L * random.nextInt((int) Math.max(1, handle.byteSize() / 8)),
+                random.nextLong());
+        record.finding("a write through a handle was accepted: " + handle);
     }
 
     /** Closes the contexts (and so every object), then frees the caller memory: regions first, as the API asks. */

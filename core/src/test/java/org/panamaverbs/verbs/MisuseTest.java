@@ -510,7 +510,168 @@ class MisuseTest extends DeviceTest {
             assertEquals(before - 1, ownQueuePairs(), "the second close freed the QP");
             t.qp.close(); // and closing again is a no-op
         }));
-        return cases.stream();
+        addDataPathHoles(cases);
+        // -Dpanamaverbs.misuse.only=TEXT runs only the cases whose name contains TEXT (one crash case at a time)
+        String only = System.getProperty("panamaverbs.misuse.only");
+        return cases.stream().filter(c -> only == null || c.getDisplayName().contains(only));
+    }
+
+    /**
+     * Sequences the first misuse suite never tried, each traced to a crash or a hang: entries past a checked
+     * {@code num_sge}, writes through a handle, a completion-channel reader racing a CQ's close, and setters
+     * from a second thread on a chain another thread posts.
+     */
+    private static void addDataPathHoles(List<DynamicTest> cases) {
+        cases.add(misuse("raising num_sge after a post brings in an entry whose region closed", t -> {
+            QueuePair qp = t.pd.createQueuePair(QpConfig.builder(t.cq).maxSendWr(8).maxRecvWr(8).maxSendSge(2)
+                    .maxInlineData(64).build());
+            assumeTrue(qp.capabilities().maxInlineData() >= 16, "the queue pair has no inline room");
+            QueuePair.connectLoopback(qp, qp);
+            // above glibc's largest mmap threshold (32 MiB), so freeing the region's memory unmaps it
+            MemoryRegion gone = t.pd.allocateAndRegister(64 << 20, Access.LOCAL_WRITE);
+            t.sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.INLINE)
+                    .sge(0, t.mr, 0, 8).sge(1, gone, 0, 8).numSge(1);
+            gone.close();
+            t.recvs.get(0).id(2).sge(t.mr, 64, 64);
+            assertEquals(0, qp.postRecv(t.recvs, 1));
+            assertEquals(0, qp.postSend(t.sends, 1)); // entry 0 only: checked, and the fast path armed for 1 request
+            t.sends.get(0).numSge(2); // entry 1 names the closed region, whose memory is unmapped now
+            IllegalStateException e = expect(IllegalStateException.class, () -> qp.postSend(t.sends, 1));
+            assertTrue(e.getMessage().contains("entry 1"), e.getMessage());
+        }));
+        cases.add(misuse("writing through a handle is refused: the provider's structs are read-only", t -> {
+            for (MemorySegment handle : new MemorySegment[] {t.ctx.handle(), t.pd.handle(), t.cq.handle(), t.qp.handle()}) {
+                assertTrue(handle.isReadOnly(), String.valueOf(handle));
+                // cq->context, pd->context, ...: zero would crash the destroy call
+                expect(IllegalArgumentException.class, () -> handle.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 0L));
+            }
+            long context = t.cq.handle().get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+            assertEquals(t.ctx.handle().address(), context, "reading a handle still works (cq->context)");
+            t.cq.close();
+            expect(IllegalStateException.class, t.cq::handle);
+        }));
+        cases.add(dynamicTest("closing a CQ while a channel reader holds its event: bounded, no deadlock", () -> {
+            closeWhileAReaderHoldsTheEvent();
+        }));
+        cases.add(misuse("a setter from a second thread on a chain another thread posts", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            t.recvs.get(0).id(1).sge(t.mr, 0, 8);
+            t.sends.get(0).id(2).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            // before the first post any thread may fill the chain
+            Throwable filled = onAnotherThread(() -> t.sends.get(1).id(3).opcode(WrOpcode.SEND).sge(t.mr, 8, 8));
+            assertEquals(null, filled, "filling an unposted chain on another thread");
+            assertEquals(0, t.qp.postRecv(t.recvs, 1)); // this thread owns both chains from here on
+            assertEquals(0, t.qp.postSend(t.sends, 1));
+            List<Executable> setters = List.of(
+                    () -> t.sends.get(0).remote(0x1000, 1),
+                    () -> t.sends.get(0).id(9),
+                    () -> t.sends.get(0).flags(SendFlags.INLINE),
+                    () -> t.sends.get(0).opcode(WrOpcode.RDMA_WRITE),
+                    () -> t.sends.get(0).numSge(2),
+                    () -> t.sends.get(0).sge(1, t.mr, 0, 4096),
+                    () -> t.sends.get(0).sge(0, t.mr.sge(0, 8)),
+                    () -> t.sends.get(0).immediateData(1),
+                    () -> t.sends.get(0).atomic(t.mr.address(), t.mr.rkey(), 1, 2),
+                    () -> t.recvs.get(0).sge(t.mr, 0, 4096));
+            for (Executable setter : setters) {
+                Throwable other = onAnotherThread(() -> {
+                    try {
+                        setter.execute();
+                    } catch (Throwable e) {
+                        throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+                    }
+                });
+                assertEquals(WrongThreadException.class, other == null ? null : other.getClass(), String.valueOf(other));
+            }
+            assertEquals(2, t.sends.get(0).id(), "the refused setters changed nothing");
+            assertEquals(WrOpcode.SEND, t.sends.get(0).opcode());
+            assertEquals(1, t.sends.get(0).numSge());
+        }));
+        cases.add(misuse("a second thread rewriting a UD request's destination while the owner posts it", t -> {
+            QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD).maxSendWr(8).build());
+            ud.readyForDatagrams(0x11111111);
+            GidEntry entry = t.ctx.gidTable(1).getFirst();
+            AddressHandle ah = t.pd.createAddressHandle(AddressHandle.Target.of(entry.gid(), entry.index(), 1));
+            SendWorkRequest wr = t.sends.get(0).opcode(WrOpcode.SEND).sge(t.mr, 0, 8).ud(ah, ud.qpNumber(), 0x11111111);
+            assertEquals(0, ud.postSend(t.sends, 1)); // binds the chain to this thread
+            AtomicReference<Throwable> rewriter = new AtomicReference<>();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            Thread other = Thread.ofPlatform().start(() -> {
+                try {
+                    while (System.nanoTime() < end) {
+                        // the provider would dereference 0xfbb4... as the ibv_ah * (the fields share the union)
+                        wr.remote(0xfbb414b084756da6L, 1);
+                        wr.ud(ah, ud.qpNumber(), 0x11111111);
+                    }
+                } catch (Throwable e) {
+                    rewriter.set(e);
+                }
+            });
+            while (System.nanoTime() < end) {
+                try {
+                    ud.postSend(t.sends, 1); // unsignaled: the ring fills, then ENOMEM
+                } catch (IllegalArgumentException refusedWithoutHandle) {
+                    // the other thread's remote() landed between two posts: refused before the provider
+                }
+            }
+            join(other);
+            assertEquals(WrongThreadException.class, rewriter.get() == null ? null : rewriter.get().getClass(),
+                    String.valueOf(rewriter.get()));
+        }));
+    }
+
+    /**
+     * A reader took a completion event from the channel ({@code ibv_get_cq_event}) and has not counted it yet,
+     * while another thread closes the CQ: {@code ibv_destroy_cq} waits for every event to be acknowledged, so the
+     * reader must be able to count (or acknowledge) its event without the lock the close holds. The closing
+     * thread holds the tree lock from before the read to after the close; the whole sequence must end within
+     * 30 s (it deadlocked: the reader waited for that lock, the destroy for the reader).
+     */
+    private static void closeWhileAReaderHoldsTheEvent() throws InterruptedException {
+        Context ctx = Rdma.open(context.name());
+        ProtectionDomain domain = ctx.allocateProtectionDomain();
+        CompletionChannel channel = ctx.createCompletionChannel();
+        CompletionQueue cq = ctx.createCompletionQueue(16, channel);
+        QueuePair qp = domain.createQueuePair(QpConfig.builder(cq).build());
+        MemoryRegion mr = domain.allocateAndRegister(4096, Access.LOCAL_WRITE);
+        QueuePair.connectLoopback(qp, qp);
+        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+            assertEquals(0, cq.requestNotification(false));
+            recvs.get(0).id(1).sge(mr, 0, 64);
+            sends.get(0).id(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 64, 8);
+            assertEquals(0, qp.postRecv(recvs, 1));
+            assertEquals(0, qp.postSend(sends, 1));
+            assertEquals(2, await(cq, 2).size()); // the event is pending on the channel now
+        }
+        AtomicReference<Object> read = new AtomicReference<>();
+        AtomicReference<Throwable> closeFailed = new AtomicReference<>();
+        Thread closer = Thread.ofPlatform().daemon().start(() -> {
+            synchronized (cq.treeLock()) {
+                Thread reader = Thread.ofPlatform().daemon().start(() -> {
+                    try {
+                        read.set(channel.awaitEvent(Duration.ofSeconds(20)));
+                    } catch (Throwable e) {
+                        read.set(e);
+                    }
+                });
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (read.get() == null && reader.getState() != Thread.State.BLOCKED && System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                try {
+                    cq.close(); // acknowledges what was counted, then ibv_destroy_cq waits for the rest
+                } catch (Throwable e) {
+                    closeFailed.set(e);
+                }
+            }
+        });
+        closer.join(Duration.ofSeconds(30));
+        assertTrue(!closer.isAlive(), "closing the CQ while a reader held its event did not end within 30 s"
+                + " (reader: " + read.get() + ")");
+        assertEquals(null, closeFailed.get());
+        assertTrue(read.get() == cq || read.get() == null, "the reader got the event or nothing: " + read.get());
+        assertTrue(cq.isClosed());
+        ctx.close();
     }
 
     /** How many QPs of this process the kernel holds. */

@@ -120,14 +120,15 @@ final class PanamaCm extends RdmaCm {
         throw new IOException(call + ": " + address + " is not an InetSocketAddress");
     }
 
-    private static ConnectionParameters parameters(RdmaConnParam p) throws IOException {
+    private static ConnectionParameters parameters(RdmaConnParam p, String call) throws IOException {
         byte[] data = new byte[0];
         int length = Byte.toUnsignedInt(p.getPrivate_data_len());
         if (length > 0) {
             if (p.getPrivate_data() == 0) {
-                throw new IOException("private data of " + length + " bytes at address 0");
+                throw new IOException(call + ": private data of " + length + " bytes at address 0");
             }
-            data = MemorySegment.ofAddress(p.getPrivate_data()).reinterpret(length).toArray(ValueLayout.JAVA_BYTE);
+            // inside a region registered through this module: read through it; else a trusted address, copied by the kernel
+            data = KnownMemory.copy(p.getPrivate_data(), length, call + ": private data");
         }
         int responder = Byte.toUnsignedInt(p.getResponder_resources());
         int initiator = Byte.toUnsignedInt(p.getInitiator_depth());
@@ -273,7 +274,7 @@ final class PanamaCm extends RdmaCm {
         if (id.queuePair() == null) {
             throw new IOException("rdma_connect: create the id's queue pair first (RdmaCmId.createQP)");
         }
-        ConnectionParameters parameters = parameters(connParam);
+        ConnectionParameters parameters = parameters(connParam, "rdma_connect");
         try {
             id.beginConnect(parameters);
         } catch (RuntimeException e) {
@@ -285,7 +286,7 @@ final class PanamaCm extends RdmaCm {
     @Override
     public void accept(RdmaCmId idPriv, RdmaConnParam connParam) throws IOException {
         CmId id = idPriv.panama();
-        ConnectionParameters parameters = parameters(connParam);
+        ConnectionParameters parameters = parameters(connParam, "rdma_accept");
         try {
             id.accept(parameters);
         } catch (RuntimeException e) {

@@ -177,7 +177,7 @@ class CmLoopbackTest {
         completions.destroyCompChannel();
     }
 
-    private static IbvSge sge(IbvMr mr, int offset, int length) {
+    static IbvSge sge(IbvMr mr, int offset, int length) {
         IbvSge sge = new IbvSge();
         sge.setAddr(mr.getAddr() + offset);
         sge.setLength(length);
