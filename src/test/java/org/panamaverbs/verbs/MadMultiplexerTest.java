@@ -29,8 +29,8 @@ class MadMultiplexerTest {
     private static final int OP_REG = 0;
     private static final int OP_MAD = 2;
 
-    /** Surefire runs in core/; the multiplexer's source lives with the scripts at the repository root. */
-    private static final Path SOURCE = Path.of("../scripts/pvrdma-mad-mux.c");
+    /** Surefire runs at the repository root, where the multiplexer's source lives with the scripts. */
+    private static final Path SOURCE = Path.of("scripts/pvrdma-mad-mux.c");
 
     @TempDir
     Path dir;
