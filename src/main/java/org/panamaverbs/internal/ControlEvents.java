@@ -5,8 +5,8 @@ import java.lang.System.Logger.Level;
 import java.util.Optional;
 
 /**
- * What the control path reports: {@link System.Logger} records and JDK Flight Recorder events (README
- * "Logging and JFR"). The data path (post, poll) calls nothing here.
+ * What the control path reports: {@link System.Logger} records and JDK Flight Recorder events
+ * (docs/guide/logging-and-jfr.md). The data path (post, poll) calls nothing here.
  *
  * <p>Two loggers, one per package: {@link #VERBS} ({@code org.panamaverbs.verbs}) and {@link #CM}
  * ({@code org.panamaverbs.cm}). Levels: WARNING for objects the backstop freed, error-kind async events

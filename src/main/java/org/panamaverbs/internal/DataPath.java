@@ -35,7 +35,7 @@ import org.panamaverbs.ffi.ibv_context_ops;
  * <p>{@code Linker.Option.critical} (no thread-state transition) is decided per call. All three are
  * short and never block (rxe's post_send makes one non-blocking write() to the kernel; PVRDMA's
  * writes a doorbell), so they qualify; the default is critical for all of them, chosen from the JMH
- * comparison recorded in bench/README.md (empty poll_cq 218 ns critical against 258 ns not, in the TCG
+ * comparison recorded in docs/benchmarks/data-path.md (empty poll_cq 218 ns critical against 258 ns not, in the TCG
  * guest; the post round trips were equal within their noise). Override for measurement with the system properties
  * {@code panamaverbs.critical.poll} and {@code panamaverbs.critical.post} ({@code true}/{@code false}).
  */

@@ -14,7 +14,7 @@ import java.util.List;
  * RoCE v1 GIDs only; HWv14-class has shared receive queues or RoCE v2 GIDs. QEMU's model (vendor_id 0)
  * also loses everything but SEND: its backend posts every send request as a plain SEND without immediate
  * data and hands out rkey 0xffffffff, so RDMA WRITE/READ, immediate data and remote access are refused there
- * (measured with the project's {@code opcode_probe}, see README "Running on PVRDMA").
+ * (measured with the project's {@code opcode_probe}, see docs/guide/pvrdma.md).
  *
  * <p>Emulation: run any device under a PVRDMA profile, to check an application against ESXi 6.5 / 6.7
  * before deploying it, with {@code -Dpanamaverbs.profile=pvrdma-hwv13} (or {@code pvrdma-hwv14}) or

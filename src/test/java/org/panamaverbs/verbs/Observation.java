@@ -21,7 +21,7 @@ final class Observation {
     private Observation() {
     }
 
-    /** The library's JFR event names, as README "Logging and JFR" lists them. */
+    /** The library's JFR event names, as docs/guide/logging-and-jfr.md lists them. */
     static final List<String> EVENT_NAMES = List.of("org.panamaverbs.DeviceOpen", "org.panamaverbs.ProtectionDomainCreate",
             "org.panamaverbs.MemoryRegionCreate", "org.panamaverbs.CompletionQueueCreate",
             "org.panamaverbs.QueuePairCreate", "org.panamaverbs.SharedReceiveQueueCreate",

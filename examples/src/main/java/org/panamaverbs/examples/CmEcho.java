@@ -1,4 +1,4 @@
-package org.panamaverbs.bench;
+package org.panamaverbs.examples;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -18,9 +18,10 @@ import org.panamaverbs.verbs.WorkCompletions;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
- * The two-process rdma_cm example of the README: {@code CmEcho server ADDR PORT} offers a region holding a
- * greeting and echoes one SEND; {@code CmEcho client ADDR PORT} connects, RDMA READs the greeting straight
- * from the server's memory, SENDs a message and prints the echo. Each side prints what it sees.
+ * Two processes connected by rdma_cm (docs/guide/connections.md): {@code CmEcho server ADDRESS PORT} offers a
+ * region holding a greeting and echoes one SEND; {@code CmEcho client ADDRESS PORT} connects, RDMA READs the
+ * greeting straight from the server's memory, SENDs a message and prints the echo. ADDRESS is the IP address
+ * of the server's RDMA device. Each side prints what it sees.
  */
 public final class CmEcho {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -42,6 +43,7 @@ public final class CmEcho {
     }
 
     private static void server(InetSocketAddress address) {
+        // snippet:server
         MemoryRegion[] buffers = new MemoryRegion[2];
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().privateData(bytes("welcome")).prepare(c -> {
@@ -54,7 +56,10 @@ public final class CmEcho {
             }).build();
             try (RdmaServer server = RdmaServer.listen(address, options, 8)) {
                 System.out.println("server: listening on " + server.localAddress());
-                try (Connection c = server.accept(TIMEOUT)) {
+                try (Connection c = server.accept(TIMEOUT)) {                   // null on timeout
+                    if (c == null) {
+                        throw new IllegalStateException("no client within " + TIMEOUT);
+                    }
                     System.out.println("server: connection from " + c.peerAddress() + ", private data '"
                             + new String(c.peerPrivateData(), StandardCharsets.US_ASCII) + "'");
                     WorkCompletion received = awaitOne(c);
@@ -67,9 +72,11 @@ public final class CmEcho {
                 }
             }
         }
+        // end-snippet
     }
 
     private static void client(InetSocketAddress address) {
+        // snippet:client
         MemoryRegion[] buffer = new MemoryRegion[1];
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().privateData(bytes("hello")).prepare(c -> {
@@ -97,26 +104,15 @@ public final class CmEcho {
             }
             System.out.println("client: disconnected");
         }
+        // end-snippet
     }
 
-    /** Polls the connection's completion queue for one completion (bounded), failing on an error status. */
-    private static WorkCompletion awaitOne(Connection c) {
-        WorkCompletions wcs = COMPLETIONS;
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (c.completionQueue().poll(wcs, 1) == 0) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no completion within " + TIMEOUT);
-            }
-            Thread.onSpinWait();
-        }
-        WorkCompletion wc = wcs.get(0);
-        if (!wc.isSuccess()) {
-            throw new IllegalStateException("work request " + wc.wrId() + " failed: " + wc.status());
-        }
-        return wc;
-    }
-
+    /** One thread's completion array (a WorkCompletions belongs to the first thread that polls with it). */
     private static final WorkCompletions COMPLETIONS = WorkCompletions.allocate(1);
+
+    private static WorkCompletion awaitOne(Connection c) {
+        return Polling.awaitOne(c.completionQueue(), COMPLETIONS, TIMEOUT);
+    }
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.US_ASCII);
