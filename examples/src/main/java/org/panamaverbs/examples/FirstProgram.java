@@ -34,8 +34,9 @@ public final class FirstProgram {
                     if (System.nanoTime() > deadline) throw new IllegalStateException("no completion within 10 s");
                 }
                 WorkCompletion wc = wcs.get(0);      // a flyweight over the native ibv_wc, reused by the next poll
+                boolean immediate = wc.opcode() == WcOpcode.RECV_RDMA_WITH_IMM;     // it arrives at the receiver
                 System.out.println("wr_id " + wc.wrId() + ": " + wc.status() + " " + wc.opcode()
-                        + (wc.hasImmediateData() ? ", immediate " + wc.immediateData() : ""));
+                        + (immediate ? ", immediate " + wc.immediateData() : ""));
             }
             System.out.println("destination holds \"" + dst.segment().getString(0) + "\"");
         }   // closes the queue pairs and regions with their protection domain, then the device

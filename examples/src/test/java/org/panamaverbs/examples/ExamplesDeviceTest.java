@@ -46,15 +46,13 @@ class ExamplesDeviceTest {
         assertTrue(expected.matches(output, device), "output differs from " + expected + run.describe());
     }
 
+    /**
+     * On the module path, as module org.panamaverbs.examples requiring org.panamaverbs (README's module-path
+     * command); the other programs run on the class path. One JVM start costs seconds under emulation, so the
+     * first program runs once.
+     */
     @Test
-    void firstProgramWritesWithImmediateAndPrintsWhatReadmeShows() throws Exception {
-        try (ProgramRun run = ProgramRun.onClassPath(FirstProgram.class, device)) {
-            assertOutput("first-program", run);
-        }
-    }
-
-    @Test
-    void firstProgramRunsOnTheModulePath() throws Exception {
+    void firstProgramWritesWithImmediateOnTheModulePathAndPrintsWhatReadmeShows() throws Exception {
         List<Path> modulePath = new ArrayList<>(List.of(Path.of(FirstProgram.class.getProtectionDomain().getCodeSource().getLocation().toURI())));
         modulePath.add(libraryOnClassPath());
         try (ProgramRun run = ProgramRun.onModulePath(FirstProgram.class, modulePath, device)) {
