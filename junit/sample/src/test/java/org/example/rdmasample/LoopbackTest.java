@@ -29,6 +29,7 @@ import org.panamaverbs.verbs.WrOpcode;
  * the peer's registered memory. The kit injects the protection domain and the completion queues and closes them
  * (with the queue pairs and memory regions made on them) after each test.
  */
+// snippet:test (docs/guide/junit.md shows this part)
 @RequiresRdmaDevice
 class LoopbackTest {
     /** Generous: the Soft-RoCE guest runs under emulation. */
@@ -61,6 +62,7 @@ class LoopbackTest {
         assertEquals(message.length, received.byteLength());
         assertArrayEquals(message, incoming.segment().asSlice(0, message.length).toArray(ValueLayout.JAVA_BYTE));
     }
+    // end-snippet
 
     @Test
     void rdmaWritePlacesTheBytesInThePeersMemory(ProtectionDomain pd, CompletionQueue cq) {
