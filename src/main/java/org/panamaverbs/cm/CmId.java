@@ -403,6 +403,7 @@ public final class CmId implements AutoCloseable {
      * @throws CmException on {@code ROUTE_ERROR}, or {@link CmException#timedOut()} when no event came within
      *                     the wait's bound
      * @throws VerbsException naming {@code rdma_resolve_route} when the call itself is refused
+     * @throws IllegalStateException if the id is closed, or has no device yet (resolve an address first)
      */
     public void resolveRoute(Duration timeout) {
         resolveRoute(timeout, timeout.plus(EVENT_DELIVERY_MARGIN));
@@ -421,11 +422,15 @@ public final class CmId implements AutoCloseable {
      * waits for it.
      *
      * @param timeout given to {@code rdma_resolve_route} in milliseconds (at least 1 ms); not null
-     * @throws IllegalStateException if the id is closed
+     * @throws IllegalStateException if the id is closed, or has no device yet (no address resolved)
      * @throws VerbsException naming {@code rdma_resolve_route} and the errno when the call is refused
      */
     public void beginResolveRoute(Duration timeout) {
         ensureOpen();
+        if (!hasDevice()) { // librdmacm's rdma_resolve_route reads cm_id->verbs->device unchecked
+            throw new IllegalStateException("rdma_resolve_route on " + this + ": the id has no device yet; resolve an"
+                    + " address first (resolveAddress, or beginResolveAddress and its ADDR_RESOLVED event)");
+        }
         try (CallState state = CallState.open()) {
             int rc = (int) Native.RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
             if (rc != 0) {
@@ -646,10 +651,14 @@ public final class CmId implements AutoCloseable {
      * {@code rdma_disconnect}: moves the queue pair to ERR (outstanding requests flush) and tells the peer,
      * which gets {@code RDMA_CM_EVENT_DISCONNECTED}; so does this side ({@link #awaitDisconnected}).
      *
-     * @throws VerbsException naming {@code rdma_disconnect} (EINVAL: not connected)
+     * @throws VerbsException naming {@code rdma_disconnect} (EINVAL: not connected, also when the id has no
+     *                        device yet)
      */
     public void disconnect() {
         ensureOpen();
+        if (!hasDevice()) { // librdmacm before rdma-core 21 reads cm_id->verbs->device unchecked; later ones say EINVAL
+            throw new VerbsException("rdma_disconnect", EINVAL, this + " (EINVAL: not connected; the id has no device)");
+        }
         try (CallState state = CallState.open()) {
             int rc = (int) Native.DISCONNECT.invokeExact(state.segment(), id);
             if (rc != 0) {
@@ -788,6 +797,14 @@ public final class CmId implements AutoCloseable {
 
     private static int millis(Duration timeout) {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    }
+
+    /** errno's EINVAL (the same number on every Linux architecture). */
+    private static final int EINVAL = 22;
+
+    /** Whether librdmacm has bound the id to a device ({@code cm_id->verbs}); never unset once set. */
+    private boolean hasDevice() {
+        return !rdma_cm_id.verbs(id).equals(MemorySegment.NULL);
     }
 
     private void ensureOpen() {

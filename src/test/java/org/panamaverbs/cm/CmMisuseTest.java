@@ -117,6 +117,31 @@ class CmMisuseTest {
     }
 
     /**
+     * Calls in the wrong order on an id that has no device yet ({@code cm_id->verbs} NULL: neither bound to a
+     * device's address nor resolved). librdmacm's {@code rdma_resolve_route} reads {@code cm_id->verbs->device}
+     * without a check (SIGSEGV; found by {@link CmFuzzTest}), and so does {@code rdma_disconnect} before rdma-core
+     * 21: each is refused in Java first, with what to do.
+     */
+    @Test
+    void callsThatNeedADeviceAreRefusedOnAnIdWithoutOne() {
+        try (CmEventChannel channel = CmEventChannel.create(); CmId id = CmId.create(channel, PortSpace.TCP)) {
+            IllegalStateException early = assertThrows(IllegalStateException.class,
+                    () -> id.beginResolveRoute(Duration.ofMillis(100)));
+            assertTrue(early.getMessage().contains("rdma_resolve_route") && early.getMessage().contains(
+                    "resolve an address first"), early.getMessage());
+            assertThrows(IllegalStateException.class, () -> id.resolveRoute(Duration.ofMillis(100)));
+            VerbsException notConnected = assertThrows(VerbsException.class, id::disconnect);
+            assertEquals("rdma_disconnect", notConnected.verb());
+            assertEquals("EINVAL", notConnected.errnoName());
+            assertThrows(IllegalStateException.class, id::context);
+            // bound to the device's address, the same id has a device and the route call reaches the kernel
+            id.bind(new InetSocketAddress(address, 0));
+            VerbsException refused = assertThrows(VerbsException.class, () -> id.beginResolveRoute(Duration.ofMillis(100)));
+            assertEquals("rdma_resolve_route", refused.verb());
+        }
+    }
+
+    /**
      * The device context an id reports ({@code cm_id->verbs}) is wrapped once per device; that wrapper must not be
      * kept reachable by the library itself, or the backstop could never free what was left open on it. Bound:
      * 60 s of garbage collections.
