@@ -24,6 +24,7 @@ class AvailabilityTest {
 
     @Test
     void installedLibraryLoadsBySoname() {
+        RequiredTools.libibverbs();
         assertNull(NativeLibrary.probe(NativeLibrary.IBVERBS), "libibverbs.so.1 should load (scripts/setup installs it)");
     }
 
@@ -34,7 +35,13 @@ class AvailabilityTest {
         String message = NativeLibrary.missingMessage(NativeLibrary.IBVERBS, problem);
         assertTrue(message.startsWith("libibverbs.so.1 could not be loaded ("), message);
         assertTrue(message.contains("apt-get install libibverbs1 ibverbs-providers"), message);
-        assertTrue(NativeLibrary.missingMessage(NativeLibrary.RDMACM, problem).contains("librdmacm1"));
+        assertTrue(message.contains("dnf install rdma-core libibverbs"), message);
+        assertTrue(message.contains("zypper install rdma-core libibverbs1"), message);
+        String rdmacm = NativeLibrary.missingMessage(NativeLibrary.RDMACM, problem);
+        assertTrue(rdmacm.contains("apt-get install librdmacm1 (librdmacm1t64 on Debian 13"), rdmacm);
+        assertTrue(rdmacm.contains("dnf install librdmacm"), rdmacm);
+        assertTrue(rdmacm.contains("zypper install librdmacm1"), rdmacm);
+        assertEquals(1, rdmacm.lines().count(), rdmacm);
     }
 
     @Test
