@@ -46,6 +46,7 @@ class AvailabilityTest {
 
     @Test
     void kernelWithoutRdmaGivesOneClearExceptionAndNoCrash() {
+        RequiredTools.libibverbs();
         assumeFalse(KERNEL_HAS_RDMA, "this kernel has RDMA support");
         RdmaUnavailableException e = assertThrows(RdmaUnavailableException.class, Rdma::ensureAvailable);
         assertEquals(RdmaUnavailableException.Reason.NO_KERNEL_SUPPORT, e.reason());
@@ -65,6 +66,7 @@ class AvailabilityTest {
 
     @Test
     void kernelWithRdmaIsAvailable() {
+        RequiredTools.libibverbs();
         assumeTrue(KERNEL_HAS_RDMA, "this kernel has no RDMA support");
         assertTrue(Rdma.isAvailable());
         RdmaUnavailableException e = assertThrows(RdmaUnavailableException.class,
@@ -74,6 +76,7 @@ class AvailabilityTest {
 
     @Test
     void workRequestsNeedOnlyTheLibrary() {
+        RequiredTools.libibverbs();
         try (SendWorkRequests s = SendWorkRequests.allocate(1, 1);
              RecvWorkRequests r = RecvWorkRequests.allocate(1, 1);
              WorkCompletions w = WorkCompletions.allocate(1)) {
