@@ -87,7 +87,7 @@ pv_bench_jar() {
     return
   fi
   local jar=$PV_ROOT/bench/target/panama-verbs-bench.jar
-  if pv_stale "$jar" "$PV_ROOT"/core/src "$PV_ROOT"/bench/src "$PV_ROOT"/disni/src "$PV_ROOT"/pom.xml \
+  if pv_stale "$jar" "$PV_ROOT"/core/src/main "$PV_ROOT"/bench/src/main "$PV_ROOT"/disni/src/main "$PV_ROOT"/pom.xml \
       "$PV_ROOT"/core/pom.xml "$PV_ROOT"/bench/pom.xml "$PV_ROOT"/disni/pom.xml; then
     command -v mvn >/dev/null ||
       pv_die "$jar is missing or older than the sources, and Maven (mvn) is not installed to build it: install Maven" \

@@ -53,7 +53,10 @@ public final class Context extends VerbsResource {
 
     private final MemorySegment handle;
     private final RdmaDevice device;
-    /** The libibverbs functions newer than rdma-core 17 that this context may call (absent ones have fallbacks). */
+    /**
+     * The libibverbs functions newer than rdma-core 17 that this context may call (absent ones have fallbacks); null
+     * for an adopted context until a control-path verb needs them ({@link #symbols()}).
+     */
     private final VerbsSymbols symbols;
     private final DeviceAttributes attributes;
     private DeviceProfile profile;
@@ -218,7 +221,7 @@ public final class Context extends VerbsResource {
             throw new IllegalArgumentException("an adopted context gets the generic profile; these attributes say "
                     + profile.hardwareClass() + ", whose gates need the device's GID table");
         }
-        Context adopted = new Context(handle, info, VerbsSymbols.system(), attributes);
+        Context adopted = new Context(handle, info, null, attributes);
         adopted.heldBy(owner, giveBack);
         adopted.profile = profile;
         adopted.policy = profile.policy(attributes, info.name());
@@ -455,7 +458,7 @@ public final class Context extends VerbsResource {
     public List<GidEntry> gidTable(int port) {
         ensureOpen();
         checkPort(port);
-        MethodHandle queryGidTable = symbols.handle(VerbsSymbols.Newer.QUERY_GID_TABLE);
+        MethodHandle queryGidTable = symbols().handle(VerbsSymbols.Newer.QUERY_GID_TABLE);
         if (queryGidTable == null) {
             return gidTableBySlot(port);
         }
@@ -519,9 +522,12 @@ public final class Context extends VerbsResource {
         }
     }
 
-    /** The libibverbs functions this context calls that older rdma-core releases lack (absent ones have fallbacks). */
+    /**
+     * The libibverbs functions this context calls that older rdma-core releases lack (absent ones have fallbacks): the
+     * process's table for an adopted context, which asks libibverbs nothing until a control-path verb needs it.
+     */
     VerbsSymbols symbols() {
-        return symbols;
+        return symbols != null ? symbols : VerbsSymbols.system();
     }
 
     /**
