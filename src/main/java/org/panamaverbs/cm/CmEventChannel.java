@@ -22,9 +22,11 @@ import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
+import org.panamaverbs.internal.NativeLibrary;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.verbs.AddressHandle;
 import org.panamaverbs.verbs.Gid;
+import org.panamaverbs.verbs.RdmaUnavailableException;
 import org.panamaverbs.verbs.VerbsException;
 
 /**
@@ -82,10 +84,13 @@ public final class CmEventChannel implements AutoCloseable {
      * {@code rdma_create_event_channel}, with its descriptor made non-blocking and its reader thread started.
      *
      * @return the new channel, which the caller closes (closing it also closes the ids created on it)
+     * @throws RdmaUnavailableException with {@link RdmaUnavailableException.Reason#LIBRARY_MISSING} if libibverbs
+     *                                  or librdmacm cannot be loaded, saying which package to install
      * @throws VerbsException naming the call and errno (ENODEV: no RDMA device; ENOENT: the rdma_ucm module
      *                        is not loaded, {@code /dev/infiniband/rdma_cm} is missing)
      */
     public static CmEventChannel create() {
+        requireLibraries();
         try (CallState state = CallState.open()) {
             MemorySegment channel = (MemorySegment) Native.CREATE_CHANNEL.invokeExact(state.segment());
             if (channel.equals(MemorySegment.NULL)) {
@@ -95,6 +100,20 @@ public final class CmEventChannel implements AutoCloseable {
             return new CmEventChannel(channel.reinterpret(rdma_event_channel.layout().byteSize()));
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * Refuses a missing libibverbs or librdmacm with the package to install, before the generated {@code rdma_cma_h}
+     * is touched: its static initializer would otherwise fail with an {@code ExceptionInInitializerError}.
+     */
+    private static void requireLibraries() {
+        for (String soname : new String[] {NativeLibrary.IBVERBS, NativeLibrary.RDMACM}) {
+            String problem = soname.equals(NativeLibrary.IBVERBS) ? NativeLibrary.ibverbsProblem() : NativeLibrary.rdmacmProblem();
+            if (problem != null) {
+                throw new RdmaUnavailableException(RdmaUnavailableException.Reason.LIBRARY_MISSING,
+                        NativeLibrary.missingMessage(soname, problem), null);
+            }
         }
     }
 

@@ -45,7 +45,9 @@ public enum Access {
     /**
      * {@code IBV_ACCESS_RELAXED_ORDERING} (0x100000, the first optional flag): the device may let its PCIe writes
      * to this memory complete out of order, which is faster on some platforms. Being optional, it is ignored
-     * rather than refused where unsupported.
+     * rather than refused by a device or kernel without support for it. Only {@code ibv_reg_mr_iova2} (rdma-core 28
+     * and later) passes optional flags on: with an older libibverbs, registering with this flag is refused with an
+     * {@link UnsupportedVerbException} naming that release (see {@link Rdma#rdmaCore()}).
      */
     RELAXED_ORDERING(1 << 20);
 

@@ -18,7 +18,9 @@ import java.util.function.Consumer;
 
 import org.panamaverbs.ffi.ibv_async_event;
 import org.panamaverbs.ffi.ibv_context;
+import org.panamaverbs.ffi.ibv_device;
 import org.panamaverbs.ffi.ibv_device_attr;
+import org.panamaverbs.ffi.ibv_gid;
 import org.panamaverbs.ffi.ibv_gid_entry;
 import org.panamaverbs.ffi.ibv_port_attr;
 import org.panamaverbs.ffi.ibverbs_h;
@@ -29,7 +31,9 @@ import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
 import org.panamaverbs.internal.NativeLayouts;
+import org.panamaverbs.internal.SysfsGidAttributes;
 import org.panamaverbs.internal.Unchecked;
+import org.panamaverbs.internal.VerbsSymbols;
 
 /**
  * An open RDMA device: {@code struct ibv_context} from {@code ibv_open_device}, closed with
@@ -49,6 +53,11 @@ public final class Context extends VerbsResource {
 
     private final MemorySegment handle;
     private final RdmaDevice device;
+    /**
+     * The libibverbs functions newer than rdma-core 17 that this context may call (absent ones have fallbacks); null
+     * for an adopted context until a control-path verb needs them ({@link #symbols()}).
+     */
+    private final VerbsSymbols symbols;
     private final DeviceAttributes attributes;
     private DeviceProfile profile;
     private DevicePolicy policy;
@@ -80,19 +89,21 @@ public final class Context extends VerbsResource {
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
         static final MethodHandle GET_ASYNC_EVENT = CallState.capturingErrno(
                 ibverbs_h.ibv_get_async_event$address(), ibverbs_h.ibv_get_async_event$descriptor());
-        static final MethodHandle QUERY_GID_TABLE = CallState.capturingErrno(
-                ibverbs_h._ibv_query_gid_table$address(), ibverbs_h._ibv_query_gid_table$descriptor());
+        /** {@code ibv_query_gid}, for the GID table on a libibverbs without {@code _ibv_query_gid_table}. */
+        static final MethodHandle QUERY_GID = CallState.capturingErrno(
+                ibverbs_h.ibv_query_gid$address(), ibverbs_h.ibv_query_gid$descriptor());
     }
 
-    private Context(MemorySegment handle, RdmaDevice device) {
-        this(handle, device, null);
+    private Context(MemorySegment handle, RdmaDevice device, VerbsSymbols symbols) {
+        this(handle, device, symbols, null);
     }
 
     /** {@code knownAttributes} non-null: an adopted context, whose attributes are given rather than queried. */
-    private Context(MemorySegment handle, RdmaDevice device, DeviceAttributes knownAttributes) {
+    private Context(MemorySegment handle, RdmaDevice device, VerbsSymbols symbols, DeviceAttributes knownAttributes) {
         super(new Backstop(device.name()));
         this.handle = scoped(handle);
         this.device = device;
+        this.symbols = symbols;
         this.pollCqFunction = DataPath.opsPointer(handle, DataPath.POLL_CQ_OFFSET);
         this.postSendFunction = DataPath.opsPointer(handle, DataPath.POST_SEND_OFFSET);
         this.postRecvFunction = DataPath.opsPointer(handle, DataPath.POST_RECV_OFFSET);
@@ -110,8 +121,11 @@ public final class Context extends VerbsResource {
         this.backstopWatch = ((Backstop) treeLock()).watch(this);
     }
 
-    /** Opens {@code device} (an entry of a live {@code ibv_get_device_list} array) under {@code emulate}, or detected if null. */
-    static Context open(MemorySegment device, RdmaDevice info, HardwareClass emulate) {
+    /**
+     * Opens {@code device} (an entry of a live {@code ibv_get_device_list} array) under {@code emulate}, or detected if
+     * null, calling the functions of {@code symbols} (the process's, {@link VerbsSymbols#system()}, but for tests).
+     */
+    static Context open(MemorySegment device, RdmaDevice info, HardwareClass emulate, VerbsSymbols symbols) {
         Object event = ControlEvents.begin(ControlEvents.Kind.DEVICE_OPEN);
         MemorySegment context;
         try (CallState state = CallState.open()) {
@@ -127,7 +141,7 @@ public final class Context extends VerbsResource {
         MemorySegment handle = context.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
         Context opened = null;
         try {
-            opened = new Context(handle, info);
+            opened = new Context(handle, info, symbols);
             opened.profile = profileFor(opened, emulate);
             opened.policy = opened.profile.policy(opened.attributes, info.name());
             opened.requireDataPathOps();
@@ -153,7 +167,7 @@ public final class Context extends VerbsResource {
         Object event = ControlEvents.begin(ControlEvents.Kind.DEVICE_OPEN);
         MemorySegment handle = verbs.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
         RdmaDevice info = Rdma.describe(ibv_context.device(handle));
-        Context borrowed = new Context(handle, info);
+        Context borrowed = new Context(handle, info, VerbsSymbols.system());
         borrowed.heldBy(owner, () -> { });
         borrowed.profile = profileFor(borrowed, null);
         borrowed.policy = borrowed.profile.policy(borrowed.attributes, info.name());
@@ -221,7 +235,7 @@ public final class Context extends VerbsResource {
             throw new IllegalArgumentException("an adopted context gets the generic profile; these attributes say "
                     + profile.hardwareClass() + ", whose gates need the device's GID table");
         }
-        Context adopted = new Context(handle, info, attributes);
+        Context adopted = new Context(handle, info, null, attributes);
         adopted.heldBy(owner, giveBack);
         adopted.profile = profile;
         adopted.policy = profile.policy(attributes, info.name());
@@ -448,18 +462,25 @@ public final class Context extends VerbsResource {
 
     /**
      * The populated entries of a port's GID table, with their types ({@code _ibv_query_gid_table},
-     * which the inline {@code ibv_query_gid_table} calls with {@code sizeof(struct ibv_gid_entry)}).
+     * which the inline {@code ibv_query_gid_table} calls with {@code sizeof(struct ibv_gid_entry)}). On a libibverbs
+     * older than rdma-core 32, which lacks it, each slot is read with {@code ibv_query_gid} and the type and network
+     * device of the populated ones from sysfs, by the rules libibverbs' own sysfs fallback follows.
      *
      * @param port the port number, from 1 to {@link DeviceAttributes#physicalPortCount()}
      * @return the populated entries of that port, in the order {@code ibv_query_gid_table} returns them
      *         (empty slots are not returned); an immutable list, read anew on each call
      * @throws IllegalArgumentException for a port the device does not have
      * @throws IllegalStateException    if the context is closed
-     * @throws VerbsException           naming {@code ibv_query_port} or {@code ibv_query_gid_table} if a query fails
+     * @throws VerbsException           naming {@code ibv_query_port}, {@code ibv_query_gid_table} or (older
+     *                                  libibverbs) {@code ibv_query_gid} if a query fails
      */
     public List<GidEntry> gidTable(int port) {
         ensureOpen();
         checkPort(port);
+        MethodHandle queryGidTable = symbols().handle(VerbsSymbols.Newer.QUERY_GID_TABLE);
+        if (queryGidTable == null) {
+            return gidTableBySlot(port);
+        }
         int slots = 0;
         for (int p = 1; p <= attributes.physicalPortCount(); p++) {
             slots += queryPort(p).gidTableLength();
@@ -467,7 +488,7 @@ public final class Context extends VerbsResource {
         long entrySize = ibv_gid_entry.layout().byteSize();
         try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
             MemorySegment entries = arena.allocate(ibv_gid_entry.layout(), Math.max(slots, 1));
-            long n = (long) Native.QUERY_GID_TABLE.invokeExact(state.segment(), handle, entries, (long) slots, 0, entrySize);
+            long n = (long) queryGidTable.invokeExact(state.segment(), handle, entries, (long) slots, 0, entrySize);
             if (n < 0) {
                 throw new VerbsException("ibv_query_gid_table", n == -1 ? state.errno() : (int) -n,
                         "device " + device.name());
@@ -486,6 +507,46 @@ public final class Context extends VerbsResource {
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
+    }
+
+    /**
+     * {@link #gidTable} without {@code _ibv_query_gid_table}: {@code ibv_query_gid} on every slot of the port's
+     * table (an empty slot reads as the zero GID and is left out, as {@code ibv_query_gid_table} leaves it out),
+     * then the type and the network device of each populated slot from the device's sysfs directory.
+     */
+    private List<GidEntry> gidTableBySlot(int port) {
+        PortAttributes portAttributes = queryPort(port);
+        boolean ethernet = portAttributes.linkLayer() == LinkLayer.ETHERNET;
+        MemorySegment deviceStruct = ibv_context.device(handle).reinterpret(ibv_device.layout().byteSize());
+        java.nio.file.Path sysfs = java.nio.file.Path.of(deviceStruct.getString(ibv_device.ibdev_path$offset()));
+        List<GidEntry> table = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment gid = arena.allocate(ibv_gid.layout());
+            for (int index = 0; index < portAttributes.gidTableLength(); index++) {
+                int rc = (int) Native.QUERY_GID.invokeExact(state.segment(), handle, (byte) port, index, gid);
+                if (rc != 0) {
+                    throw new VerbsException("ibv_query_gid", rc > 0 ? rc : state.errno(), "device " + device.name()
+                            + " port " + port + " index " + index + " (reading " + sysfs + ")");
+                }
+                Gid value = Gid.read(gid, 0);
+                if (!value.equals(Gid.ZERO)) {
+                    table.add(new GidEntry(index, port, value,
+                            GidType.of(SysfsGidAttributes.type(sysfs, port, index, ethernet)),
+                            SysfsGidAttributes.netdevIndex(sysfs, port, index)));
+                }
+            }
+            return List.copyOf(table);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * The libibverbs functions this context calls that older rdma-core releases lack (absent ones have fallbacks): the
+     * process's table for an adopted context, which asks libibverbs nothing until a control-path verb needs it.
+     */
+    VerbsSymbols symbols() {
+        return symbols != null ? symbols : VerbsSymbols.system();
     }
 
     /**

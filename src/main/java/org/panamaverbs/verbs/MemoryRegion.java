@@ -9,6 +9,7 @@ import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.Unchecked;
+import org.panamaverbs.internal.VerbsSymbols;
 
 /**
  * {@code struct ibv_mr}: native memory registered with the device, from {@code ibv_reg_mr}, closed with
@@ -17,7 +18,10 @@ import org.panamaverbs.internal.Unchecked;
  *
  * <p>{@code ibv_reg_mr} is a macro in verbs.h that ends in the exported
  * {@code ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access)} whenever the access flags are not a
- * compile-time constant, which from Java they never are; that is what is called here.
+ * compile-time constant, which from Java they never are; that is what is called here. rdma-core before 28 has
+ * no {@code ibv_reg_mr_iova2}: there the exported {@code ibv_reg_mr(pd, addr, length, access)} is called, which
+ * registers the same region but knows no optional access flags, so a registration asking for one
+ * ({@link Access#RELAXED_ORDERING}) is refused there, naming the release that has them.
  *
  * <p>Memory lifetime: a region made by {@link ProtectionDomain#register(Arena, MemorySegment, Access...)}
  * is tied to the arena of its memory, whose close closes the region before it frees the memory; one made by
@@ -39,8 +43,9 @@ public final class MemoryRegion extends VerbsResource {
     private final int access;
 
     private static final class Native {
-        static final MethodHandle REG_MR_IOVA2 = CallState.capturingErrno(
-                ibverbs_h.ibv_reg_mr_iova2$address(), ibverbs_h.ibv_reg_mr_iova2$descriptor());
+        /** The exported {@code ibv_reg_mr} (IBVERBS_1.1), for a libibverbs without {@code ibv_reg_mr_iova2}. */
+        static final MethodHandle REG_MR = CallState.capturingErrno(
+                ibverbs_h.ibv_reg_mr$address(), ibverbs_h.ibv_reg_mr$descriptor());
     }
 
     private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access) {
@@ -121,10 +126,19 @@ public final class MemoryRegion extends VerbsResource {
         if ((access & (Access.REMOTE_WRITE.bit() | Access.REMOTE_ATOMIC.bit())) != 0) {
             access |= Access.LOCAL_WRITE.bit();
         }
+        VerbsSymbols symbols = pd.context().symbols();
+        UnsupportedVerbException tooOld = optionalAccessRefusal(symbols, access);
+        if (tooOld != null) {
+            throw pd.context().policy().refused(tooOld);
+        }
+        MethodHandle regMrIova2 = symbols.handle(VerbsSymbols.Newer.REG_MR_IOVA2);
         Object event = ControlEvents.begin(ControlEvents.Kind.MEMORY_REGION_CREATE);
         try (CallState state = CallState.open()) {
-            MemorySegment mr = (MemorySegment) Native.REG_MR_IOVA2.invokeExact(state.segment(), pd.handle(),
-                    segment, segment.byteSize(), segment.address(), access);
+            MemorySegment mr = regMrIova2 != null
+                    ? (MemorySegment) regMrIova2.invokeExact(state.segment(), pd.handle(), segment, segment.byteSize(),
+                            segment.address(), access)
+                    : (MemorySegment) Native.REG_MR.invokeExact(state.segment(), pd.handle(), segment, segment.byteSize(),
+                            access);
             if (mr.equals(MemorySegment.NULL)) {
                 DeviceAttributes limits = pd.context().attributes();
                 throw new VerbsException("ibv_reg_mr", state.errno(), "registering " + segment.byteSize()
@@ -140,6 +154,21 @@ public final class MemoryRegion extends VerbsResource {
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
+    }
+
+    /**
+     * The refusal of a registration with an optional access flag ({@code IBV_ACCESS_OPTIONAL_RANGE}, e.g.
+     * {@link Access#RELAXED_ORDERING}) by a libibverbs without {@code ibv_reg_mr_iova2}, whose {@code ibv_reg_mr}
+     * would pass the flag to a kernel that may refuse it or, worse, misread it; null when {@code symbols} has
+     * {@code ibv_reg_mr_iova2} or {@code access} has no optional flag.
+     */
+    static UnsupportedVerbException optionalAccessRefusal(VerbsSymbols symbols, int access) {
+        if (symbols.handle(VerbsSymbols.Newer.REG_MR_IOVA2) != null || (access & VerbsSymbols.ACCESS_OPTIONAL_RANGE) == 0) {
+            return null;
+        }
+        return new UnsupportedVerbException("ibv_reg_mr", symbols.lacking(VerbsSymbols.Newer.REG_MR_IOVA2,
+                "access 0x" + Integer.toHexString(access) + " with an optional flag (RELAXED_ORDERING)"),
+                "register without Access.RELAXED_ORDERING, or " + VerbsSymbols.upgrade(VerbsSymbols.Newer.REG_MR_IOVA2));
     }
 
     /**

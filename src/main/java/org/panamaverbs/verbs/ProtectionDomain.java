@@ -144,7 +144,8 @@ public final class ProtectionDomain extends VerbsResource {
      *         {@link MemoryRegion#rkey()} and {@link MemoryRegion#address()} to a peer for remote access
      * @throws IllegalArgumentException for a heap or zero-length segment
      * @throws IllegalStateException    if this domain is closed or the segment's arena already is
-     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
+     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, and for
+     *                                  {@link Access#RELAXED_ORDERING} on rdma-core before 28 (see {@link Rdma#rdmaCore()})
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno (ENOMEM or EFAULT often mean the
      *                                  locked-memory limit, {@code ulimit -l}, is too low)
      * @deprecated A segment does not give the library its arena, so the library cannot stop the device
@@ -172,7 +173,8 @@ public final class ProtectionDomain extends VerbsResource {
      *               for local read only
      * @return the region; {@link MemoryRegion#segment()} is the memory to read and write
      * @throws IllegalArgumentException if {@code size} is not positive
-     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
+     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, and for
+     *                                  {@link Access#RELAXED_ORDERING} on rdma-core before 28 (see {@link Rdma#rdmaCore()})
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno
      */
     public MemoryRegion allocateAndRegister(long size, Access... access) {

@@ -16,6 +16,7 @@ import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.NativeLibrary;
 import org.panamaverbs.internal.Unchecked;
+import org.panamaverbs.internal.VerbsSymbols;
 
 /**
  * Entry point: is RDMA usable here, which devices are there, open one.
@@ -70,6 +71,8 @@ public final class Rdma {
     /**
      * Throws {@link RdmaUnavailableException} if libibverbs cannot be loaded, and {@link UnsupportedOperationException}
      * (naming the architecture) on a CPU whose struct layouts this library does not know; needs no kernel support.
+     * The first successful call resolves the library's newer functions ({@link VerbsSymbols#system()}) and logs
+     * which rdma-core this is.
      */
     static void requireLibrary() {
         NativeLayouts.requireSupportedArchitecture();
@@ -78,6 +81,25 @@ public final class Rdma {
             throw new RdmaUnavailableException(RdmaUnavailableException.Reason.LIBRARY_MISSING,
                     NativeLibrary.missingMessage(NativeLibrary.IBVERBS, problem), null);
         }
+        VerbsSymbols.system();
+    }
+
+    /**
+     * Which rdma-core this process runs on: the libibverbs file the dynamic loader chose (by the soname
+     * {@code libibverbs.so.1}, so {@code LD_LIBRARY_PATH} counts), rdma-core's version as that file's name gives it,
+     * and what Panama Verbs does instead of each function the library lacks. Panama Verbs runs on rdma-core 17 and
+     * later; before 32 some features take fallbacks, and a few are refused with a message naming the release that
+     * has them (see {@link RdmaCore#fallbacks()}). Needs no kernel support and no device.
+     *
+     * @return the library's description, the same for the life of the process
+     * @throws RdmaUnavailableException with {@link RdmaUnavailableException.Reason#LIBRARY_MISSING} if libibverbs
+     *                                  cannot be loaded
+     * @throws UnsupportedOperationException on a CPU architecture other than x86_64 and aarch64
+     */
+    public static RdmaCore rdmaCore() {
+        requireLibrary();
+        VerbsSymbols symbols = VerbsSymbols.system();
+        return new RdmaCore(symbols.version(), symbols.libraryFile(), symbols.fallbacks());
     }
 
     /**
@@ -125,12 +147,21 @@ public final class Rdma {
      * @throws VerbsException           if {@code ibv_open_device} fails
      */
     public static Context open(String name, HardwareClass emulate) {
+        return open(name, emulate, null);
+    }
+
+    /**
+     * {@link #open(String, HardwareClass)} calling the libibverbs functions of {@code symbols}, or the process's
+     * ({@link VerbsSymbols#system()}) when null: the tests pass a table without the newer functions to run the
+     * fallbacks an older rdma-core gets.
+     */
+    static Context open(String name, HardwareClass emulate, VerbsSymbols symbols) {
         return withDeviceList(list -> {
             List<String> present = new ArrayList<>();
             for (MemorySegment device : list) {
                 RdmaDevice info = describe(device);
                 if (info.name().equals(name)) {
-                    return Context.open(device, info, emulate);
+                    return Context.open(device, info, emulate, symbols == null ? VerbsSymbols.system() : symbols);
                 }
                 present.add(info.name());
             }
@@ -152,7 +183,7 @@ public final class Rdma {
                         "the kernel supports RDMA but has no RDMA device. Load a driver for your NIC, or create a"
                                 + " Soft-RoCE device: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <eth>", null);
             }
-            return Context.open(list.getFirst(), describe(list.getFirst()), null);
+            return Context.open(list.getFirst(), describe(list.getFirst()), null, VerbsSymbols.system());
         });
     }
 

@@ -14,6 +14,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.ffi.ibv_context;
 import org.panamaverbs.ffi.ibv_cq;
@@ -30,6 +31,11 @@ import org.panamaverbs.internal.VerbsBridge;
  * The native benchmark (bench/native-datapath) runs the same path against a real stub provider.
  */
 class AdoptionTest {
+    /** Everything here loads libibverbs (a machine without rdma-core skips it, naming the package). */
+    @BeforeAll
+    static void needsLibibverbs() {
+        RequiredTools.libibverbs();
+    }
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MemorySegment SCHED_YIELD = LINKER.defaultLookup().find("sched_yield").orElseThrow();
     private static final MethodHandle EVENTFD = LINKER.downcallHandle(LINKER.defaultLookup().find("eventfd").orElseThrow(),

@@ -24,6 +24,7 @@ class AvailabilityTest {
 
     @Test
     void installedLibraryLoadsBySoname() {
+        RequiredTools.libibverbs();
         assertNull(NativeLibrary.probe(NativeLibrary.IBVERBS), "libibverbs.so.1 should load (scripts/setup installs it)");
     }
 
@@ -34,11 +35,18 @@ class AvailabilityTest {
         String message = NativeLibrary.missingMessage(NativeLibrary.IBVERBS, problem);
         assertTrue(message.startsWith("libibverbs.so.1 could not be loaded ("), message);
         assertTrue(message.contains("apt-get install libibverbs1 ibverbs-providers"), message);
-        assertTrue(NativeLibrary.missingMessage(NativeLibrary.RDMACM, problem).contains("librdmacm1"));
+        assertTrue(message.contains("dnf install rdma-core libibverbs"), message);
+        assertTrue(message.contains("zypper install rdma-core libibverbs1"), message);
+        String rdmacm = NativeLibrary.missingMessage(NativeLibrary.RDMACM, problem);
+        assertTrue(rdmacm.contains("apt-get install librdmacm1 (librdmacm1t64 on Debian 13"), rdmacm);
+        assertTrue(rdmacm.contains("dnf install librdmacm"), rdmacm);
+        assertTrue(rdmacm.contains("zypper install librdmacm1"), rdmacm);
+        assertEquals(1, rdmacm.lines().count(), rdmacm);
     }
 
     @Test
     void kernelWithoutRdmaGivesOneClearExceptionAndNoCrash() {
+        RequiredTools.libibverbs();
         assumeFalse(KERNEL_HAS_RDMA, "this kernel has RDMA support");
         RdmaUnavailableException e = assertThrows(RdmaUnavailableException.class, Rdma::ensureAvailable);
         assertEquals(RdmaUnavailableException.Reason.NO_KERNEL_SUPPORT, e.reason());
@@ -58,6 +66,7 @@ class AvailabilityTest {
 
     @Test
     void kernelWithRdmaIsAvailable() {
+        RequiredTools.libibverbs();
         assumeTrue(KERNEL_HAS_RDMA, "this kernel has no RDMA support");
         assertTrue(Rdma.isAvailable());
         RdmaUnavailableException e = assertThrows(RdmaUnavailableException.class,
@@ -67,6 +76,7 @@ class AvailabilityTest {
 
     @Test
     void workRequestsNeedOnlyTheLibrary() {
+        RequiredTools.libibverbs();
         try (SendWorkRequests s = SendWorkRequests.allocate(1, 1);
              RecvWorkRequests r = RecvWorkRequests.allocate(1, 1);
              WorkCompletions w = WorkCompletions.allocate(1)) {

@@ -141,20 +141,17 @@ final class CLayouts {
      * (keyed by Java class name; {@code structs} give the C type of each); returns the values C gives, keyed
      * the same, plus {@code constants} (C expressions keyed by name) keyed {@code const NAME}.
      *
-     * @throws AssertionError naming the missing tool and its Debian package when the target's compiler or
-     *                        runner is not installed
+     * The test is skipped, or failed under {@code panamaverbs.requireTools} ({@link RequiredTools}), naming the missing
+     * tool and its Debian package when the target's compiler or runner or rdma-core's headers are not installed.
      */
     static Map<String, Long> measure(Target target, List<Struct> structs, Map<String, GroupLayout> layouts,
             Map<String, String> constants) throws IOException, InterruptedException {
         for (String tool : Stream.concat(Stream.of(target.compiler), target.runner.stream()).toList()) {
-            if (!onPath(tool)) {
-                throw new AssertionError(tool + " is not installed: the " + target + " layout check needs it (Debian: "
-                        + (tool.startsWith("qemu") ? "qemu-user" : target.packages) + "; scripts/setup installs it)");
-            }
+            RequiredTools.require(RequiredTools.onPath(tool), tool + " is not installed: the " + target
+                    + " layout check needs it (Debian: " + (tool.startsWith("qemu") ? "qemu-user" : target.packages)
+                    + "; scripts/setup installs it)");
         }
-        if (!Files.exists(Path.of("/usr/include/infiniband/verbs.h")) || !Files.exists(Path.of("/usr/include/rdma/rdma_cma.h"))) {
-            throw new AssertionError("verbs.h or rdma_cma.h not installed (scripts/setup: libibverbs-dev, librdmacm-dev)");
-        }
+        RequiredTools.gccWithRdmaHeaders();
         Map<String, String> cTypes = new HashMap<>();
         for (Struct s : structs) {
             cTypes.put(s.javaName(), s.cType());
@@ -258,16 +255,6 @@ final class CLayouts {
             }
         }
         return include;
-    }
-
-    private static boolean onPath(String tool) {
-        String path = System.getenv("PATH");
-        for (String dir : (path == null ? "/usr/bin:/bin" : path).split(":")) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private record ProcessResult(int status, String output) {

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.ToIntFunction;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.ffi.ibverbs_h;
 
@@ -20,6 +21,11 @@ import org.panamaverbs.ffi.ibverbs_h;
  * checks every one against the constant jextract generated from verbs.h.
  */
 class ConstantsTest {
+    /** Everything here loads libibverbs (a machine without rdma-core skips it, naming the package). */
+    @BeforeAll
+    static void needsLibibverbs() {
+        RequiredTools.libibverbs();
+    }
 
     private static int generated(String name) throws Exception {
         Method m = ibverbs_h.class.getMethod(name);

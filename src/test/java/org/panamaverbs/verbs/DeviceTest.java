@@ -107,14 +107,19 @@ abstract class DeviceTest {
         }
 
         Loopback(int bufferSize, int maxSge, ConnectOptions options) {
-            cqA = context.createCompletionQueue(64);
-            cqB = context.createCompletionQueue(64);
+            this(context, pd, bufferSize, maxSge, options);
+        }
+
+        /** On {@code ctx} and its {@code pd} rather than the test device's shared ones. */
+        Loopback(Context ctx, ProtectionDomain pd, int bufferSize, int maxSge, ConnectOptions options) {
+            cqA = ctx.createCompletionQueue(64);
+            cqB = ctx.createCompletionQueue(64);
             a = pd.createQueuePair(QpConfig.builder(cqA).maxSendWr(32).maxRecvWr(32)
                     .maxSendSge(maxSge).maxRecvSge(maxSge).build());
             b = pd.createQueuePair(QpConfig.builder(cqB).maxSendWr(32).maxRecvWr(32)
                     .maxSendSge(maxSge).maxRecvSge(maxSge).build());
             QueuePair.connectLoopback(a, b, options);
-            Access[] access = context.attributes().atomicCapability() == AtomicCapability.NONE
+            Access[] access = ctx.attributes().atomicCapability() == AtomicCapability.NONE
                     ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ}
                     : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC};
             mrA = pd.allocateAndRegister(bufferSize, access);

@@ -37,6 +37,7 @@ class MadMultiplexerTest {
 
     @Test
     void answersEveryRequestWithSuccessAndServesClientsOneAfterAnother() throws Exception {
+        RequiredTools.tool("gcc", "gcc");
         Path binary = dir.resolve("pvrdma-mad-mux");
         Process gcc = new ProcessBuilder("gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary.toString(),
                 SOURCE.toString()).redirectErrorStream(true).start();

@@ -16,6 +16,7 @@ import jdk.jfr.Recording;
 import jdk.jfr.RecordingState;
 import jdk.jfr.consumer.RecordedEvent;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.internal.ControlEvents;
 
@@ -26,6 +27,11 @@ import org.panamaverbs.internal.ControlEvents;
  * {@code JfrEventsTest} covers the events of real verbs.
  */
 class ObservabilityTest {
+    /** Everything here loads libibverbs (a machine without rdma-core skips it, naming the package). */
+    @BeforeAll
+    static void needsLibibverbs() {
+        RequiredTools.libibverbs();
+    }
 
     @Test
     void aRefusedVerbIsLoggedAtInfoAndRecorded() throws Throwable {

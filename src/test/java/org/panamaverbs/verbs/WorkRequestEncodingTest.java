@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.ffi.ibv_recv_wr;
 import org.panamaverbs.ffi.ibv_send_wr;
@@ -20,6 +21,11 @@ import org.panamaverbs.ffi.ibv_wc;
 
 /** The flyweights write (and read) exactly the bytes C code would, as gcc lays them out. */
 class WorkRequestEncodingTest {
+    /** Everything here loads libibverbs (a machine without rdma-core skips it, naming the package). */
+    @BeforeAll
+    static void needsLibibverbs() {
+        RequiredTools.libibverbs();
+    }
 
     private static byte[] bytes(MemorySegment segment, long offset, long size) {
         return segment.asSlice(offset, size).toArray(JAVA_BYTE);
