@@ -390,7 +390,7 @@ abstract class Latency implements Callable<Integer> {
         if (warmup > 0) { // before the peer is involved: a server listens only after it
             localWarmup(o.allSizes ? 2 : o.size != null ? o.size : DEFAULT_SIZE, warmup, rxDepth);
         }
-        try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, 1, rxDepth, readTest(),
+        try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, iterations, 1, rxDepth, readTest(),
                 out, access)) {
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
             List<LatencyReport> reports = run(s, sizes, iterations);

@@ -90,7 +90,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             return loopback(iterations, txDepth, largest);
         }
         boolean read = opcode == WrOpcode.RDMA_READ;
-        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, txDepth, 1, read, out,
+        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, 1, read, out,
                 read ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                         : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE})) {
             s.connectAndPrint();

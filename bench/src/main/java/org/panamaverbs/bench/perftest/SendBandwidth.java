@@ -41,7 +41,7 @@ public final class SendBandwidth implements Callable<Integer> {
         int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
-        try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, txDepth, rxDepth, false,
+        try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
                 out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
             // a handshake so no send comes before them; the run; each side's own line; close
