@@ -28,7 +28,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code ib_write_lat}, {@code ib_read_lat} and {@code ib_send_lat} over RC, wire-compatible with perftest 4.5:
+ * {@code ib_write_lat}, {@code ib_read_lat} and {@code ib_send_lat} over RC, wire-compatible with perftest 4.5 to 26.04:
  * each follows its C tool's sequence of handshakes ({@code write_lat.c}, {@code read_lat.c}, {@code send_lat.c})
  * and its ping-pong loop ({@code run_iter_lat_write}, {@code run_iter_lat}, {@code run_iter_lat_send}), and prints
  * perftest's latency line ({@link LatencyReport}). Every wait for the peer is bounded by {@code --timeout}.

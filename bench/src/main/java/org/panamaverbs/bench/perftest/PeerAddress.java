@@ -6,7 +6,8 @@ import java.util.Locale;
 import org.panamaverbs.verbs.Gid;
 
 /**
- * One queue pair's address record as perftest 4.5 exchanges it over TCP ({@code struct pingpong_dest}
+ * One queue pair's address record as perftest exchanges it over TCP, the same in every release but for 26.04's
+ * {@code --data_validation} form ({@code struct pingpong_dest}
  * printed with {@code KEY_PRINT_FMT_GID}): {@code lid:out_reads:qpn:psn:rkey:vaddr:} in fixed-width lower-case
  * hex, sixteen {@code %02x:} GID bytes, {@code srqn:} and a NUL, 108 bytes in all. The form without a GID
  * (59 bytes, InfiniBand without {@code -x}) is never needed on RoCE, where perftest always sends a GID.
@@ -132,7 +133,7 @@ public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, lon
         String shown = new String(wire, 0, Math.min(wire.length, WIRE_SIZE), StandardCharsets.ISO_8859_1)
                 .replaceAll("[^\\x20-\\x7e]", "?");
         return new PerftestException("the peer's address record is malformed (" + why + "): \"" + shown
-                + "\" (is the peer perftest 4.5 running the same test?)");
+                + "\" (is the peer perftest running the same test?)");
     }
 
     /** {@code true} if the GID is an IPv4-mapped one (RoCE v2 over IPv4), perftest's GID-type compatibility test. */

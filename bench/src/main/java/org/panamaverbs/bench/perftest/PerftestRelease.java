@@ -15,7 +15,7 @@ record PerftestRelease(String version, double number) {
     static final String NEWEST_KNOWN_VERSION = "6.29";
     /** perftest refuses peers older than this ({@code check_version_compatibility}), and so do the Java tools. */
     static final double OLDEST_COMPATIBLE = 5.70;
-    /** From this version on, a tool no longer writes "done" after its last handshake (23.10, commit dbf395e). */
+    /** From this version on (23.10), a tool no longer writes "done" after its last handshake: it raced with the close. */
     private static final double NO_DONE_SINCE = 6.17;
     /** 26.01 added the parameter negotiation after the version exchange, whatever the peer's version. */
     private static final double NEGOTIATES_SINCE = 6.28;

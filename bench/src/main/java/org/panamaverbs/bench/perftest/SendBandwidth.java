@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code ib_send_bw} over RC, wire-compatible with perftest 4.5 ({@code send_bw.c}): the client sends, the server
+ * {@code ib_send_bw} over RC, wire-compatible with perftest 4.5 to 26.04 ({@code send_bw.c}): the client sends, the server
  * keeps {@code -r} receives posted and reposts each one as it completes; both print their own result line (the
  * server's peak is 0, as perftest's, which measures no peak on the receiving side), and no report is exchanged.
  */
