@@ -197,28 +197,32 @@ public final class PerftestWire implements AutoCloseable {
         String what = "parameter negotiation record";
         String release = peerRelease.describe();
         int shortest = recordSize != null ? recordSize : ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV;
-        byte[] theirs = new byte[recordSize != null ? recordSize : ParameterNegotiation.RECORD_SIZE];
+        int longest = recordSize != null ? recordSize : ParameterNegotiation.RECORD_SIZE;
+        byte[] theirs;
         int received;
         if (client) {
-            int size = recordSize != null ? recordSize : ParameterNegotiation.RECORD_SIZE;
-            transport.send(what, ParameterNegotiation.encode(mine, attributes, layout, size));
+            transport.send(what, ParameterNegotiation.encode(mine, attributes, layout, longest));
+            // a C server read what it could of it with one read of its own size and answers with that size: over TCP a
+            // shorter answer means this side's last bytes are still in its stream
+            theirs = new byte[rdmaCm ? ParameterNegotiation.RECORD_SIZE : longest];
             try {
-                received = transport.receiveRecord(what, theirs, rdmaCm ? shortest : Math.min(size, shortest),
-                        timeout, NEGOTIATION_GRACE);
+                received = transport.receiveRecord(what, theirs, ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV, timeout,
+                        NEGOTIATION_GRACE);
             } catch (PerftestException e) {
-                if (size == ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV && e.getMessage().contains("closed the connection")) {
-                    throw new PerftestException(e.getMessage() + ": it did not take this side's " + size
+                if (longest == ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV && e.getMessage().contains("closed the connection")) {
+                    throw new PerftestException(e.getMessage() + ": it did not take this side's " + longest
                             + "-byte record; a perftest built with mlx5 direct verbs (as distributions build it) expects "
                             + ParameterNegotiation.RECORD_SIZE + ": run this side without --negotiation-size", e);
                 }
                 throw e;
             }
-            if (received != size && !rdmaCm) {
-                throw new PerftestException(release + " answered the " + size + "-byte " + what + " with "
+            if (received != longest && !rdmaCm) {
+                throw new PerftestException(release + " answered the " + longest + "-byte " + what + " with "
                         + received + " bytes: it is a build without mlx5 direct verbs and has taken only the first "
                         + received + " bytes of this side's; run this side with --negotiation-size " + received);
             }
         } else {
+            theirs = new byte[longest];
             received = transport.receiveRecord(what, theirs, shortest, timeout, NEGOTIATION_GRACE);
             transport.send(what, ParameterNegotiation.encode(mine, attributes, layout, received));
         }
