@@ -106,16 +106,22 @@ class PerftestDialectTest {
     record Seen(byte[] version, byte[] negotiation, byte[] afterClose) {
     }
 
-    /** A C server of {@code release}: reads first, then writes, every message. */
-    static Seen cServer(Release release, CRecord record, int recordSize, InputStream in, OutputStream out) throws IOException {
+    /** A C server's side up to the MTU (reads first, then writes, every message); returns the client's version. */
+    static byte[] serverUpToMtu(String version, InputStream in, OutputStream out) throws IOException {
         byte[] theirVersion = in.readNBytes(16);
-        out.write(version(release.version));
+        out.write(version(version));
         in.readNBytes(4);
         out.write(new byte[] {0, 0, 0x10, 0});
         in.readNBytes(4);
         out.write(new byte[] {0, 0, 0, 64});
         in.readNBytes(2);
         out.write(new byte[] {'3', 0});
+        return theirVersion;
+    }
+
+    /** A C server of {@code release}. */
+    static Seen cServer(Release release, CRecord record, int recordSize, InputStream in, OutputStream out) throws IOException {
+        byte[] theirVersion = serverUpToMtu(release.version, in, out);
         byte[] negotiation = null;
         if (release.negotiatesWith(new String(theirVersion, 0, 4, StandardCharsets.US_ASCII))) {
             negotiation = new byte[recordSize];
@@ -267,9 +273,12 @@ class PerftestDialectTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Release.class)
-    void eachReleasesClientAgainstJavaServer(Release release) throws Exception {
+    /** What a Java server and a hand-written C client saw of each other. */
+    record ServerRun(Seen seen, ParameterNegotiation.Parameters theirs) {
+    }
+
+    /** A Java server against {@code release}'s client, whose negotiation record (if any) is {@code recordSize} bytes. */
+    static ServerRun javaServerAgainst(Release release, int recordSize) throws Exception {
         int port = freePort();
         CompletableFuture<ParameterNegotiation.Parameters> java = CompletableFuture.supplyAsync(() -> {
             try (PerftestWire wire = PerftestWire.accept(port, SHORT)) {
@@ -278,30 +287,30 @@ class PerftestDialectTest {
         });
         Seen seen;
         try (Socket s = connectWhenListening(port)) {
-            seen = cClient(release, new CRecord(), ParameterNegotiation.RECORD_SIZE, s.getInputStream(), s.getOutputStream());
+            seen = cClient(release, new CRecord(), recordSize, s.getInputStream(), s.getOutputStream());
         }
-        assertPeerSaw(release, seen);
-        assertEquals(release.negotiatesWith("6.29") ? 128 : -1,
-                java.get(10, TimeUnit.SECONDS) == null ? -1 : java.get().maxQpRdAtom());
+        return new ServerRun(seen, java.get(10, TimeUnit.SECONDS));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Release.class)
+    void eachReleasesClientAgainstJavaServer(Release release) throws Exception {
+        ServerRun run = javaServerAgainst(release, ParameterNegotiation.RECORD_SIZE);
+        assertPeerSaw(release, run.seen());
+        if (release.negotiatesWith("6.29")) {
+            assertEquals(128, run.theirs().maxQpRdAtom());
+        } else {
+            assertNull(run.theirs());
+        }
     }
 
     /** A perftest built without mlx5 direct verbs sends 312 bytes: the Java server answers with 312. */
     @Test
     void aServerAnswersA312ByteRecordWith312Bytes() throws Exception {
-        int port = freePort();
-        CompletableFuture<ParameterNegotiation.Parameters> java = CompletableFuture.supplyAsync(() -> {
-            try (PerftestWire wire = PerftestWire.accept(port, SHORT)) {
-                return javaSide(wire, null);
-            }
-        });
-        Seen seen;
-        try (Socket s = connectWhenListening(port)) {
-            seen = cClient(Release.PERFTEST_26_01, new CRecord(), ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV,
-                    s.getInputStream(), s.getOutputStream());
-        }
-        assertEquals(ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV, seen.negotiation().length);
-        assertEquals(4096, java.get(10, TimeUnit.SECONDS).size());
-        assertArrayEquals(new byte[0], seen.afterClose()); // the next message (the address record) was in step
+        ServerRun run = javaServerAgainst(Release.PERFTEST_26_01, ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV);
+        assertEquals(ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV, run.seen().negotiation().length);
+        assertEquals(4096, run.theirs().size());
+        assertArrayEquals(new byte[0], run.seen().afterClose()); // the next message (the address record) was in step
     }
 
     /** The client must guess the server's build: a wrong guess either way is one line naming the fix. */
@@ -364,14 +373,7 @@ class PerftestDialectTest {
             try (listener; Socket s = listener.accept()) {
                 InputStream in = s.getInputStream();
                 OutputStream out = s.getOutputStream();
-                in.readNBytes(16);
-                out.write(version("6.28"));
-                in.readNBytes(4);
-                out.write(new byte[] {0, 0, 0x10, 0});
-                in.readNBytes(4);
-                out.write(new byte[] {0, 0, 0, 64});
-                in.readNBytes(2);
-                out.write(new byte[] {'3', 0});
+                serverUpToMtu("6.28", in, out);
                 in.readNBytes(ParameterNegotiation.RECORD_SIZE);
                 out.write(record);
                 out.flush();
