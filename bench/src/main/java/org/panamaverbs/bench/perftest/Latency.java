@@ -28,7 +28,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code ib_write_lat}, {@code ib_read_lat} and {@code ib_send_lat} over RC, wire-compatible with perftest 4.5:
+ * {@code ib_write_lat}, {@code ib_read_lat} and {@code ib_send_lat} over RC, wire-compatible with perftest 4.5 to 26.04:
  * each follows its C tool's sequence of handshakes ({@code write_lat.c}, {@code read_lat.c}, {@code send_lat.c})
  * and its ping-pong loop ({@code run_iter_lat_write}, {@code run_iter_lat}, {@code run_iter_lat_send}), and prints
  * perftest's latency line ({@link LatencyReport}). Every wait for the peer is bounded by {@code --timeout}.
@@ -390,7 +390,7 @@ abstract class Latency implements Callable<Integer> {
         if (warmup > 0) { // before the peer is involved: a server listens only after it
             localWarmup(o.allSizes ? 2 : o.size != null ? o.size : DEFAULT_SIZE, warmup, rxDepth);
         }
-        try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, 1, rxDepth, readTest(),
+        try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, iterations, 1, rxDepth, readTest(),
                 out, access)) {
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
             List<LatencyReport> reports = run(s, sizes, iterations);
