@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -27,6 +26,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.AddressHandle;
+import org.panamaverbs.verbs.DeviceUnderTest;
 import org.panamaverbs.verbs.Grh;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QueuePair;
@@ -41,7 +41,7 @@ import org.panamaverbs.verbs.WrOpcode;
 
 /**
  * rdma_cm between two processes on the real device: this JVM and a {@link CmPeer} JVM, over the device's
- * IP address ({@code PANAMA_VERBS_RDMA_ADDR}, which the Soft-RoCE guest sets, or {@code RDMA_TEST_ADDR}).
+ * IP address ({@code RDMA_TEST_ADDRESS}, which the Soft-RoCE guest sets).
  * Bytes, immediates, private data and statuses are compared; faults end within stated bounds.
  */
 @Tag("device")
@@ -51,13 +51,7 @@ class CmConnectionTest {
 
     @BeforeAll
     static void findAddress() throws IOException {
-        String value = System.getenv("RDMA_TEST_ADDR");
-        if (value == null || value.isBlank()) {
-            value = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        }
-        assumeTrue(value != null && !value.isBlank(), "rdma_cm tests need the RDMA device's IP address in RDMA_TEST_ADDR"
-                + " (the Soft-RoCE guest sets PANAMA_VERBS_RDMA_ADDR)");
-        address = InetAddress.getByName(value);
+        address = DeviceUnderTest.requireAddress("rdma_cm tests");
     }
 
     /** A {@link CmPeer} in its own JVM, with its stdout lines queued for the test. */

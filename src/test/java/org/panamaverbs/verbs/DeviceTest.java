@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Tag;
 
 /**
  * Base of the device tests: they run on a real RDMA device, the one named by {@code RDMA_TEST_DEVICE}
- * or else the first one (rxe0 in the project's guest, see scripts/rdma-guest). Tagged {@code device},
+ * or else the first one (rxe0 in the project's guest, see scripts/rdma-guest). Tagged {@code rdma-device},
  * so the default build leaves them out and {@code -Pdevice-tests} runs only them.
  */
 @Tag("device")
@@ -23,8 +23,7 @@ abstract class DeviceTest {
 
     @BeforeAll
     static void openDevice() {
-        String name = System.getenv("RDMA_TEST_DEVICE");
-        context = name == null || name.isBlank() ? Rdma.openFirst() : Rdma.open(name);
+        context = DeviceUnderTest.open();
         pd = context.allocateProtectionDomain();
     }
 

@@ -22,10 +22,7 @@ import org.junit.jupiter.api.Test;
 class LeakBaselineTest {
     @Test
     void recordResourceCountsBeforeTheSuite() throws Exception {
-        String address = System.getenv("RDMA_TEST_ADDR");
-        if (address == null || address.isBlank()) {
-            address = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        }
+        String address = DeviceUnderTest.addressOrNull();
         if (address != null && !address.isBlank()) {
             try (CmEventChannel channel = CmEventChannel.create(); CmId id = CmId.create(channel, PortSpace.TCP)) {
                 id.bind(new InetSocketAddress(InetAddress.getByName(address), 0));

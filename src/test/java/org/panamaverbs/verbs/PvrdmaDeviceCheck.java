@@ -24,7 +24,8 @@ import org.panamaverbs.cm.PortSpace;
  * {@code N passed, N failed}, and exits 1 if any check failed.
  *
  * <p>Environment (set by {@code scripts/rdma-guest --tier pvrdma|pvrdma-hwv13}):
- * {@code PANAMA_VERBS_RDMA_DEVICE} (vmw_pvrdma0), {@code PANAMA_VERBS_RDMA_GID_INDEX} (the GID of the
+ * {@code RDMA_TEST_DEVICE} (vmw_pvrdma0), {@code RDMA_TEST_ADDRESS} (the guest's IPv4 address),
+ * {@code PANAMA_VERBS_RDMA_GID_INDEX} (the GID of the
  * guest's IPv4 address; the fec0:: GID of QEMU's user network is not on the backend) and
  * {@code PANAMA_VERBS_GUEST_TIER}, which says which class detection must find. The first argument is the
  * path of the C program {@code opcode_probe} (src/test/c), whose measurements of what the device does with
@@ -56,7 +57,7 @@ public final class PvrdmaDeviceCheck {
             System.err.println("usage: PvrdmaDeviceCheck OPCODE_PROBE [CHECK...]   (default: every check)");
             System.exit(2);
         }
-        String device = getenv("PANAMA_VERBS_RDMA_DEVICE", "vmw_pvrdma0");
+        String device = getenv(DeviceUnderTest.DEVICE_ENV, getenv("PANAMA_VERBS_RDMA_DEVICE", "vmw_pvrdma0"));
         int gidIndex = Integer.parseInt(getenv("PANAMA_VERBS_RDMA_GID_INDEX", "-1"));
         HardwareClass expected = getenv("PANAMA_VERBS_GUEST_TIER", "pvrdma").equals("pvrdma-hwv13")
                 ? HardwareClass.PVRDMA_HWV13 : HardwareClass.PVRDMA_HWV14;
@@ -106,6 +107,12 @@ public final class PvrdmaDeviceCheck {
         check(exit == 0, "scripts/device-report exited with " + exit);
     }
 
+    /** The nested guest's address: the one it sets, else the one test-pvrdma gives it. */
+    private static InetAddress guestAddress() throws java.net.UnknownHostException {
+        String address = DeviceUnderTest.addressOrNull();
+        return InetAddress.getByName(address == null ? "10.251.0.2" : address);
+    }
+
     private static String getenv(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;
@@ -148,7 +155,7 @@ public final class PvrdmaDeviceCheck {
      * {@link Context#capabilities()}, under the detected profile and both emulated ones, attempted here.
      */
     private void capabilityTable() throws Exception {
-        InetAddress address = InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2"));
+        InetAddress address = guestAddress();
         for (HardwareClass profile : HardwareClass.values()) {
             try (Context ctx = Rdma.open(context.name(), profile)) {
                 for (String line : new CapabilityTableCheck(ctx, gidIndex, address).run()) {
@@ -160,7 +167,7 @@ public final class PvrdmaDeviceCheck {
 
     /** rdma_create_ep is refused on the real device, before librdmacm is asked. */
     private void gateCreateEndpoint() throws Exception {
-        InetAddress address = InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2"));
+        InetAddress address = guestAddress();
         try (CmEventChannel channel = CmEventChannel.create()) {
             try (CmId id = CmId.createEndpoint(channel, new InetSocketAddress(address, 0), true, PortSpace.TCP,
                     Duration.ofMinutes(2))) {
@@ -182,7 +189,7 @@ public final class PvrdmaDeviceCheck {
     private void rdmaCm() throws Exception {
         String port = System.getenv("PANAMA_VERBS_CM_PORT");
         check(port != null, "PANAMA_VERBS_CM_PORT names the port of the CmPeer echo-server JVM (scripts/test-pvrdma starts it)");
-        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2")),
+        InetSocketAddress server = new InetSocketAddress(guestAddress(),
                 Integer.parseInt(port));
         int[] lengths = {1, 32, 64};
         MemoryRegion[] buffer = new MemoryRegion[1];

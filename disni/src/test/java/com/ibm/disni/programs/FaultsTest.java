@@ -1,6 +1,6 @@
 package com.ibm.disni.programs;
 
-import static com.ibm.disni.programs.ProgramProcess.host;
+import static com.ibm.disni.DeviceUnderTest.host;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;

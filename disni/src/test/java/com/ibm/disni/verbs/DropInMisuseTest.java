@@ -1,5 +1,7 @@
 package com.ibm.disni.verbs;
 
+import static com.ibm.disni.DeviceUnderTest.host;
+import static com.ibm.disni.DeviceUnderTest.open;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.Rdma;
 
 /**
  * Misuse of the drop-in's raw-address API on a real device: private data and memory registrations named by
@@ -36,16 +37,6 @@ class DropInMisuseTest {
     private static final int UNMAPPED_WHEN_FREED = 64 << 20;
     /** An address no process maps (above the 47-bit user space of x86-64 with 4-level paging). */
     private static final long UNMAPPED = 1L << 47;
-
-    private static Context open() {
-        String name = System.getenv("RDMA_TEST_DEVICE");
-        return name == null || name.isEmpty() ? Rdma.openFirst() : Rdma.open(name);
-    }
-
-    private static String host() {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        return address == null || address.isEmpty() ? "10.250.0.1" : address;
-    }
 
     private static void expect(RdmaEventChannel channel, RdmaCmEvent.EventType type) throws IOException {
         RdmaCmEvent event = channel.getCmEvent(15_000);
