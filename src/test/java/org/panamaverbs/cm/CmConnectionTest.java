@@ -44,7 +44,7 @@ import org.panamaverbs.verbs.WrOpcode;
  * IP address ({@code RDMA_TEST_ADDRESS}, which the Soft-RoCE guest sets).
  * Bytes, immediates, private data and statuses are compared; faults end within stated bounds.
  */
-@Tag("device")
+@Tag("rdma-device")
 class CmConnectionTest {
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     static InetAddress address;

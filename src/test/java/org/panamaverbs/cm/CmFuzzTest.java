@@ -40,7 +40,7 @@ import org.panamaverbs.verbs.VerbsException;
  * (default 3). Most steps are single librdmacm calls (each a write to {@code /dev/infiniband/rdma_cm}); a
  * queue pair or a connection is a small share.
  */
-@Tag("device")
+@Tag("rdma-device")
 class CmFuzzTest {
     private static final int STEPS = Integer.getInteger("panamaverbs.cmfuzz.steps", 20_000);
     private static final int THREADS = Integer.getInteger("panamaverbs.cmfuzz.threads", 3);

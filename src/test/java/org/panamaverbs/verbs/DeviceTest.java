@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Tag;
  * or else the first one (rxe0 in the project's guest, see scripts/rdma-guest). Tagged {@code rdma-device},
  * so the default build leaves them out and {@code -Pdevice-tests} runs only them.
  */
-@Tag("device")
+@Tag("rdma-device")
 abstract class DeviceTest {
     /** How long a test waits for completions; generous, because the guest runs under TCG. */
     static final Duration COMPLETION_TIMEOUT = Duration.ofSeconds(60);

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * {@code ctx} in the counts that no close can release), so the baseline is taken after rdma_cm has been
  * used once; then the count is the same before and after the suite, and any further {@code ctx} is a leak.
  */
-@Tag("device")
+@Tag("rdma-device")
 @Order(Integer.MIN_VALUE)
 class LeakBaselineTest {
     @Test

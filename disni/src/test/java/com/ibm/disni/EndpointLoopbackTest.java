@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * pair exchanging SENDs through CQ callbacks, a passive pair polling their own CQs for a SEND and an RDMA
  * READ, and a connect to a port nobody listens on failing with REJECTED instead of hanging.
  */
-@Tag("device")
+@Tag("rdma-device")
 class EndpointLoopbackTest {
     private static final int SIZE = 64;
     private static final long RECV_ID = 7, SEND_ID = 8, READ_ID = 9;

@@ -28,7 +28,7 @@ import org.panamaverbs.verbs.Rdma;
  * rdma_cm example needs the device's IP address ({@code RDMA_TEST_ADDRESS}, which the project's Soft-RoCE guest
  * sets); without it that test is skipped, or fails with {@code -Dpanamaverbs.requireDevice=true}.
  */
-@Tag("device")
+@Tag("rdma-device")
 class ExamplesDeviceTest {
     /** A program under emulation starts in seconds and runs in a few more; this bounds a hung one. */
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(3);

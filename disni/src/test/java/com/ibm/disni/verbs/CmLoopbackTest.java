@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * guest ({@code RDMA_TEST_ADDRESS}): resolve, connect with private data, accept, SEND /
  * RECV, disconnect seen by both sides; then a connect with nothing listening ends in {@code REJECTED}.
  */
-@Tag("device")
+@Tag("rdma-device")
 class CmLoopbackTest {
 
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE

@@ -28,7 +28,7 @@ import org.panamaverbs.verbs.QueuePair;
  * address, scatter-gather counts that overflow, and stateful calls executed from a new thread per request.
  * Each ends in an {@link IOException} (or is bounded) instead of a crash or unbounded growth.
  */
-@Tag("device")
+@Tag("rdma-device")
 class DropInMisuseTest {
 
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE

@@ -30,7 +30,7 @@ import org.panamaverbs.verbs.QueuePair;
  * process. The queue pairs are made with Panama Verbs and wrapped, since {@code RdmaCmId.createQP} (the
  * DiSNI way) is not in this module yet; everything after that is DiSNI's API.
  */
-@Tag("device")
+@Tag("rdma-device")
 class VerbsLoopbackTest {
 
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
