@@ -107,7 +107,7 @@ public final class Context extends VerbsResource {
         MemorySegment raw = raw(handle);
         String name = device.name();
         own(() -> check("ibv_close_device", ibverbs_h.ibv_close_device(raw), "device " + name));
-        this.backstopWatch = ((Backstop) treeLock()).watch(this);
+        this.backstopWatch = treeLock().watch(this);
     }
 
     /** Opens {@code device} (an entry of a live {@code ibv_get_device_list} array) under {@code emulate}, or detected if null. */
