@@ -37,14 +37,14 @@ class FaultInjectionTest extends DeviceTest {
 
     private static void postReceives(Loopback p, int count, long firstId) {
         for (int i = 0; i < count; i++) {
-            p.recvs.get(i).id(firstId + i).sge(p.mrB, 64L * i, 64);
+            p.recvs.get(i).wrId(firstId + i).sge(p.mrB, 64L * i, 64);
         }
         p.b.postRecvOrThrow(p.recvs, count);
     }
 
     private static void postSends(Loopback p, int count, long firstId) {
         for (int i = 0; i < count; i++) {
-            p.sends.get(i).id(firstId + i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(p.mrA, 64L * i, 32);
+            p.sends.get(i).wrId(firstId + i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(p.mrA, 64L * i, 32);
         }
         p.a.postSendOrThrow(p.sends, count);
     }
@@ -53,7 +53,7 @@ class FaultInjectionTest extends DeviceTest {
     void badRkeyIsARemoteAccessErrorForTheRequesterAndErrorsTheResponder() {
         try (Loopback p = pair(ConnectOptions.defaults())) {
             postReceives(p, 1, 100);
-            p.sends.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(p.mrA, 0, 16)
+            p.sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(p.mrA, 0, 16)
                     .remote(p.mrB.address(), p.mrB.rkey() ^ 0x5a00);
             p.a.postSendOrThrow(p.sends, 1);
             Done requester = await(p.cqA, 1).getFirst();
@@ -132,7 +132,7 @@ class FaultInjectionTest extends DeviceTest {
             QueuePair.connectLoopback(a, b);
             int writes = tiny.capacity() + 4;
             for (int i = 0; i < writes; i++) {
-                wrs.get(0).id(i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(mr, 0, 8)
+                wrs.get(0).wrId(i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(mr, 0, 8)
                         .remote(mr.address() + 64, mr.rkey());
                 a.postSendOrThrow(wrs, 1);
             }
@@ -180,7 +180,7 @@ class FaultInjectionTest extends DeviceTest {
                     long drainUntil = Long.MAX_VALUE;
                     while (outstanding > 0 || !stop.get()) {
                         if (!stop.get() && outstanding < 32) {
-                            wrs.get(0).id(posted.get()).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                            wrs.get(0).wrId(posted.get()).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                                     .sge(mr, 0, 64).remote(mr.address() + 1024, mr.rkey());
                             if (a.postSend(wrs, 1) == 0) {
                                 posted.incrementAndGet();

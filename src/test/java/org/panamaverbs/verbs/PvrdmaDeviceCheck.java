@@ -198,7 +198,7 @@ public final class PvrdmaDeviceCheck {
                     .privateData("pvrdma client".getBytes(StandardCharsets.US_ASCII)).prepare(c -> {
                         buffer[0] = c.protectionDomain().allocateAndRegister(8192, Access.LOCAL_WRITE);
                         for (int i = 0; i < 3; i++) {
-                            recvs.get(i).id(10 + i).sge(buffer[0], 4096 + i * 1024L, 1024);
+                            recvs.get(i).wrId(10 + i).sge(buffer[0], 4096 + i * 1024L, 1024);
                         }
                         c.queuePair().postRecvOrThrow(recvs, 3);
                     }).build();
@@ -213,7 +213,7 @@ public final class PvrdmaDeviceCheck {
                 int offset = 0;
                 for (int m = 0; m < 3; m++) {
                     fill(buffer[0], offset, lengths[m], 40 + m);
-                    sends.get(0).id(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], offset, lengths[m]);
+                    sends.get(0).wrId(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], offset, lengths[m]);
                     c.queuePair().postSendOrThrow(sends, 1);
                     List<long[]> done = new ArrayList<>();
                     long deadline = System.nanoTime() + TIMEOUT_NANOS;
@@ -341,12 +341,12 @@ public final class PvrdmaDeviceCheck {
             QueuePair receiver = pd.createQueuePair(config(sendCq, recvCq).srq(srq).build());
             QueuePair sender = pd.createQueuePair(config(sendCq, sendCq).build());
             QueuePair.connectLoopback(sender, receiver);
-            recvs.get(0).id(100).sge(mr, 8192, 1024);
-            recvs.get(1).id(101).sge(mr, 9216, 1024);
+            recvs.get(0).wrId(100).sge(mr, 8192, 1024);
+            recvs.get(1).wrId(101).sge(mr, 9216, 1024);
             srq.postRecvOrThrow(recvs, 2);
             for (int m = 0; m < 2; m++) {
                 fill(mr, m * 1024L, 700, 40 + m);
-                sends.get(0).id(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, m * 1024L, 700);
+                sends.get(0).wrId(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, m * 1024L, 700);
                 sender.postSendOrThrow(sends, 1);
             }
             expectSuccess(sendCq, 2, WcOpcode.SEND, sender.qpNumber(), -1);
@@ -374,16 +374,16 @@ public final class PvrdmaDeviceCheck {
             // three single-entry messages (1 byte, half and all of max_msg_sz 1024) and one gathered from three entries
             int[] lengths = {1, 512, 1024};
             for (int m = 0; m < 3; m++) {
-                recvs.get(m).id(10 + m).sge(mrB, 4096L * m, 1024);
+                recvs.get(m).wrId(10 + m).sge(mrB, 4096L * m, 1024);
             }
-            recvs.get(3).id(13).sge(0, mrB, 12288, 100).sge(1, mrB, 12400, 100).sge(2, mrB, 12500, 100).numSge(3);
+            recvs.get(3).wrId(13).sge(0, mrB, 12288, 100).sge(1, mrB, 12400, 100).sge(2, mrB, 12500, 100).numSge(3);
             b.postRecvOrThrow(recvs, 4);
             for (int m = 0; m < 3; m++) {
                 fill(mrA, 4096L * m, lengths[m], m + 1);
-                sends.get(m).id(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mrA, 4096L * m, lengths[m]);
+                sends.get(m).wrId(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mrA, 4096L * m, lengths[m]);
             }
             fill(mrA, 12288, 300, 9);
-            sends.get(3).id(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
+            sends.get(3).wrId(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                     .sge(0, mrA, 12288, 120).sge(1, mrA, 12408, 80).sge(2, mrA, 12488, 100).numSge(3);
             a.postSendOrThrow(sends, 4);
             List<long[]> sent = expectSuccess(cqA, 4, WcOpcode.SEND, a.qpNumber(), -1);
@@ -408,7 +408,7 @@ public final class PvrdmaDeviceCheck {
              QueuePair qp = pd.createQueuePair(config(cq, cq).build());
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             QueuePair.connectLoopback(qp, qp);
-            sends.get(0).id(1).atomic(mr.address(), mr.rkey(), 0, 1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
+            sends.get(0).wrId(1).atomic(mr.address(), mr.rkey(), 0, 1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
                     .flags(SendFlags.SIGNALED).sge(mr, 0, 8);
             UnsupportedVerbException e = expectRefusal(() -> qp.postSend(sends, 1), "ibv_post_send");
             check(e.getMessage().contains("no atomic operations"), e.getMessage());
@@ -426,7 +426,7 @@ public final class PvrdmaDeviceCheck {
                  SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
                 check(qp.capabilities().maxInlineData() == 0, "max_inline_data " + qp.capabilities().maxInlineData());
                 QueuePair.connectLoopback(qp, qp);
-                sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(mr, 0, 16);
+                sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(mr, 0, 16);
                 expectRefusal(() -> qp.postSend(sends, 1), "ibv_post_send");
             }
         }
@@ -486,13 +486,13 @@ public final class PvrdmaDeviceCheck {
             for (WrOpcode op : new WrOpcode[] {WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ,
                     WrOpcode.SEND_WITH_IMM}) {
                 // a chain of a valid SEND and the refused request: nothing may be posted
-                sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 16);
-                sends.get(1).id(2).opcode(op).flags(SendFlags.SIGNALED).sge(mr, 0, 16).remote(mr.address(), mr.rkey());
+                sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 16);
+                sends.get(1).wrId(2).opcode(op).flags(SendFlags.SIGNALED).sge(mr, 0, 16).remote(mr.address(), mr.rkey());
                 UnsupportedVerbException e = expectRefusal(() -> a.postSend(sends, 2), "ibv_post_send");
                 check(e.getMessage().contains("work request 1 is " + op + ", which would arrive as a plain SEND"), e.getMessage());
             }
             // nothing was posted, and the queue pairs still work
-            recvs.get(0).id(7).sge(mr, 2048, 64);
+            recvs.get(0).wrId(7).sge(mr, 2048, 64);
             b.postRecvOrThrow(recvs, 1);
             fill(mr, 0, 16, 77);
             a.postSendOrThrow(sends, 1);

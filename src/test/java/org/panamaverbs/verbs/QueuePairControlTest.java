@@ -50,7 +50,7 @@ class QueuePairControlTest extends DeviceTest {
     void errorStateFlushesOutstandingReceives() {
         try (Loopback l = new Loopback(4096, 1)) {
             for (int i = 0; i < 5; i++) {
-                l.recvs.get(i).id(100 + i).sge(l.mrB, i * 64L, 64);
+                l.recvs.get(i).wrId(100 + i).sge(l.mrB, i * 64L, 64);
             }
             l.b.postRecvOrThrow(l.recvs, 5);
             l.b.modifyToError();
@@ -72,7 +72,7 @@ class QueuePairControlTest extends DeviceTest {
             QueuePair.connectLoopback(l.a, l.b);
             assertEquals(QpState.RTS, l.a.state());
             fill(l.mrA, 0, 500, 70);
-            l.sends.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 500)
+            l.sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 500)
                     .remote(l.mrB.address(), l.mrB.rkey());
             l.a.postSendOrThrow(l.sends, 1);
             assertEquals(WcStatus.SUCCESS, await(l.cqA, 1).getFirst().status());
@@ -90,7 +90,7 @@ class QueuePairControlTest extends DeviceTest {
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             // rnr_retry 0: the first RNR NAK fails the send instead of retrying forever (rnr_retry 7).
             QueuePair.connectLoopback(a, b, ConnectOptions.builder().rnrRetry(0).build());
-            sends.get(0).id(9).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 32);
+            sends.get(0).wrId(9).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 32);
             a.postSendOrThrow(sends, 1);
             Done done = await(cqA, 1).getFirst();
             assertEquals(9, done.wrId());
