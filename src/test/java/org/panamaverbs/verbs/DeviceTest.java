@@ -102,10 +102,10 @@ abstract class DeviceTest {
         final RecvWorkRequests recvs;
 
         Loopback(int bufferSize, int maxSge) {
-            this(bufferSize, maxSge, ConnectOptions.defaults());
+            this(bufferSize, maxSge, QpConnectOptions.defaults());
         }
 
-        Loopback(int bufferSize, int maxSge, ConnectOptions options) {
+        Loopback(int bufferSize, int maxSge, QpConnectOptions options) {
             cqA = context.createCompletionQueue(64);
             cqB = context.createCompletionQueue(64);
             a = pd.createQueuePair(QpConfig.builder(cqA).maxSendWr(32).maxRecvWr(32)

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class FaultInjectionTest extends DeviceTest {
 
     /** Loopback pair with these connection options (RNR and retry counts). */
-    private static Loopback pair(ConnectOptions options) {
+    private static Loopback pair(QpConnectOptions options) {
         return new Loopback(4096, 1, options);
     }
 
@@ -51,7 +51,7 @@ class FaultInjectionTest extends DeviceTest {
 
     @Test
     void badRkeyIsARemoteAccessErrorForTheRequesterAndErrorsTheResponder() {
-        try (Loopback p = pair(ConnectOptions.defaults())) {
+        try (Loopback p = pair(QpConnectOptions.defaults())) {
             postReceives(p, 1, 100);
             p.sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(p.mrA, 0, 16)
                     .remote(p.mrB.address(), p.mrB.rkey() ^ 0x5a00);
@@ -72,7 +72,7 @@ class FaultInjectionTest extends DeviceTest {
 
     @Test
     void forcingAQueuePairToErrorMidStreamFlushesEveryOutstandingReceive() {
-        try (Loopback p = pair(ConnectOptions.defaults())) {
+        try (Loopback p = pair(QpConnectOptions.defaults())) {
             postReceives(p, 16, 1000);
             postSends(p, 6, 1);
             List<Done> sent = await(p.cqA, 6);
@@ -107,7 +107,7 @@ class FaultInjectionTest extends DeviceTest {
 
     @Test
     void receiverNotReadyWithNoRetriesIsAnRnrRetryError() {
-        try (Loopback p = pair(ConnectOptions.builder().rnrRetry(0).minRnrTimer(1).build())) {
+        try (Loopback p = pair(QpConnectOptions.builder().rnrRetry(0).minRnrTimer(1).build())) {
             postSends(p, 1, 7); // b has no receive posted
             Done done = await(p.cqA, 1).getFirst();
             assertEquals(7, done.wrId());
@@ -170,7 +170,7 @@ class FaultInjectionTest extends DeviceTest {
              SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
             QueuePair a = domain.createQueuePair(QpConfig.builder(cq).maxSendWr(64).build());
             QueuePair b = domain.createQueuePair(QpConfig.builder(cq).build());
-            QueuePair.connectLoopback(a, b, ConnectOptions.builder().retryCount(1).timeout(10).build());
+            QueuePair.connectLoopback(a, b, QpConnectOptions.builder().retryCount(1).timeout(10).build());
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger posted = new AtomicInteger();
             List<WcStatus> statuses = new ArrayList<>();

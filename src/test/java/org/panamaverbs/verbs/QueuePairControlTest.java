@@ -35,7 +35,7 @@ class QueuePairControlTest extends DeviceTest {
         try (CompletionQueue cq = context.createCompletionQueue(16);
              QueuePair a = pd.createQueuePair(QpConfig.builder(cq).build());
              QueuePair b = pd.createQueuePair(QpConfig.builder(cq).build())) {
-            ConnectOptions options = ConnectOptions.builder().timeout(18).retryCount(3).rnrRetry(5)
+            QpConnectOptions options = QpConnectOptions.builder().timeout(18).retryCount(3).rnrRetry(5)
                     .pathMtu(Mtu.MTU_512).build();
             QueuePair.connectLoopback(a, b, options);
             QpAttributes attributes = a.query();
@@ -89,7 +89,7 @@ class QueuePairControlTest extends DeviceTest {
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             // rnr_retry 0: the first RNR NAK fails the send instead of retrying forever (rnr_retry 7).
-            QueuePair.connectLoopback(a, b, ConnectOptions.builder().rnrRetry(0).build());
+            QueuePair.connectLoopback(a, b, QpConnectOptions.builder().rnrRetry(0).build());
             sends.get(0).wrId(9).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 32);
             a.postSendOrThrow(sends, 1);
             Done done = await(cqA, 1).getFirst();

@@ -116,9 +116,9 @@ class ResourceLifecycleTest extends DeviceTest {
              QueuePair b = pd.createQueuePair(QpConfig.builder(cq).build())) {
             a.modifyToInit(Access.bits(Access.LOCAL_WRITE));
             assertEquals(QpState.INIT, a.state());
-            a.modifyToRtr(b.localEndpoint(), ConnectOptions.defaults());
+            a.modifyToRtr(b.localEndpoint(), QpConnectOptions.defaults());
             assertEquals(QpState.RTR, a.state());
-            a.modifyToRts(ConnectOptions.defaults());
+            a.modifyToRts(QpConnectOptions.defaults());
             assertEquals(QpState.RTS, a.state());
             b.connect(a.localEndpoint());
             assertEquals(QpState.RTS, b.state());
