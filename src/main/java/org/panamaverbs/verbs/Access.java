@@ -67,7 +67,7 @@ public enum Access {
 
     /**
      * The C bit mask of several flags, as {@code ibv_reg_mr}'s {@code access} and INIT's
-     * {@code qp_access_flags} take it ({@link ConnectOptions.Builder#access(int)}).
+     * {@code qp_access_flags} take it ({@link QpConnectOptions.Builder#access(int)}).
      *
      * @param flags the flags to combine, in any order, repeats allowed; no null elements
      * @return the bitwise OR of their {@link #bit()} values; 0 for no flags (a region that can only be

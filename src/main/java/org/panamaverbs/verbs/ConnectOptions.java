@@ -1,370 +1,350 @@
 package org.panamaverbs.verbs;
 
-import java.util.Objects;
-
 /**
- * How {@link QueuePair#connect(QpEndpoint, ConnectOptions)} moves a queue pair through INIT, RTR and RTS
- * ({@code ibv_modify_qp} attributes). Immutable; {@link #defaults()} are perftest's, and
- * {@link #builder()} / {@link #toBuilder()} change single attributes. What is not set explicitly is
- * derived from the port and device when connecting (path MTU, access flags, read/atomic depths).
+ * The former name of {@link QpConnectOptions}: how {@link QueuePair#connect(QpEndpoint, ConnectOptions)} moves a
+ * queue pair through INIT, RTR and RTS ({@code ibv_modify_qp} attributes). Every value is held by, and means what
+ * it means in, the {@link QpConnectOptions} that {@link #toQpConnectOptions()} returns.
+ *
+ * @deprecated use {@link QpConnectOptions}, which has the same builder and accessors; the name was too close to
+ *             {@code org.panamaverbs.cm.ConnectionOptions}, which configures an rdma_cm connection
  */
+@Deprecated(since = "0.2.0")
 public final class ConnectOptions {
-    private static final ConnectOptions DEFAULTS = new Builder().build();
+    private static final ConnectOptions DEFAULTS = new ConnectOptions(QpConnectOptions.defaults());
 
-    private final Mtu pathMtu;
-    private final Integer access;
-    private final int minRnrTimer;
-    private final int timeout;
-    private final int retryCount;
-    private final int rnrRetry;
-    private final Integer maxReadAtomic;
-    private final Integer maxDestReadAtomic;
-    private final int hopLimit;
-    private final int trafficClass;
-    private final int serviceLevel;
+    private final QpConnectOptions options;
 
-    private ConnectOptions(Builder b) {
-        pathMtu = b.pathMtu;
-        access = b.access;
-        minRnrTimer = b.minRnrTimer;
-        timeout = b.timeout;
-        retryCount = b.retryCount;
-        rnrRetry = b.rnrRetry;
-        maxReadAtomic = b.maxReadAtomic;
-        maxDestReadAtomic = b.maxDestReadAtomic;
-        hopLimit = b.hopLimit;
-        trafficClass = b.trafficClass;
-        serviceLevel = b.serviceLevel;
+    private ConnectOptions(QpConnectOptions options) {
+        this.options = options;
+    }
+
+    /** {@return the options {@code options} holds, or null for null (which the methods taking them reject)} */
+    static QpConnectOptions unwrap(ConnectOptions options) {
+        return options == null ? null : options.options;
     }
 
     /**
-     * perftest's defaults: the port's active MTU; local write, remote write and read access (plus remote
-     * atomic where the device has atomics); min RNR timer 12; timeout 14 (4.096 µs × 2^14 ≈ 67 ms);
-     * retry 7; RNR retry 7 (forever); read/atomic depths from the device, capped at 16; hop limit 255.
+     * perftest's defaults, as {@link QpConnectOptions#defaults()}.
      *
-     * @return the shared default options (traffic class and service level 0)
+     * @return the shared default options
+     * @deprecated use {@link QpConnectOptions#defaults()}
      */
+    @Deprecated(since = "0.2.0")
     public static ConnectOptions defaults() {
         return DEFAULTS;
     }
 
-    /** {@return a new builder starting from {@link #defaults()}} */
+    /**
+     * A builder starting from {@link #defaults()}.
+     *
+     * @return a new builder
+     * @deprecated use {@link QpConnectOptions#builder()}
+     */
+    @Deprecated(since = "0.2.0")
     public static Builder builder() {
-        return new Builder();
+        return new Builder(QpConnectOptions.builder());
     }
 
-    /** {@return a new builder starting from these options; building it does not change this object} */
+    /**
+     * A builder starting from these options.
+     *
+     * @return a new builder; building it does not change this object
+     * @deprecated use {@link QpConnectOptions#toBuilder()}
+     */
+    @Deprecated(since = "0.2.0")
     public Builder toBuilder() {
-        return new Builder(this);
+        return new Builder(options.toBuilder());
+    }
+
+    /** {@return these options under their current name, for code moving to {@link QpConnectOptions}} */
+    public QpConnectOptions toQpConnectOptions() {
+        return options;
     }
 
     /**
-     * The requested path MTU, or null for the port's active MTU.
+     * {@return {@link QpConnectOptions#pathMtu()}}
      *
-     * @return the MTU asked for RTR's {@code path_mtu}, which the port's active MTU caps when connecting;
-     *         null for the active MTU itself
+     * @deprecated use {@link QpConnectOptions#pathMtu()}
      */
+    @Deprecated(since = "0.2.0")
     public Mtu pathMtu() {
-        return pathMtu;
+        return options.pathMtu();
     }
 
     /**
-     * INIT {@code qp_access_flags} (C bits), or null for the default described at {@link #defaults()}.
+     * {@return {@link QpConnectOptions#access()}}
      *
-     * @return the {@code IBV_ACCESS_*} bits ({@link Access#bits}) the queue pair grants remote requests, or null
+     * @deprecated use {@link QpConnectOptions#access()}
      */
+    @Deprecated(since = "0.2.0")
     public Integer access() {
-        return access;
+        return options.access();
     }
 
     /**
-     * RTR {@code min_rnr_timer}.
+     * {@return {@link QpConnectOptions#minRnrTimer()}}
      *
-     * @return the encoded delay, 0..31, this side asks a sender to wait after an RNR NAK (it has no receive
-     *         posted): 12 is 0.64 ms, 31 is 491.52 ms, 0 is the longest, 655.36 ms
+     * @deprecated use {@link QpConnectOptions#minRnrTimer()}
      */
+    @Deprecated(since = "0.2.0")
     public int minRnrTimer() {
-        return minRnrTimer;
+        return options.minRnrTimer();
     }
 
     /**
-     * RTS {@code timeout} (4.096 µs × 2^timeout per attempt; 0 waits forever).
+     * {@return {@link QpConnectOptions#timeout()}}
      *
-     * @return the exponent, 0..31, of the local ACK timeout
+     * @deprecated use {@link QpConnectOptions#timeout()}
      */
+    @Deprecated(since = "0.2.0")
     public int timeout() {
-        return timeout;
+        return options.timeout();
     }
 
     /**
-     * RTS {@code retry_cnt}.
+     * {@return {@link QpConnectOptions#retryCount()}}
      *
-     * @return how many times, 0..7, a request is resent after an ACK timeout before it completes with
-     *         {@link WcStatus#RETRY_EXC_ERR}
+     * @deprecated use {@link QpConnectOptions#retryCount()}
      */
+    @Deprecated(since = "0.2.0")
     public int retryCount() {
-        return retryCount;
+        return options.retryCount();
     }
 
     /**
-     * RTS {@code rnr_retry} (7 = retry forever).
+     * {@return {@link QpConnectOptions#rnrRetry()}}
      *
-     * @return how many times, 0..7, a request is resent after an RNR NAK before it completes with
-     *         {@link WcStatus#RNR_RETRY_EXC_ERR}
+     * @deprecated use {@link QpConnectOptions#rnrRetry()}
      */
+    @Deprecated(since = "0.2.0")
     public int rnrRetry() {
-        return rnrRetry;
+        return options.rnrRetry();
     }
 
     /**
-     * RTS {@code max_rd_atomic}, or null for the device's {@code max_qp_init_rd_atom} capped at 16.
+     * {@return {@link QpConnectOptions#maxReadAtomic()}}
      *
-     * @return how many RDMA READ and atomic requests this side may have outstanding as initiator, or null
+     * @deprecated use {@link QpConnectOptions#maxReadAtomic()}
      */
+    @Deprecated(since = "0.2.0")
     public Integer maxReadAtomic() {
-        return maxReadAtomic;
+        return options.maxReadAtomic();
     }
 
     /**
-     * RTR {@code max_dest_rd_atomic}, or null for the device's {@code max_qp_rd_atom} capped at 16.
+     * {@return {@link QpConnectOptions#maxDestReadAtomic()}}
      *
-     * @return how many incoming RDMA READ and atomic requests this side handles at once as responder, or null
+     * @deprecated use {@link QpConnectOptions#maxDestReadAtomic()}
      */
+    @Deprecated(since = "0.2.0")
     public Integer maxDestReadAtomic() {
-        return maxDestReadAtomic;
+        return options.maxDestReadAtomic();
     }
 
-    /** {@return the GRH hop limit, 0..255 (on RoCE v2 the IP TTL or hop limit)} */
+    /**
+     * {@return {@link QpConnectOptions#hopLimit()}}
+     *
+     * @deprecated use {@link QpConnectOptions#hopLimit()}
+     */
+    @Deprecated(since = "0.2.0")
     public int hopLimit() {
-        return hopLimit;
+        return options.hopLimit();
     }
 
-    /** {@return the GRH traffic class, 0..255 (on RoCE v2 the IP DSCP and ECN bits)} */
+    /**
+     * {@return {@link QpConnectOptions#trafficClass()}}
+     *
+     * @deprecated use {@link QpConnectOptions#trafficClass()}
+     */
+    @Deprecated(since = "0.2.0")
     public int trafficClass() {
-        return trafficClass;
+        return options.trafficClass();
     }
 
-    /** {@return the service level of the address vector, 0..15} */
+    /**
+     * {@return {@link QpConnectOptions#serviceLevel()}}
+     *
+     * @deprecated use {@link QpConnectOptions#serviceLevel()}
+     */
+    @Deprecated(since = "0.2.0")
     public int serviceLevel() {
-        return serviceLevel;
+        return options.serviceLevel();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConnectOptions c && Objects.equals(pathMtu, c.pathMtu) && Objects.equals(access, c.access)
-                && minRnrTimer == c.minRnrTimer && timeout == c.timeout && retryCount == c.retryCount
-                && rnrRetry == c.rnrRetry && Objects.equals(maxReadAtomic, c.maxReadAtomic)
-                && Objects.equals(maxDestReadAtomic, c.maxDestReadAtomic) && hopLimit == c.hopLimit
-                && trafficClass == c.trafficClass && serviceLevel == c.serviceLevel;
+        return o instanceof ConnectOptions c && options.equals(c.options);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(pathMtu, access, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, hopLimit, trafficClass, serviceLevel);
+        return options.hashCode();
     }
 
     @Override
     public String toString() {
-        return "ConnectOptions[pathMtu=" + (pathMtu == null ? "port" : pathMtu.bytes()) + ", access="
-                + (access == null ? "default" : "0x" + Integer.toHexString(access)) + ", minRnrTimer=" + minRnrTimer
-                + ", timeout=" + timeout + ", retryCount=" + retryCount + ", rnrRetry=" + rnrRetry
-                + ", maxReadAtomic=" + (maxReadAtomic == null ? "device" : maxReadAtomic) + ", maxDestReadAtomic="
-                + (maxDestReadAtomic == null ? "device" : maxDestReadAtomic) + ", hopLimit=" + hopLimit
-                + ", trafficClass=" + trafficClass + ", serviceLevel=" + serviceLevel + "]";
+        return options.toString();
     }
 
-    /** Builds {@link ConnectOptions}; each value is range-checked when set. */
+    /**
+     * Builds {@link ConnectOptions}: {@link QpConnectOptions.Builder} under the former name; each value is
+     * range-checked when set, as there.
+     *
+     * @deprecated use {@link QpConnectOptions.Builder}
+     */
+    @Deprecated(since = "0.2.0")
     public static final class Builder {
-        private Mtu pathMtu;
-        private Integer access;
-        private int minRnrTimer = 12;
-        private int timeout = 14;
-        private int retryCount = 7;
-        private int rnrRetry = 7;
-        private Integer maxReadAtomic;
-        private Integer maxDestReadAtomic;
-        private int hopLimit = 255;
-        private int trafficClass;
-        private int serviceLevel;
+        private final QpConnectOptions.Builder builder;
 
-        private Builder() {
-        }
-
-        private Builder(ConnectOptions o) {
-            pathMtu = o.pathMtu;
-            access = o.access;
-            minRnrTimer = o.minRnrTimer;
-            timeout = o.timeout;
-            retryCount = o.retryCount;
-            rnrRetry = o.rnrRetry;
-            maxReadAtomic = o.maxReadAtomic;
-            maxDestReadAtomic = o.maxDestReadAtomic;
-            hopLimit = o.hopLimit;
-            trafficClass = o.trafficClass;
-            serviceLevel = o.serviceLevel;
+        private Builder(QpConnectOptions.Builder builder) {
+            this.builder = builder;
         }
 
         /**
-         * The path MTU; the port's active MTU caps it. Null: the port's active MTU.
+         * As {@link QpConnectOptions.Builder#pathMtu(Mtu)}.
          *
-         * @param value {@link Mtu#MTU_256} to {@link Mtu#MTU_4096}, or null
+         * @param value {@link Mtu#MTU_256} to {@link Mtu#MTU_4096}, or null for the port's active MTU
          * @return this builder
-         * @throws IllegalArgumentException for {@link Mtu#UNKNOWN}, which has no C value to send
+         * @throws IllegalArgumentException for {@link Mtu#UNKNOWN}
          */
         public Builder pathMtu(Mtu value) {
-            if (value == Mtu.UNKNOWN) {
-                throw new IllegalArgumentException("Mtu.UNKNOWN is not a path MTU: pass MTU_256 to MTU_4096,"
-                        + " or null for the port's active MTU");
-            }
-            pathMtu = value;
+            builder.pathMtu(value);
             return this;
         }
 
         /**
-         * INIT access flags as C bits ({@link Access#bits}).
+         * As {@link QpConnectOptions.Builder#access(int)}.
          *
-         * @param accessBits the {@code IBV_ACCESS_*} bits the queue pair grants remote requests; not checked
-         *                   here, passed to {@code ibv_modify_qp} as they are
+         * @param accessBits the {@code IBV_ACCESS_*} bits the queue pair grants remote requests
          * @return this builder
          */
         public Builder access(int accessBits) {
-            access = accessBits;
+            builder.access(accessBits);
             return this;
         }
 
         /**
-         * INIT access flags.
+         * As {@link QpConnectOptions.Builder#access(Access...)}.
          *
-         * @param flags what the queue pair grants remote requests, for example {@link Access#REMOTE_WRITE} and
-         *              {@link Access#REMOTE_READ}; none grants nothing
+         * @param flags what the queue pair grants remote requests; none grants nothing
          * @return this builder
          */
         public Builder access(Access... flags) {
-            access = Access.bits(flags);
+            builder.access(flags);
             return this;
         }
 
         /**
-         * RTR {@code min_rnr_timer}, 0..31.
+         * As {@link QpConnectOptions.Builder#minRnrTimer(int)}.
          *
-         * @param value the encoded delay, 0..31 (see {@link ConnectOptions#minRnrTimer()})
+         * @param value the encoded delay, 0..31
          * @return this builder
          * @throws IllegalArgumentException outside 0..31
          */
         public Builder minRnrTimer(int value) {
-            minRnrTimer = range("minRnrTimer", value, 31);
+            builder.minRnrTimer(value);
             return this;
         }
 
         /**
-         * RTS {@code timeout}, 0..31.
+         * As {@link QpConnectOptions.Builder#timeout(int)}.
          *
-         * @param value the exponent: each attempt waits 4.096 µs × 2^value; 0 waits forever
+         * @param value the exponent of the local ACK timeout, 0..31
          * @return this builder
          * @throws IllegalArgumentException outside 0..31
          */
         public Builder timeout(int value) {
-            timeout = range("timeout", value, 31);
+            builder.timeout(value);
             return this;
         }
 
         /**
-         * RTS {@code retry_cnt}, 0..7.
+         * As {@link QpConnectOptions.Builder#retryCount(int)}.
          *
          * @param value resends after an ACK timeout, 0..7
          * @return this builder
          * @throws IllegalArgumentException outside 0..7
          */
         public Builder retryCount(int value) {
-            retryCount = range("retryCount", value, 7);
+            builder.retryCount(value);
             return this;
         }
 
         /**
-         * RTS {@code rnr_retry}, 0..7 (7 = forever).
+         * As {@link QpConnectOptions.Builder#rnrRetry(int)}.
          *
          * @param value resends after an RNR NAK, 0..6, or 7 for no limit
          * @return this builder
          * @throws IllegalArgumentException outside 0..7
          */
         public Builder rnrRetry(int value) {
-            rnrRetry = range("rnrRetry", value, 7);
+            builder.rnrRetry(value);
             return this;
         }
 
         /**
-         * RTS {@code max_rd_atomic}, 0..255.
+         * As {@link QpConnectOptions.Builder#maxReadAtomic(int)}.
          *
-         * @param value outstanding RDMA READ and atomic requests as initiator; the device may refuse more
-         *              than its {@code max_qp_init_rd_atom}
+         * @param value outstanding RDMA READ and atomic requests as initiator, 0..255
          * @return this builder
          * @throws IllegalArgumentException outside 0..255
          */
         public Builder maxReadAtomic(int value) {
-            maxReadAtomic = range("maxReadAtomic", value, 255);
+            builder.maxReadAtomic(value);
             return this;
         }
 
         /**
-         * RTR {@code max_dest_rd_atomic}, 0..255.
+         * As {@link QpConnectOptions.Builder#maxDestReadAtomic(int)}.
          *
-         * @param value incoming RDMA READ and atomic requests handled at once as responder; the device may
-         *              refuse more than its {@code max_qp_rd_atom}
+         * @param value incoming RDMA READ and atomic requests handled at once as responder, 0..255
          * @return this builder
          * @throws IllegalArgumentException outside 0..255
          */
         public Builder maxDestReadAtomic(int value) {
-            maxDestReadAtomic = range("maxDestReadAtomic", value, 255);
+            builder.maxDestReadAtomic(value);
             return this;
         }
 
         /**
-         * GRH hop limit, 0..255.
+         * As {@link QpConnectOptions.Builder#hopLimit(int)}.
          *
-         * @param value the hop limit (IP TTL on RoCE v2), 0..255
+         * @param value the hop limit, 0..255
          * @return this builder
          * @throws IllegalArgumentException outside 0..255
          */
         public Builder hopLimit(int value) {
-            hopLimit = range("hopLimit", value, 255);
+            builder.hopLimit(value);
             return this;
         }
 
         /**
-         * GRH traffic class, 0..255.
+         * As {@link QpConnectOptions.Builder#trafficClass(int)}.
          *
-         * @param value the traffic class (IP DSCP and ECN bits on RoCE v2), 0..255
+         * @param value the traffic class, 0..255
          * @return this builder
          * @throws IllegalArgumentException outside 0..255
          */
         public Builder trafficClass(int value) {
-            trafficClass = range("trafficClass", value, 255);
+            builder.trafficClass(value);
             return this;
         }
 
         /**
-         * Service level, 0..15.
+         * As {@link QpConnectOptions.Builder#serviceLevel(int)}.
          *
          * @param value the service level, 0..15
          * @return this builder
          * @throws IllegalArgumentException outside 0..15
          */
         public Builder serviceLevel(int value) {
-            serviceLevel = range("serviceLevel", value, 15);
+            builder.serviceLevel(value);
             return this;
         }
 
         /** {@return immutable options with the values set so far; the builder may go on being used} */
         public ConnectOptions build() {
-            return new ConnectOptions(this);
-        }
-
-        private static int range(String name, int value, int max) {
-            if (value < 0 || value > max) {
-                throw new IllegalArgumentException(name + " must be in 0.." + max + ", not " + value);
-            }
-            return value;
+            return new ConnectOptions(builder.build());
         }
     }
 }

@@ -118,7 +118,7 @@ public final class Context extends VerbsResource {
         MemorySegment raw = raw(handle);
         String name = device.name();
         own(() -> check("ibv_close_device", ibverbs_h.ibv_close_device(raw), "device " + name));
-        this.backstopWatch = ((Backstop) treeLock()).watch(this);
+        this.backstopWatch = treeLock().watch(this);
     }
 
     /**

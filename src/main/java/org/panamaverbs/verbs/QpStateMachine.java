@@ -35,7 +35,7 @@ final class QpStateMachine {
     }
 
     /** INIT → RTR towards {@code remote}, with a GRH (always on RoCE) from the queue pair's GID index. */
-    static void toRtr(QueuePair qp, QpEndpoint remote, ConnectOptions options) {
+    static void toRtr(QueuePair qp, QpEndpoint remote, QpConnectOptions options) {
         Context context = qp.protectionDomain().context();
         int port = qp.config().port();
         PortAttributes portAttributes = context.queryPort(port);
@@ -43,7 +43,7 @@ final class QpStateMachine {
         if (mtu == Mtu.UNKNOWN) {
             // Its code (-1) would reach the kernel as a path MTU; name the way out instead.
             throw new IllegalStateException("port " + port + " reports an active MTU this library does not"
-                    + " know: choose one with ConnectOptions.builder().pathMtu(...)");
+                    + " know: choose one with QpConnectOptions.builder().pathMtu(...)");
         }
         int destReadAtomic = options.maxDestReadAtomic() != null ? options.maxDestReadAtomic()
                 : Math.min(16, context.attributes().maxQpRdAtom());
@@ -77,7 +77,7 @@ final class QpStateMachine {
     }
 
     /** RTR → RTS with the queue pair's PSN. */
-    static void toRts(QueuePair qp, ConnectOptions options) {
+    static void toRts(QueuePair qp, QpConnectOptions options) {
         int readAtomic = options.maxReadAtomic() != null ? options.maxReadAtomic()
                 : Math.min(16, qp.protectionDomain().context().attributes().maxQpInitRdAtom());
         try (Arena arena = Arena.ofConfined()) {

@@ -26,7 +26,7 @@ import org.panamaverbs.internal.Unchecked;
  * completion queues and its shared receive queue, and is closed before any of them.
  *
  * <p>Control path, without rdma_cm: {@link #connect(QpEndpoint)} walks RESET → INIT → RTR → RTS with
- * {@code ibv_modify_qp} and {@link ConnectOptions#defaults()} (perftest's); {@link #connectLoopback}
+ * {@code ibv_modify_qp} and {@link QpConnectOptions#defaults()} (perftest's); {@link #connectLoopback}
  * connects two local queue pairs; {@link #readyForDatagrams(int)} readies a UD queue pair; {@link #state()}
  * and {@link #query()} are {@code ibv_query_qp}. Failures throw {@link VerbsException} naming the verb,
  * the errno and the transition. With rdma_cm the connection manager makes these transitions.
@@ -326,14 +326,14 @@ public final class QueuePair extends VerbsResource {
     }
 
     /**
-     * {@link #connect(QpEndpoint, ConnectOptions)} with {@link ConnectOptions#defaults()}.
+     * {@link #connect(QpEndpoint, QpConnectOptions)} with {@link QpConnectOptions#defaults()}.
      *
      * @param remote the peer's {@link #localEndpoint()}, received out of band
      * @throws IllegalStateException for a UD queue pair (use {@link #readyForDatagrams(int)})
      * @throws VerbsException naming {@code ibv_modify_qp}, the errno and the failed transition
      */
     public void connect(QpEndpoint remote) {
-        connect(remote, ConnectOptions.defaults());
+        connect(remote, QpConnectOptions.defaults());
     }
 
     /**
@@ -341,12 +341,12 @@ public final class QueuePair extends VerbsResource {
      * {@link #modifyToRtr}, {@link #modifyToRts}.
      *
      * @param remote  the peer's {@link #localEndpoint()}, received out of band
-     * @param options the INIT, RTR and RTS attributes; {@link ConnectOptions#access()} null means the device's
+     * @param options the INIT, RTR and RTS attributes; {@link QpConnectOptions#access()} null means the device's
      *                default access (local write, remote read and write, and remote atomic where supported)
      * @throws IllegalStateException for a UD queue pair (use {@link #readyForDatagrams(int)})
      * @throws VerbsException naming {@code ibv_modify_qp}, the errno and the failed transition
      */
-    public void connect(QpEndpoint remote, ConnectOptions options) {
+    public void connect(QpEndpoint remote, QpConnectOptions options) {
         if (config.type() == QpType.UD) {
             throw new IllegalStateException(this + " is a UD queue pair: it is not connected; use readyForDatagrams(qkey)");
         }
@@ -364,7 +364,7 @@ public final class QueuePair extends VerbsResource {
      * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the failed transition
      */
     public static void connectLoopback(QueuePair a, QueuePair b) {
-        connectLoopback(a, b, ConnectOptions.defaults());
+        connectLoopback(a, b, QpConnectOptions.defaults());
     }
 
     /**
@@ -376,7 +376,7 @@ public final class QueuePair extends VerbsResource {
      * @throws IllegalStateException for a UD queue pair
      * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the failed transition
      */
-    public static void connectLoopback(QueuePair a, QueuePair b, ConnectOptions options) {
+    public static void connectLoopback(QueuePair a, QueuePair b, QpConnectOptions options) {
         if (a == b) {
             a.connect(a.localEndpoint(), options);
             return;
@@ -440,7 +440,7 @@ public final class QueuePair extends VerbsResource {
      *                               {@code options} names none
      * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the peer's QPN and GID
      */
-    public void modifyToRtr(QpEndpoint remote, ConnectOptions options) {
+    public void modifyToRtr(QpEndpoint remote, QpConnectOptions options) {
         QpStateMachine.toRtr(this, remote, options);
     }
 
@@ -452,8 +452,65 @@ public final class QueuePair extends VerbsResource {
      * @throws VerbsException        naming {@code ibv_modify_qp} and the errno, for example when the queue pair
      *                               is not in RTR
      */
-    public void modifyToRts(ConnectOptions options) {
+    public void modifyToRts(QpConnectOptions options) {
         QpStateMachine.toRts(this, options);
+    }
+
+    /**
+     * {@link #connect(QpEndpoint, QpConnectOptions)} with options of the former type.
+     *
+     * @param remote  the peer's {@link #localEndpoint()}, received out of band
+     * @param options the INIT, RTR and RTS attributes
+     * @throws IllegalStateException for a UD queue pair
+     * @throws VerbsException naming {@code ibv_modify_qp}, the errno and the failed transition
+     * @deprecated use {@link #connect(QpEndpoint, QpConnectOptions)}
+     */
+    @Deprecated(since = "0.2.0")
+    public void connect(QpEndpoint remote, ConnectOptions options) {
+        connect(remote, ConnectOptions.unwrap(options));
+    }
+
+    /**
+     * {@link #connectLoopback(QueuePair, QueuePair, QpConnectOptions)} with options of the former type.
+     *
+     * @param a       one RC queue pair, in RESET
+     * @param b       the other RC queue pair, in RESET; may be {@code a}
+     * @param options the attributes both sides use
+     * @throws IllegalStateException for a UD queue pair
+     * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the failed transition
+     * @deprecated use {@link #connectLoopback(QueuePair, QueuePair, QpConnectOptions)}
+     */
+    @Deprecated(since = "0.2.0")
+    public static void connectLoopback(QueuePair a, QueuePair b, ConnectOptions options) {
+        connectLoopback(a, b, ConnectOptions.unwrap(options));
+    }
+
+    /**
+     * {@link #modifyToRtr(QpEndpoint, QpConnectOptions)} with options of the former type.
+     *
+     * @param remote  the peer's QPN, PSN and LID or GID
+     * @param options the RTR attributes
+     * @throws IllegalStateException if this queue pair is closed, or the port's active MTU is unknown and
+     *                               {@code options} names none
+     * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the peer's QPN and GID
+     * @deprecated use {@link #modifyToRtr(QpEndpoint, QpConnectOptions)}
+     */
+    @Deprecated(since = "0.2.0")
+    public void modifyToRtr(QpEndpoint remote, ConnectOptions options) {
+        modifyToRtr(remote, ConnectOptions.unwrap(options));
+    }
+
+    /**
+     * {@link #modifyToRts(QpConnectOptions)} with options of the former type.
+     *
+     * @param options the RTS attributes
+     * @throws IllegalStateException if this queue pair is closed
+     * @throws VerbsException        naming {@code ibv_modify_qp} and the errno
+     * @deprecated use {@link #modifyToRts(QpConnectOptions)}
+     */
+    @Deprecated(since = "0.2.0")
+    public void modifyToRts(ConnectOptions options) {
+        modifyToRts(ConnectOptions.unwrap(options));
     }
 
     /**

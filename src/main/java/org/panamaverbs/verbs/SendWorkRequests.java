@@ -10,7 +10,7 @@ import org.panamaverbs.ffi.ibv_send_wr;
  *
  * <pre>{@code
  * try (SendWorkRequests wrs = SendWorkRequests.allocate(16, 1)) {
- *     wrs.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+ *     wrs.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
  *               .sge(region, 0, 4096).remote(peerAddress, peerRkey);
  *     int rc = qp.postSend(wrs, 1);   // 0, or an errno value; wrs.failedIndex() names the refused request
  * }

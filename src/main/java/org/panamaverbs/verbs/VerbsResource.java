@@ -43,7 +43,11 @@ import org.panamaverbs.internal.Liveness;
 public abstract sealed class VerbsResource implements AutoCloseable
         permits Context, ProtectionDomain, MemoryRegion, CompletionQueue, CompletionChannel, QueuePair, AddressHandle, SharedReceiveQueue {
 
-    private final Object treeLock;
+    /**
+     * The tree's {@link Backstop}, one per context tree, which is also the tree's lock: creation and destruction
+     * in the tree synchronize on it, and a close waits on it for another thread's close.
+     */
+    private final Backstop treeLock;
     /** Scope of the native handle: downcalls receiving it keep it alive; closing it ends all use. */
     private final Liveness liveness = new Liveness();
     private final VerbsResource[] owners;
@@ -69,7 +73,7 @@ public abstract sealed class VerbsResource implements AutoCloseable
     private Runnable giveBack;
 
     /** Registers this object with its owners; callers hold {@code treeLock} and have checked the owners are open. */
-    VerbsResource(Object treeLock, VerbsResource... owners) {
+    VerbsResource(Backstop treeLock, VerbsResource... owners) {
         this.treeLock = treeLock;
         this.owners = owners;
         for (VerbsResource owner : owners) {
@@ -117,13 +121,13 @@ public abstract sealed class VerbsResource implements AutoCloseable
      */
     final void own(Runnable free) {
         this.nativeFree = free;
-        this.backstopEntry = ((Backstop) treeLock).add(toString(), free);
+        this.backstopEntry = treeLock.add(toString(), free);
     }
 
     /** The backstop forgets this object: another owner frees it, or it was freed another way. */
     final void disown() {
         if (backstopEntry != null) {
-            ((Backstop) treeLock).remove(backstopEntry);
+            treeLock.remove(backstopEntry);
             backstopEntry = null;
         }
     }
@@ -147,11 +151,11 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /** The name of the device this object's tree belongs to, for logs and events. */
     final String deviceName() {
-        return ((Backstop) treeLock).deviceName();
+        return treeLock.deviceName();
     }
 
-    /** The lock serializing creation and destruction in this object's tree. */
-    final Object treeLock() {
+    /** The tree's backstop, which is the lock serializing creation and destruction in this object's tree. */
+    final Backstop treeLock() {
         return treeLock;
     }
 

@@ -63,13 +63,13 @@ public enum WcStatus {
     REM_OP_ERR(11),
     /**
      * {@code IBV_WC_RETRY_EXC_ERR} (12), transport retries exceeded: the peer did not acknowledge within
-     * {@link ConnectOptions#retryCount()} retries of {@link ConnectOptions#timeout()} each: it is gone or
+     * {@link QpConnectOptions#retryCount()} retries of {@link QpConnectOptions#timeout()} each: it is gone or
      * unreachable, or its queue pair is not ready (for example a wrong QPN or GID given to connect).
      */
     RETRY_EXC_ERR(12),
     /**
      * {@code IBV_WC_RNR_RETRY_EXC_ERR} (13), receiver-not-ready retries exceeded: the peer had no receive
-     * posted for a SEND or RDMA WRITE with immediate, {@link ConnectOptions#rnrRetry()} times in a row
+     * posted for a SEND or RDMA WRITE with immediate, {@link QpConnectOptions#rnrRetry()} times in a row
      * (7 retries forever).
      */
     RNR_RETRY_EXC_ERR(13),

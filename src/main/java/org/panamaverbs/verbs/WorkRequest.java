@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
  * A flyweight over one work request of a chain ({@link SendWorkRequests} or {@link RecvWorkRequests}): what
  * {@link SendWorkRequest} and {@link RecvWorkRequest} share, {@code wr_id} and the scatter-gather list.
  * Setters write the native fields directly and return the concrete request type, so calls chain
- * ({@code sends.get(0).id(1).opcode(WrOpcode.SEND).sge(region, 0, 64)}); nothing is allocated. Fields keep
+ * ({@code sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(region, 0, 64)}); nothing is allocated. Fields keep
  * their values between posts until changed. The {@code next} and {@code sg_list} pointers belong to the chain.
  *
  * <p>Threads: once a thread has posted the chain, every setter called from another thread throws
@@ -79,7 +79,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @return this request, for chaining
      * @throws WrongThreadException      if another thread has posted the chain
      */
-    public final W id(long wrId) {
+    public final W wrId(long wrId) {
         boolean unbound = beginWrite();
         try {
             requests.set(JAVA_LONG, wrIdAt, wrId);
@@ -89,9 +89,33 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         return self();
     }
 
-    /** {@return {@code wr_id}, as last set (0 in a new chain)} */
-    public final long id() {
+    /** {@return {@code wr_id}, as last set (0 in a new chain); {@link WorkCompletion#wrId()} reads it back} */
+    public final long wrId() {
         return requests.get(JAVA_LONG, wrIdAt);
+    }
+
+    /**
+     * Sets {@code wr_id}; the old name of {@link #wrId(long)}, which has the name of the C field and of
+     * {@link WorkCompletion#wrId()}.
+     *
+     * @param wrId any value the application chooses, returned unchanged by {@link WorkCompletion#wrId()}
+     * @return this request, for chaining
+     * @throws WrongThreadException if another thread has posted the chain
+     * @deprecated use {@link #wrId(long)}, the same setter under the name of the C field
+     */
+    @Deprecated(since = "0.2.0")
+    public final W id(long wrId) {
+        return wrId(wrId);
+    }
+
+    /**
+     * {@return {@code wr_id}, as last set (0 in a new chain)}
+     *
+     * @deprecated use {@link #wrId()}, the same value under the name of the C field
+     */
+    @Deprecated(since = "0.2.0")
+    public final long id() {
+        return wrId();
     }
 
     /**

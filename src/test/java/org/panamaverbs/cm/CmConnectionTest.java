@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -27,6 +26,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.AddressHandle;
+import org.panamaverbs.verbs.DeviceUnderTest;
 import org.panamaverbs.verbs.Grh;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QueuePair;
@@ -41,23 +41,17 @@ import org.panamaverbs.verbs.WrOpcode;
 
 /**
  * rdma_cm between two processes on the real device: this JVM and a {@link CmPeer} JVM, over the device's
- * IP address ({@code PANAMA_VERBS_RDMA_ADDR}, which the Soft-RoCE guest sets, or {@code RDMA_TEST_ADDR}).
+ * IP address ({@code RDMA_TEST_ADDRESS}, which the Soft-RoCE guest sets).
  * Bytes, immediates, private data and statuses are compared; faults end within stated bounds.
  */
-@Tag("device")
+@Tag("rdma-device")
 class CmConnectionTest {
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     static InetAddress address;
 
     @BeforeAll
     static void findAddress() throws IOException {
-        String value = System.getenv("RDMA_TEST_ADDR");
-        if (value == null || value.isBlank()) {
-            value = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        }
-        assumeTrue(value != null && !value.isBlank(), "rdma_cm tests need the RDMA device's IP address in RDMA_TEST_ADDR"
-                + " (the Soft-RoCE guest sets PANAMA_VERBS_RDMA_ADDR)");
-        address = InetAddress.getByName(value);
+        address = DeviceUnderTest.requireAddress("rdma_cm tests");
     }
 
     /** A {@link CmPeer} in its own JVM, with its stdout lines queued for the test. */
@@ -137,8 +131,8 @@ class CmConnectionTest {
             try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1); RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 1)) {
                 ConnectionOptions options = ConnectionOptions.builder().privateData(CmPeer.CLIENT_HELLO).prepare(c -> {
                     local[0] = c.protectionDomain().allocateAndRegister(CmPeer.REGION, Access.LOCAL_WRITE);
-                    recvs.get(0).id(50).sge(local[0], 1024, 512);
-                    recvs.get(1).id(51).sge(local[0], 1536, 512);
+                    recvs.get(0).wrId(50).sge(local[0], 1024, 512);
+                    recvs.get(1).wrId(51).sge(local[0], 1536, 512);
                     c.queuePair().postRecvOrThrow(recvs, 2);
                 }).build();
                 try (Connection c = Connection.connect(new InetSocketAddress(address, port), options, TIMEOUT)) {
@@ -154,7 +148,7 @@ class CmConnectionTest {
 
                     // SEND, echoed back byte for byte
                     CmPeer.fill(mr, 0, 300, CmPeer.SEND_SEED);
-                    sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 300);
+                    sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 300);
                     qp.postSendOrThrow(sends, 1);
                     List<CmPeer.Done> done = CmPeer.poll(c.completionQueue(), 2, TIMEOUT);
                     assertEquals(2, done.size(), "send completion and the echo: " + done);
@@ -166,10 +160,10 @@ class CmConnectionTest {
 
                     // RDMA WRITE and WRITE_WITH_IMM into the offered region
                     CmPeer.fill(mr, 0, 128, CmPeer.WRITE_SEED);
-                    sends.get(0).id(2).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(mr, 0, 128).remote(remote.address(), remote.rkey());
+                    sends.get(0).wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(mr, 0, 128).remote(remote.address(), remote.rkey());
                     qp.postSendOrThrow(sends, 1);
                     CmPeer.fill(mr, 512, 64, CmPeer.WRITE_IMM_SEED);
-                    sends.get(0).id(3).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED)
+                    sends.get(0).wrId(3).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED)
                             .immediateData(CmPeer.IMMEDIATE).sge(mr, 512, 64).remote(remote.address() + 512, remote.rkey());
                     qp.postSendOrThrow(sends, 1);
                     done = CmPeer.poll(c.completionQueue(), 2, TIMEOUT);
@@ -181,7 +175,7 @@ class CmConnectionTest {
                     assertEquals(expected, server.expect("WRITES ", TIMEOUT));
 
                     // RDMA READ of what the server prepared
-                    sends.get(0).id(4).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(mr, 2048, 256)
+                    sends.get(0).wrId(4).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(mr, 2048, 256)
                             .remote(remote.address() + 2048, remote.rkey());
                     qp.postSendOrThrow(sends, 1);
                     CmPeer.Done read = CmPeer.pollOne(c.completionQueue());
@@ -208,7 +202,7 @@ class CmConnectionTest {
             try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1); RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
                 ConnectionOptions options = ConnectionOptions.builder().portSpace(PortSpace.UDP).prepare(c -> {
                     local[0] = c.protectionDomain().allocateAndRegister(2L * capacity, Access.LOCAL_WRITE);
-                    recvs.get(0).id(9).sge(local[0], capacity, capacity);
+                    recvs.get(0).wrId(9).sge(local[0], capacity, capacity);
                     c.queuePair().postRecvOrThrow(recvs, 1);
                     // the QPN exists only now: the server checks the datagram's source against it
                     c.sendPrivateData(Integer.toString(c.queuePair().qpNumber()).getBytes(StandardCharsets.US_ASCII));
@@ -221,7 +215,7 @@ class CmConnectionTest {
                     MemoryRegion mr = local[0];
                     CmPeer.fill(mr, 0, 200, CmPeer.DATAGRAM_SEED);
                     try (AddressHandle ah = c.protectionDomain().createAddressHandle(peer.target())) {
-                        sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 200)
+                        sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 200)
                                 .ud(ah, peer.qpNumber(), peer.qkey());
                         c.queuePair().postSendOrThrow(sends, 1);
                         List<CmPeer.Done> done = CmPeer.poll(c.completionQueue(), 2, TIMEOUT);
@@ -297,7 +291,7 @@ class CmConnectionTest {
                     .prepare(c -> local[0] = c.protectionDomain().allocateAndRegister(256, Access.LOCAL_WRITE)).build();
             try (Connection c = Connection.connect(new InetSocketAddress(address, port), options, TIMEOUT);
                     SendWorkRequests sends = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(16)) {
-                sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(local[0], 0, 256);
+                sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(local[0], 0, 256);
                 int outstanding = 0;
                 boolean killed = false;
                 long killedAt = 0;
@@ -407,14 +401,14 @@ class CmConnectionTest {
         ConnectionOptions options = ConnectionOptions.builder().maxSendWr(4).maxRecvWr(4).privateData(data).prepare(c -> {
             buffer[0] = c.protectionDomain().allocateAndRegister(512, Access.LOCAL_WRITE);
             try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
-                recvs.get(0).id(2).sge(buffer[0], 256, 256);
+                recvs.get(0).wrId(2).sge(buffer[0], 256, 256);
                 c.queuePair().postRecvOrThrow(recvs, 1);
             }
         }).build();
         Connection c = Connection.connect(target, options, TIMEOUT);
         try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             buffer[0].segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
-            sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], 0, data.length);
+            sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], 0, data.length);
             c.queuePair().postSendOrThrow(sends, 1);
             List<CmPeer.Done> done = CmPeer.poll(c.completionQueue(), 2, TIMEOUT);
             assertEquals(2, done.size(), tag + ": " + done);

@@ -34,7 +34,7 @@ import org.panamaverbs.verbs.VerbsException;
  * held up or failed by the application's log handler. Each ends in a documented exception within a stated
  * bound; none may crash the JVM.
  */
-@Tag("device")
+@Tag("rdma-device")
 class CmMisuseTest {
     /** The id calls raced against close; enough rounds that a use after free (before the fix) crashed. */
     private static final int RACES = Integer.getInteger("panamaverbs.cm.races", 240);

@@ -151,7 +151,7 @@ public final class CmPeer {
                 fill(regions[0], 2048, 256, READ_SEED);
                 regions[1] = c.protectionDomain().allocateAndRegister(REGION, Access.LOCAL_WRITE);
                 for (int i = 0; i < 4; i++) {
-                    recvs.get(i).id(100 + i).sge(regions[1], i * 512L, 512);
+                    recvs.get(i).wrId(100 + i).sge(regions[1], i * 512L, 512);
                 }
                 c.queuePair().postRecvOrThrow(recvs, 4);
                 c.offer(regions[0]);
@@ -169,7 +169,7 @@ public final class CmPeer {
                 Done received = pollOne(c.completionQueue());
                 System.out.println("RECV " + received.status() + " " + received.opcode() + " " + received.byteLength());
                 int slot = (int) (received.wrId() - 100);
-                sends.get(0).id(1).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                sends.get(0).wrId(1).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
                         .sge(buffer, slot * 512L, received.byteLength());
                 qp.postSendOrThrow(sends, 1);
                 System.out.println("ECHO " + pollOne(c.completionQueue()).status());
@@ -182,7 +182,7 @@ public final class CmPeer {
                 System.out.println("WRITES " + report);
                 byte[] text = report.getBytes(StandardCharsets.US_ASCII);
                 buffer.segment().asSlice(3072, text.length).copyFrom(java.lang.foreign.MemorySegment.ofArray(text));
-                sends.get(0).id(2).sge(buffer, 3072, text.length);
+                sends.get(0).wrId(2).sge(buffer, 3072, text.length);
                 qp.postSendOrThrow(sends, 1);
                 System.out.println("REPORT-SENT " + pollOne(c.completionQueue()).status());
                 // 3: the client READs [2048, 2304) and disconnects
@@ -200,7 +200,7 @@ public final class CmPeer {
             ConnectionOptions options = ConnectionOptions.builder().portSpace(PortSpace.UDP).privateData(SERVER_HELLO)
                     .prepare(c -> {
                         regions[0] = c.protectionDomain().allocateAndRegister(2L * capacity, Access.LOCAL_WRITE);
-                        recvs.get(0).id(7).sge(regions[0], 0, capacity);
+                        recvs.get(0).wrId(7).sge(regions[0], 0, capacity);
                         c.queuePair().postRecvOrThrow(recvs, 1);
                     }).build();
             try (RdmaServer server = listen(address, options); Connection c = server.accept(WAIT)) {
@@ -225,7 +225,7 @@ public final class CmPeer {
                 QueuePair qp = c.queuePair();
                 try (AddressHandle ah = c.protectionDomain().createAddressHandle(AddressHandle.Target.of(
                         Grh.sourceGid(regions[0].segment(), 0), qp.gidIndex(), qp.config().port()))) {
-                    sends.get(0).id(8).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                    sends.get(0).wrId(8).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
                             .sge(regions[0], capacity, payload).ud(ah, d.sourceQp(), 0x01234567);
                     qp.postSendOrThrow(sends, 1);
                     System.out.println("REPLIED " + pollOne(c.completionQueue()).status());
@@ -261,7 +261,7 @@ public final class CmPeer {
             ConnectionOptions options = ConnectionOptions.builder().prepare(c -> {
                 regions[0] = c.protectionDomain().allocateAndRegister(depth * 256L, Access.LOCAL_WRITE);
                 for (int i = 0; i < depth; i++) {
-                    recvs.get(i).id(i).sge(regions[0], i * 256L, 256);
+                    recvs.get(i).wrId(i).sge(regions[0], i * 256L, 256);
                 }
                 c.queuePair().postRecvOrThrow(recvs, depth);
             }).build();
@@ -272,7 +272,7 @@ public final class CmPeer {
                         int n = c.completionQueue().poll(wcs);
                         for (int i = 0; i < n; i++) {
                             int slot = (int) wcs.get(i).wrId();
-                            recvs.get(0).id(slot).sge(regions[0], slot * 256L, 256);
+                            recvs.get(0).wrId(slot).sge(regions[0], slot * 256L, 256);
                             c.queuePair().postRecvOrThrow(recvs, 1);
                             if (++received == 1) {
                                 System.out.println("STREAMING");
@@ -293,7 +293,7 @@ public final class CmPeer {
         ConnectionOptions options = ConnectionOptions.builder().maxSendWr(4).maxRecvWr(4).prepare(c -> {
             MemoryRegion buffer = c.protectionDomain().allocateAndRegister(256, Access.LOCAL_WRITE);
             try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
-                recvs.get(0).id(1).sge(buffer, 0, 256);
+                recvs.get(0).wrId(1).sge(buffer, 0, 256);
                 c.queuePair().postRecvOrThrow(recvs, 1);
             }
         }).build();
@@ -309,7 +309,7 @@ public final class CmPeer {
                         Done d = pollOne(c.completionQueue());
                         MemoryRegion buffer = c.protectionDomain().allocateAndRegister(256, Access.LOCAL_WRITE);
                         buffer.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(c.peerPrivateData()));
-                        sends.get(0).id(2).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                        sends.get(0).wrId(2).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
                                 .sge(buffer, 0, c.peerPrivateData().length);
                         c.queuePair().postSendOrThrow(sends, 1);
                         Done sent = pollOne(c.completionQueue());
@@ -344,7 +344,7 @@ public final class CmPeer {
                     .privateData(SERVER_HELLO).prepare(c -> {
                         buffer[0] = c.protectionDomain().allocateAndRegister(count * 1024L, Access.LOCAL_WRITE);
                         for (int i = 0; i < count; i++) {
-                            recvs.get(i).id(i).sge(buffer[0], i * 1024L, 1024);
+                            recvs.get(i).wrId(i).sge(buffer[0], i * 1024L, 1024);
                         }
                         c.queuePair().postRecvOrThrow(recvs, count);
                     }).build();
@@ -359,7 +359,7 @@ public final class CmPeer {
                     boolean ok = true;
                     for (int i = 0; i < count; i++) {
                         Done received = pollOne(c.completionQueue());
-                        sends.get(0).id(100 + i).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                        sends.get(0).wrId(100 + i).opcode(org.panamaverbs.verbs.WrOpcode.SEND).flags(SendFlags.SIGNALED)
                                 .sge(buffer[0], received.wrId() * 1024L, received.byteLength());
                         c.queuePair().postSendOrThrow(sends, 1);
                         ok &= received.status() == WcStatus.SUCCESS && pollOne(c.completionQueue()).status() == WcStatus.SUCCESS;

@@ -124,10 +124,10 @@ class AdoptionTest {
             try (SendWorkRequests sends = SendWorkRequests.allocate(2, 1);
                     RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 1);
                     WorkCompletions wcs = WorkCompletions.allocate(4)) {
-                sends.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).sge(mr, 0, 64).remote(0x1000, 7);
-                sends.get(1).id(2).opcode(WrOpcode.SEND).sge(mr, 64, 64);
-                recvs.get(0).id(3).sge(mr, 128, 64);
-                recvs.get(1).id(4).sge(mr, 192, 64);
+                sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(mr, 0, 64).remote(0x1000, 7);
+                sends.get(1).wrId(2).opcode(WrOpcode.SEND).sge(mr, 64, 64);
+                recvs.get(0).wrId(3).sge(mr, 128, 64);
+                recvs.get(1).wrId(4).sge(mr, 192, 64);
                 assertEquals(0, qp.postSend(sends, 2));
                 assertEquals(0, qp.postRecv(recvs, 1));
                 assertEquals(0, cq.poll(wcs));

@@ -31,7 +31,7 @@ class ArenaRegistrationTest extends DeviceTest {
             MemorySegment memory = arena.allocate(SIZE, MemoryRegion.PAGE_SIZE);
             MemoryRegion region = pd.register(arena, memory, Access.LOCAL_WRITE);
             long oldAddress = memory.address();
-            l.recvs.get(0).id(77).sge(region, 0, SIZE);
+            l.recvs.get(0).wrId(77).sge(region, 0, SIZE);
             l.b.postRecvOrThrow(l.recvs, 1);
 
             arena.close(); // the program thinks it is done with the memory
@@ -43,7 +43,7 @@ class ArenaRegistrationTest extends DeviceTest {
                 System.out.println("arena: new allocation " + (reused.address() == oldAddress ? "reuses" : "does not reuse")
                         + " the freed address 0x" + Long.toHexString(oldAddress));
                 fill(l.mrA, 0, 256, 3);
-                l.sends.get(0).id(78).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 256);
+                l.sends.get(0).wrId(78).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 256);
                 l.a.postSendOrThrow(l.sends, 1);
 
                 Done received = await(l.cqB, 1).getFirst();
@@ -79,7 +79,7 @@ class ArenaRegistrationTest extends DeviceTest {
                 MemorySegment reused = again.allocate(SIZE, MemoryRegion.PAGE_SIZE);
                 reused.fill(UNTOUCHED);
                 fill(l.mrA, 0, 512, 4);
-                l.sends.get(0).id(5).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 512)
+                l.sends.get(0).wrId(5).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 512)
                         .remote(remoteAddress, rkey);
                 l.a.postSendOrThrow(l.sends, 1);
                 Done written = await(l.cqA, 1).getFirst();
@@ -95,7 +95,7 @@ class ArenaRegistrationTest extends DeviceTest {
         try (Loopback l = new Loopback(SIZE, 1)) {
             Arena arena = Arena.ofConfined();
             MemoryRegion region = pd.register(arena, arena.allocate(SIZE, MemoryRegion.PAGE_SIZE), Access.LOCAL_WRITE);
-            l.sends.get(0).id(9).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(region, 0, 64)
+            l.sends.get(0).wrId(9).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(region, 0, 64)
                     .remote(l.mrB.address(), l.mrB.rkey());
             arena.close();
             assertThrows(IllegalStateException.class, () -> l.a.postSend(l.sends, 1));

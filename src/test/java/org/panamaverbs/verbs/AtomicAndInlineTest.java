@@ -22,7 +22,7 @@ class AtomicAndInlineTest extends DeviceTest {
         assumeAtomics();
         try (Loopback l = new Loopback(4096, 1)) {
             l.mrB.segment().set(JAVA_LONG, 64, 1000L);
-            l.sends.get(0).id(1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 8)
+            l.sends.get(0).wrId(1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 8)
                     .atomic(l.mrB.address() + 64, l.mrB.rkey(), 1000L, 2000L);
             l.a.postSendOrThrow(l.sends, 1);
             Done done = await(l.cqA, 1).getFirst();
@@ -31,7 +31,7 @@ class AtomicAndInlineTest extends DeviceTest {
             assertEquals(1000L, l.mrA.segment().get(JAVA_LONG, 0), "old value returned");
             assertEquals(2000L, l.mrB.segment().get(JAVA_LONG, 64), "swapped");
 
-            l.sends.get(0).id(2).atomic(l.mrB.address() + 64, l.mrB.rkey(), 1000L, 3000L);
+            l.sends.get(0).wrId(2).atomic(l.mrB.address() + 64, l.mrB.rkey(), 1000L, 3000L);
             l.a.postSendOrThrow(l.sends, 1);
             assertEquals(WcStatus.SUCCESS, await(l.cqA, 1).getFirst().status());
             assertEquals(2000L, l.mrA.segment().get(JAVA_LONG, 0));
@@ -45,7 +45,7 @@ class AtomicAndInlineTest extends DeviceTest {
         try (Loopback l = new Loopback(4096, 1)) {
             l.mrB.segment().set(JAVA_LONG, 128, 40L);
             for (int i = 0; i < 3; i++) {
-                l.sends.get(i).id(i).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
+                l.sends.get(i).wrId(i).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
                         .sge(l.mrA, i * 8L, 8).atomic(l.mrB.address() + 128, l.mrB.rkey(), 1L << i, 0);
             }
             l.a.postSendOrThrow(l.sends, 3);
@@ -60,7 +60,7 @@ class AtomicAndInlineTest extends DeviceTest {
     @Test
     void atomicsAreRefusedOnUnalignedAddressesAndWrongLocalBuffers() {
         try (Loopback l = new Loopback(4096, 2)) {
-            SendWorkRequest wr = l.sends.get(0).id(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED);
+            SendWorkRequest wr = l.sends.get(0).wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED);
             IllegalArgumentException unaligned = assertThrows(IllegalArgumentException.class,
                     () -> wr.atomic(l.mrB.address() + 4, l.mrB.rkey(), 1, 0));
             assertTrue(unaligned.getMessage().contains("8-byte aligned"), unaligned.getMessage());
@@ -88,9 +88,9 @@ class AtomicAndInlineTest extends DeviceTest {
             QueuePair.connectLoopback(a, b);
             fill(src, 0, 64, 60);
             byte[] expected = bytes(src, 0, 64);
-            recvs.get(0).id(5).sge(dst, 0, 128);
+            recvs.get(0).wrId(5).sge(dst, 0, 128);
             b.postRecvOrThrow(recvs, 1);
-            sends.get(0).id(6).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(src, 0, 64);
+            sends.get(0).wrId(6).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(src, 0, 64);
             a.postSendOrThrow(sends, 1);
             fill(src, 0, 64, 61); // inline: the payload was copied at post time
             assertEquals(WcStatus.SUCCESS, await(cqA, 1).getFirst().status());
@@ -110,7 +110,7 @@ class AtomicAndInlineTest extends DeviceTest {
     void inlineBeyondWhatTheQueuePairWasGrantedIsRefused() {
         try (Loopback l = new Loopback(4096, 1)) {
             int granted = l.a.capabilities().maxInlineData();
-            l.sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.INLINE).sge(l.mrA, 0, granted + 1);
+            l.sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.INLINE).sge(l.mrA, 0, granted + 1);
             RuntimeException e = assertThrows(RuntimeException.class, () -> l.a.postSend(l.sends, 1));
             if (granted == 0) {
                 assertTrue(e instanceof UnsupportedVerbException && e.getMessage().contains("max_inline_data 0"), e.toString());

@@ -205,10 +205,10 @@ final class CapabilityTableCheck {
             }
             theirs.segment().set(ValueLayout.JAVA_LONG, 2048, 40);
             if (consumesReceive) {
-                recvs.get(0).id(2).sge(theirs, 0, 1024);
+                recvs.get(0).wrId(2).sge(theirs, 0, 1024);
                 b.postRecvOrThrow(recvs, 1);
             }
-            SendWorkRequest wr = sends.get(0).id(1).opcode(opcode).flags(SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0))
+            SendWorkRequest wr = sends.get(0).wrId(1).opcode(opcode).flags(SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0))
                     .sge(mine, 0, length);
             if (atomic) {
                 wr.atomic(theirs.address() + 2048, theirs.rkey(), 2, 0);

@@ -1,7 +1,6 @@
 package org.panamaverbs.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.InetAddress;
 import java.util.List;
@@ -19,14 +18,9 @@ class CapabilityTableTest extends DeviceTest {
     @ParameterizedTest
     @EnumSource(HardwareClass.class)
     void everyVerdictAgreesWithTheDevice(HardwareClass profile) throws Exception {
-        String address = System.getenv("RDMA_TEST_ADDR");
-        if (address == null || address.isBlank()) {
-            address = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        }
-        assumeTrue(address != null && !address.isBlank(), "the rdma_cm attempts need the device's IP address in"
-                + " RDMA_TEST_ADDR (the Soft-RoCE guest sets PANAMA_VERBS_RDMA_ADDR)");
+        InetAddress address = DeviceUnderTest.requireAddress("the capability table's rdma_cm attempts");
         try (Context ctx = Rdma.open(context.name(), profile)) {
-            List<String> lines = new CapabilityTableCheck(ctx, -1, InetAddress.getByName(address)).run();
+            List<String> lines = new CapabilityTableCheck(ctx, -1, address).run();
             lines.forEach(line -> System.out.println("capability-table " + profile.propertyValue() + ": " + line));
             assertEquals(Capability.values().length, lines.size());
         }

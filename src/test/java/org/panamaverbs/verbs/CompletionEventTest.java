@@ -35,13 +35,13 @@ class CompletionEventTest extends DeviceTest {
         }
 
         void postReceive(long id) {
-            recvs.get(0).id(id).sge(mr, 4096, 4096);
+            recvs.get(0).wrId(id).sge(mr, 4096, 4096);
             receiver.postRecvOrThrow(recvs, 1);
         }
 
         void send(long id, int flags, int seed) {
             fill(mr, 0, 100, seed);
-            sends.get(0).id(id).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | flags).sge(mr, 0, 100);
+            sends.get(0).wrId(id).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | flags).sge(mr, 0, 100);
             sender.postSendOrThrow(sends, 1);
             assertEquals(WcStatus.SUCCESS, await(sendCq, 1).getFirst().status());
         }

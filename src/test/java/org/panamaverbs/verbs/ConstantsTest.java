@@ -109,7 +109,7 @@ class ConstantsTest {
         assertSame(Mtu.MTU_1024, Mtu.min(Mtu.UNKNOWN, Mtu.MTU_1024));
         assertSame(Mtu.UNKNOWN, Mtu.min(Mtu.UNKNOWN, Mtu.UNKNOWN));
         assertThrows(IllegalArgumentException.class,
-                () -> ConnectOptions.builder().pathMtu(Mtu.UNKNOWN));
+                () -> QpConnectOptions.builder().pathMtu(Mtu.UNKNOWN));
         assertFalse(AtomicCapability.UNKNOWN.isSupported());
         assertTrue(AtomicCapability.HCA.isSupported());
     }

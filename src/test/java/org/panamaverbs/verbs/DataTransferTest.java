@@ -19,9 +19,9 @@ class DataTransferTest extends DeviceTest {
     void sendAndReceiveMoveTheBytes() {
         try (Loopback l = new Loopback(8192, 1)) {
             fill(l.mrA, 0, 3000, 1);
-            l.recvs.get(0).id(500).sge(l.mrB, 1024, 4096);
+            l.recvs.get(0).wrId(500).sge(l.mrB, 1024, 4096);
             l.b.postRecvOrThrow(l.recvs, 1);
-            l.sends.get(0).id(7).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 3000);
+            l.sends.get(0).wrId(7).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 3000);
             l.a.postSendOrThrow(l.sends, 1);
 
             Done sent = await(l.cqA, 1).getFirst();
@@ -41,9 +41,9 @@ class DataTransferTest extends DeviceTest {
     void sendWithImmediateDeliversTheImmediate() {
         try (Loopback l = new Loopback(4096, 1)) {
             fill(l.mrA, 0, 256, 2);
-            l.recvs.get(0).id(1).sge(l.mrB, 0, 4096);
+            l.recvs.get(0).wrId(1).sge(l.mrB, 0, 4096);
             l.b.postRecvOrThrow(l.recvs, 1);
-            l.sends.get(0).id(2).opcode(WrOpcode.SEND_WITH_IMM).flags(SendFlags.SIGNALED).immediateData(0x8BADF00D)
+            l.sends.get(0).wrId(2).opcode(WrOpcode.SEND_WITH_IMM).flags(SendFlags.SIGNALED).immediateData(0x8BADF00D)
                     .sge(l.mrA, 0, 256);
             l.a.postSendOrThrow(l.sends, 1);
             assertEquals(WcStatus.SUCCESS, await(l.cqA, 1).getFirst().status());
@@ -60,7 +60,7 @@ class DataTransferTest extends DeviceTest {
     void rdmaWritePlacesBytesWithoutAReceive() {
         try (Loopback l = new Loopback(65536, 1)) {
             fill(l.mrA, 100, 40000, 3);
-            l.sends.get(0).id(3).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 100, 40000)
+            l.sends.get(0).wrId(3).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 100, 40000)
                     .remote(l.mrB.address() + 2000, l.mrB.rkey());
             l.a.postSendOrThrow(l.sends, 1);
             Done done = await(l.cqA, 1).getFirst();
@@ -78,9 +78,9 @@ class DataTransferTest extends DeviceTest {
     void rdmaWriteWithImmediateWritesAndConsumesAReceive() {
         try (Loopback l = new Loopback(8192, 1)) {
             fill(l.mrA, 0, 4096, 4);
-            l.recvs.get(0).id(99).sge(l.mrB, 0, 16).numSge(0);
+            l.recvs.get(0).wrId(99).sge(l.mrB, 0, 16).numSge(0);
             l.b.postRecvOrThrow(l.recvs, 1);
-            l.sends.get(0).id(4).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED).immediateData(12345)
+            l.sends.get(0).wrId(4).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED).immediateData(12345)
                     .sge(l.mrA, 0, 4096).remote(l.mrB.address() + 4096, l.mrB.rkey());
             l.a.postSendOrThrow(l.sends, 1);
             assertEquals(WcStatus.SUCCESS, await(l.cqA, 1).getFirst().status());
@@ -98,7 +98,7 @@ class DataTransferTest extends DeviceTest {
     void rdmaReadFetchesRemoteBytes() {
         try (Loopback l = new Loopback(16384, 1)) {
             fill(l.mrB, 512, 10000, 5);
-            l.sends.get(0).id(5).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 10000)
+            l.sends.get(0).wrId(5).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 10000)
                     .remote(l.mrB.address() + 512, l.mrB.rkey());
             l.a.postSendOrThrow(l.sends, 1);
             Done done = await(l.cqA, 1).getFirst();
@@ -114,8 +114,8 @@ class DataTransferTest extends DeviceTest {
         try (Loopback l = new Loopback(16 * 1024, 1)) {
             for (int i = 0; i < 16; i++) {
                 fill(l.mrA, i * 1024L, 1000 + i, 10 + i);
-                l.recvs.get(i).id(1000 + i).sge(l.mrB, i * 1024L, 1024);
-                l.sends.get(i).id(i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, i * 1024L, 1000 + i);
+                l.recvs.get(i).wrId(1000 + i).sge(l.mrB, i * 1024L, 1024);
+                l.sends.get(i).wrId(i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, i * 1024L, 1000 + i);
             }
             assertEquals(0, l.b.postRecv(l.recvs, 16));
             assertEquals(0, l.a.postSend(l.sends, 16));
@@ -138,7 +138,7 @@ class DataTransferTest extends DeviceTest {
             for (int round = 0; round < 3; round++) {
                 for (int i = 0; i < 4; i++) {
                     fill(l.mrA, i * 256L, 256, round * 4 + i);
-                    l.sends.get(i).id(round * 10L + i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    l.sends.get(i).wrId(round * 10L + i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                             .sge(l.mrA, i * 256L, 256).remote(l.mrB.address() + i * 256L, l.mrB.rkey());
                 }
                 assertEquals(0, l.a.postSend(l.sends, 4));
@@ -156,9 +156,9 @@ class DataTransferTest extends DeviceTest {
             fill(l.mrA, 0, 100, 20);
             fill(l.mrA, 5000, 200, 21);
             fill(l.mrA, 9000, 300, 22);
-            l.recvs.get(0).id(1).sge(0, l.mrB, 1000, 250).sge(1, l.mrB, 8000, 1000).numSge(2);
+            l.recvs.get(0).wrId(1).sge(0, l.mrB, 1000, 250).sge(1, l.mrB, 8000, 1000).numSge(2);
             l.b.postRecvOrThrow(l.recvs, 1);
-            l.sends.get(0).id(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
+            l.sends.get(0).wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                     .sge(0, l.mrA, 0, 100).sge(1, l.mrA, 5000, 200).sge(2, l.mrA, 9000, 300).numSge(3);
             l.a.postSendOrThrow(l.sends, 1);
             assertEquals(WcStatus.SUCCESS, await(l.cqA, 1).getFirst().status());
@@ -178,7 +178,7 @@ class DataTransferTest extends DeviceTest {
     void onlySignaledRequestsComplete() {
         try (Loopback l = new Loopback(4096, 1)) {
             for (int i = 0; i < 3; i++) {
-                l.sends.get(i).id(i).opcode(WrOpcode.RDMA_WRITE).flags(i == 2 ? SendFlags.SIGNALED : 0)
+                l.sends.get(i).wrId(i).opcode(WrOpcode.RDMA_WRITE).flags(i == 2 ? SendFlags.SIGNALED : 0)
                         .sge(l.mrA, i * 64L, 64).remote(l.mrB.address() + i * 64L, l.mrB.rkey());
             }
             fill(l.mrA, 0, 192, 30);
@@ -197,11 +197,11 @@ class DataTransferTest extends DeviceTest {
         try (Loopback l = new Loopback(8192, 1)) {
             fill(l.mrB, 0, 1000, 40);
             fill(l.mrA, 4096, 100, 41);
-            l.recvs.get(0).id(77).sge(l.mrB, 4096, 1024);
+            l.recvs.get(0).wrId(77).sge(l.mrB, 4096, 1024);
             l.b.postRecvOrThrow(l.recvs, 1);
-            l.sends.get(0).id(1).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 1000)
+            l.sends.get(0).wrId(1).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 1000)
                     .remote(l.mrB.address(), l.mrB.rkey());
-            l.sends.get(1).id(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.FENCE | SendFlags.SOLICITED)
+            l.sends.get(1).wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.FENCE | SendFlags.SOLICITED)
                     .sge(l.mrA, 4096, 100);
             assertEquals(0, l.a.postSend(l.sends, 2));
             List<Done> done = await(l.cqA, 2);
@@ -216,7 +216,7 @@ class DataTransferTest extends DeviceTest {
     @Test
     void wrongRkeyGivesARemoteAccessErrorCompletion() {
         try (Loopback l = new Loopback(4096, 1)) {
-            l.sends.get(0).id(66).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 64)
+            l.sends.get(0).wrId(66).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 64)
                     .remote(l.mrB.address(), l.mrB.rkey() ^ 0x5a5a00);
             assertEquals(0, l.a.postSend(l.sends, 1), "the post itself succeeds; the responder refuses");
             Done done = await(l.cqA, 1).getFirst();
@@ -230,7 +230,7 @@ class DataTransferTest extends DeviceTest {
     @Test
     void scatterGatherEntryOutsideItsRegionIsRefusedBeforeThePost() {
         try (Loopback l = new Loopback(4096, 2)) {
-            SendWorkRequest wr = l.sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
+            SendWorkRequest wr = l.sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
             assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(l.mrA, 4000, 200));
             assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(1, l.mrA, -8, 16));
             assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(2, l.mrA, 0, 16));
@@ -248,16 +248,16 @@ class DataTransferTest extends DeviceTest {
             try (SendWorkRequests wide = SendWorkRequests.allocate(3, tooMany)) {
                 fill(l.mrA, 0, 300, 50);
                 for (int i = 0; i < 3; i++) {
-                    l.recvs.get(i).id(10 + i).sge(l.mrB, i * 1024L, 1024);
+                    l.recvs.get(i).wrId(10 + i).sge(l.mrB, i * 1024L, 1024);
                 }
                 l.b.postRecvOrThrow(l.recvs, 3);
-                wide.get(0).id(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 100);
-                SendWorkRequest overfull = wide.get(1).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
+                wide.get(0).wrId(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 100);
+                SendWorkRequest overfull = wide.get(1).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
                 for (int j = 0; j < tooMany; j++) {
                     overfull.sge(j, l.mrA, 100 + j, 1);
                 }
                 overfull.numSge(tooMany);
-                wide.get(2).id(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 100);
+                wide.get(2).wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 100);
                 int rc = l.a.postSend(wide, 3);
                 assertNotEquals(0, rc, tooMany + " SGEs exceed the queue pair's max_send_sge");
                 assertEquals(1, wide.failedIndex());

@@ -10,10 +10,10 @@ import org.junit.jupiter.api.Tag;
 
 /**
  * Base of the device tests: they run on a real RDMA device, the one named by {@code RDMA_TEST_DEVICE}
- * or else the first one (rxe0 in the project's guest, see scripts/rdma-guest). Tagged {@code device},
+ * or else the first one (rxe0 in the project's guest, see scripts/rdma-guest). Tagged {@code rdma-device},
  * so the default build leaves them out and {@code -Pdevice-tests} runs only them.
  */
-@Tag("device")
+@Tag("rdma-device")
 abstract class DeviceTest {
     /** How long a test waits for completions; generous, because the guest runs under TCG. */
     static final Duration COMPLETION_TIMEOUT = Duration.ofSeconds(60);
@@ -23,8 +23,7 @@ abstract class DeviceTest {
 
     @BeforeAll
     static void openDevice() {
-        String name = System.getenv("RDMA_TEST_DEVICE");
-        context = name == null || name.isBlank() ? Rdma.openFirst() : Rdma.open(name);
+        context = DeviceUnderTest.open();
         pd = context.allocateProtectionDomain();
     }
 
@@ -103,15 +102,15 @@ abstract class DeviceTest {
         final RecvWorkRequests recvs;
 
         Loopback(int bufferSize, int maxSge) {
-            this(bufferSize, maxSge, ConnectOptions.defaults());
+            this(bufferSize, maxSge, QpConnectOptions.defaults());
         }
 
-        Loopback(int bufferSize, int maxSge, ConnectOptions options) {
+        Loopback(int bufferSize, int maxSge, QpConnectOptions options) {
             this(context, pd, bufferSize, maxSge, options);
         }
 
         /** On {@code ctx} and its {@code pd} rather than the test device's shared ones. */
-        Loopback(Context ctx, ProtectionDomain pd, int bufferSize, int maxSge, ConnectOptions options) {
+        Loopback(Context ctx, ProtectionDomain pd, int bufferSize, int maxSge, QpConnectOptions options) {
             cqA = ctx.createCompletionQueue(64);
             cqB = ctx.createCompletionQueue(64);
             a = pd.createQueuePair(QpConfig.builder(cqA).maxSendWr(32).maxRecvWr(32)

@@ -31,29 +31,29 @@ import org.junit.jupiter.api.Test;
 class FaultInjectionTest extends DeviceTest {
 
     /** Loopback pair with these connection options (RNR and retry counts). */
-    private static Loopback pair(ConnectOptions options) {
+    private static Loopback pair(QpConnectOptions options) {
         return new Loopback(4096, 1, options);
     }
 
     private static void postReceives(Loopback p, int count, long firstId) {
         for (int i = 0; i < count; i++) {
-            p.recvs.get(i).id(firstId + i).sge(p.mrB, 64L * i, 64);
+            p.recvs.get(i).wrId(firstId + i).sge(p.mrB, 64L * i, 64);
         }
         p.b.postRecvOrThrow(p.recvs, count);
     }
 
     private static void postSends(Loopback p, int count, long firstId) {
         for (int i = 0; i < count; i++) {
-            p.sends.get(i).id(firstId + i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(p.mrA, 64L * i, 32);
+            p.sends.get(i).wrId(firstId + i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(p.mrA, 64L * i, 32);
         }
         p.a.postSendOrThrow(p.sends, count);
     }
 
     @Test
     void badRkeyIsARemoteAccessErrorForTheRequesterAndErrorsTheResponder() {
-        try (Loopback p = pair(ConnectOptions.defaults())) {
+        try (Loopback p = pair(QpConnectOptions.defaults())) {
             postReceives(p, 1, 100);
-            p.sends.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(p.mrA, 0, 16)
+            p.sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(p.mrA, 0, 16)
                     .remote(p.mrB.address(), p.mrB.rkey() ^ 0x5a00);
             p.a.postSendOrThrow(p.sends, 1);
             Done requester = await(p.cqA, 1).getFirst();
@@ -72,7 +72,7 @@ class FaultInjectionTest extends DeviceTest {
 
     @Test
     void forcingAQueuePairToErrorMidStreamFlushesEveryOutstandingReceive() {
-        try (Loopback p = pair(ConnectOptions.defaults())) {
+        try (Loopback p = pair(QpConnectOptions.defaults())) {
             postReceives(p, 16, 1000);
             postSends(p, 6, 1);
             List<Done> sent = await(p.cqA, 6);
@@ -107,7 +107,7 @@ class FaultInjectionTest extends DeviceTest {
 
     @Test
     void receiverNotReadyWithNoRetriesIsAnRnrRetryError() {
-        try (Loopback p = pair(ConnectOptions.builder().rnrRetry(0).minRnrTimer(1).build())) {
+        try (Loopback p = pair(QpConnectOptions.builder().rnrRetry(0).minRnrTimer(1).build())) {
             postSends(p, 1, 7); // b has no receive posted
             Done done = await(p.cqA, 1).getFirst();
             assertEquals(7, done.wrId());
@@ -132,7 +132,7 @@ class FaultInjectionTest extends DeviceTest {
             QueuePair.connectLoopback(a, b);
             int writes = tiny.capacity() + 4;
             for (int i = 0; i < writes; i++) {
-                wrs.get(0).id(i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(mr, 0, 8)
+                wrs.get(0).wrId(i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(mr, 0, 8)
                         .remote(mr.address() + 64, mr.rkey());
                 a.postSendOrThrow(wrs, 1);
             }
@@ -170,7 +170,7 @@ class FaultInjectionTest extends DeviceTest {
              SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
             QueuePair a = domain.createQueuePair(QpConfig.builder(cq).maxSendWr(64).build());
             QueuePair b = domain.createQueuePair(QpConfig.builder(cq).build());
-            QueuePair.connectLoopback(a, b, ConnectOptions.builder().retryCount(1).timeout(10).build());
+            QueuePair.connectLoopback(a, b, QpConnectOptions.builder().retryCount(1).timeout(10).build());
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger posted = new AtomicInteger();
             List<WcStatus> statuses = new ArrayList<>();
@@ -180,7 +180,7 @@ class FaultInjectionTest extends DeviceTest {
                     long drainUntil = Long.MAX_VALUE;
                     while (outstanding > 0 || !stop.get()) {
                         if (!stop.get() && outstanding < 32) {
-                            wrs.get(0).id(posted.get()).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                            wrs.get(0).wrId(posted.get()).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                                     .sge(mr, 0, 64).remote(mr.address() + 1024, mr.rkey());
                             if (a.postSend(wrs, 1) == 0) {
                                 posted.incrementAndGet();

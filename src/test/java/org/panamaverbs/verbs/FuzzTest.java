@@ -276,7 +276,7 @@ class FuzzTest extends DeviceTest {
     private void writeSend() {
         SendWorkRequest wr = sends.get(random.nextInt(sends.capacity()));
         WrOpcode[] opcodes = WrOpcode.values();
-        wr.id(random.nextLong()).opcode(opcodes[random.nextInt(opcodes.length)]).flags(random.nextInt(16));
+        wr.wrId(random.nextLong()).opcode(opcodes[random.nextInt(opcodes.length)]).flags(random.nextInt(16));
         writeEntries(wr);
         MemoryRegion target = regions.isEmpty() ? null : pick(regions);
         long remote = target == null || random.nextInt(8) == 0 ? random.nextLong() : target.segment().address();
@@ -290,7 +290,7 @@ class FuzzTest extends DeviceTest {
     }
 
     private void writeReceive() {
-        writeEntries(recvs.get(random.nextInt(recvs.capacity())).id(random.nextLong()));
+        writeEntries(recvs.get(random.nextInt(recvs.capacity())).wrId(random.nextLong()));
     }
 
     /** Random entries, from any region (open or not) at random offsets and lengths, then a random count. */
@@ -394,7 +394,7 @@ class FuzzTest extends DeviceTest {
                         case 1 -> wr.numSge(2);
                         case 2 -> wr.flags(SendFlags.INLINE);
                         case 3 -> wr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD);
-                        case 4 -> wr.id(mine.nextLong());
+                        case 4 -> wr.wrId(mine.nextLong());
                         default -> wr.sge(0, regions.isEmpty() ? null : regions.getFirst(), 0, 8);
                     }
                     accepted.incrementAndGet();

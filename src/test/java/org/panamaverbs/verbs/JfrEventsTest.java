@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -141,10 +140,7 @@ class JfrEventsTest extends DeviceTest {
 
     @Test
     void anAddressResolutionIsRecordedAsAConnectionEvent() throws Throwable {
-        String value = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        assumeTrue(value != null && !value.isBlank(), "needs the device's IP address in PANAMA_VERBS_RDMA_ADDR"
-                + " (the Soft-RoCE guest sets it)");
-        InetAddress address = InetAddress.getByName(value);
+        InetAddress address = DeviceUnderTest.requireAddress("JFR's connection events");
         List<RecordedEvent> events = Observation.record(() -> {
             try (CmEventChannel channel = CmEventChannel.create(); CmId id = CmId.create(channel, PortSpace.TCP)) {
                 id.resolveAddress(new InetSocketAddress(address, 7471), Duration.ofSeconds(30));

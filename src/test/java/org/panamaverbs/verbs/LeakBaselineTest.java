@@ -17,15 +17,12 @@ import org.junit.jupiter.api.Test;
  * {@code ctx} in the counts that no close can release), so the baseline is taken after rdma_cm has been
  * used once; then the count is the same before and after the suite, and any further {@code ctx} is a leak.
  */
-@Tag("device")
+@Tag("rdma-device")
 @Order(Integer.MIN_VALUE)
 class LeakBaselineTest {
     @Test
     void recordResourceCountsBeforeTheSuite() throws Exception {
-        String address = System.getenv("RDMA_TEST_ADDR");
-        if (address == null || address.isBlank()) {
-            address = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        }
+        String address = DeviceUnderTest.addressOrNull();
         if (address != null && !address.isBlank()) {
             try (CmEventChannel channel = CmEventChannel.create(); CmId id = CmId.create(channel, PortSpace.TCP)) {
                 id.bind(new InetSocketAddress(InetAddress.getByName(address), 0));

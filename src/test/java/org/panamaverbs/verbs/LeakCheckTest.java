@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Runs after every other device test class: nothing the suite created is left on the device. */
-@Tag("device")
+@Tag("rdma-device")
 @Order(Integer.MAX_VALUE)
 class LeakCheckTest {
     @Test

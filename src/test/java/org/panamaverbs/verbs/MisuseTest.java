@@ -186,18 +186,18 @@ class MisuseTest extends DeviceTest {
         }));
         // posting in the wrong state
         cases.add(misuse("post send on a QP in RESET returns an errno", t -> {
-            t.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            t.sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
             assertNotEquals(0, t.qp.postSend(t.sends, 1));
             int failed = t.sends.failedIndex();
             assertTrue(failed == 0 || failed == -1, "request 0, or none named (rxe: the kernel refuses the doorbell); not " + failed);
         }));
         cases.add(misuse("post send on a QP in INIT returns an errno", t -> {
             t.qp.modifyToInit(Access.bits(Access.LOCAL_WRITE));
-            t.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            t.sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
             assertNotEquals(0, t.qp.postSend(t.sends, 1));
         }));
         cases.add(misuse("postSendOrThrow names the verb and the refused request", t -> {
-            t.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            t.sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
             VerbsException e = expect(VerbsException.class, () -> t.qp.postSendOrThrow(t.sends, 1));
             assertEquals("ibv_post_send", e.verb());
         }));
@@ -226,7 +226,7 @@ class MisuseTest extends DeviceTest {
         cases.add(misuse("posting a send whose entry names a region closed since it was written", t -> {
             QueuePair.connectLoopback(t.qp, t.qp);
             MemoryRegion gone = t.pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
-            t.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(gone, 0, 8);
+            t.sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(gone, 0, 8);
             gone.close();
             expect(IllegalStateException.class, () -> t.qp.postSend(t.sends, 1));
         }));
@@ -234,9 +234,9 @@ class MisuseTest extends DeviceTest {
             QueuePair.connectLoopback(t.qp, t.qp);
             assumeTrue(t.qp.capabilities().maxInlineData() >= 8, "the queue pair has no inline room");
             MemoryRegion gone = t.pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
-            t.recvs.get(0).id(2).sge(t.mr, 0, 64);
+            t.recvs.get(0).wrId(2).sge(t.mr, 0, 64);
             assertEquals(0, t.qp.postRecv(t.recvs, 1));
-            t.sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(gone, 0, 8);
+            t.sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(gone, 0, 8);
             assertEquals(0, t.qp.postSend(t.sends, 1)); // checked and posted once: the fast path is armed
             assertEquals(2, await(t.cq, 2).size());
             gone.close(); // the provider would copy the inline bytes from freed memory
@@ -273,15 +273,15 @@ class MisuseTest extends DeviceTest {
         cases.add(misuse("a post refused by a check leaves the chain whole for the next post", t -> {
             QueuePair.connectLoopback(t.qp, t.qp);
             MemoryRegion gone = t.pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
-            t.recvs.get(0).id(1).sge(t.mr, 0, 64);
-            t.recvs.get(1).id(2).sge(gone, 0, 64);
+            t.recvs.get(0).wrId(1).sge(t.mr, 0, 64);
+            t.recvs.get(1).wrId(2).sge(gone, 0, 64);
             gone.close();
             expect(IllegalStateException.class, () -> t.qp.postRecv(t.recvs, 2));
             t.recvs.get(1).sge(t.mr, 64, 64);
             assertEquals(0, t.qp.postRecv(t.recvs, 2));
             assertEquals(-1, t.recvs.failedIndex());
-            t.sends.get(0).id(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(t.mr, 256, 8);
-            t.sends.get(1).id(4).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(t.mr, 256, 8);
+            t.sends.get(0).wrId(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(t.mr, 256, 8);
+            t.sends.get(1).wrId(4).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(t.mr, 256, 8);
             assertEquals(0, t.qp.postSend(t.sends, 2));
             List<Long> ids = await(t.cq, 4).stream().map(Done::wrId).sorted().toList();
             assertEquals(List.of(1L, 2L, 3L, 4L), ids, "both receives of the chain were posted");
@@ -317,7 +317,7 @@ class MisuseTest extends DeviceTest {
             int depth = t.qp.capabilities().maxSendWr();
             int chain = t.sends.capacity(); // 64, far beyond the 8 asked (providers may round the ring up)
             for (int i = 0; i < chain; i++) {
-                t.sends.get(i).id(i).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(t.mr, 0, 8).remote(t.mr.address() + 64, t.mr.rkey());
+                t.sends.get(i).wrId(i).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(t.mr, 0, 8).remote(t.mr.address() + 64, t.mr.rkey());
             }
             int rc = t.qp.postSend(t.sends, chain);
             assertEquals(Errno.ENOMEM, rc, "errno " + Errno.describe(rc));
@@ -404,7 +404,7 @@ class MisuseTest extends DeviceTest {
         }));
         cases.add(misuse("wrong rkey ends in a remote access error completion", t -> {
             QueuePair.connectLoopback(t.qp, t.qp);
-            t.sends.get(0).id(9).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(t.mr, 0, 8)
+            t.sends.get(0).wrId(9).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(t.mr, 0, 8)
                     .remote(t.mr.address(), t.mr.rkey() + 0x100);
             assertEquals(0, t.qp.postSend(t.sends, 1));
             Done done = await(t.cq, 1).getFirst();
@@ -529,10 +529,10 @@ class MisuseTest extends DeviceTest {
             QueuePair.connectLoopback(qp, qp);
             // above glibc's largest mmap threshold (32 MiB), so freeing the region's memory unmaps it
             MemoryRegion gone = t.pd.allocateAndRegister(64 << 20, Access.LOCAL_WRITE);
-            t.sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.INLINE)
+            t.sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.INLINE)
                     .sge(0, t.mr, 0, 8).sge(1, gone, 0, 8).numSge(1);
             gone.close();
-            t.recvs.get(0).id(2).sge(t.mr, 64, 64);
+            t.recvs.get(0).wrId(2).sge(t.mr, 64, 64);
             assertEquals(0, qp.postRecv(t.recvs, 1));
             assertEquals(0, qp.postSend(t.sends, 1)); // entry 0 only: checked, and the fast path armed for 1 request
             t.sends.get(0).numSge(2); // entry 1 names the closed region, whose memory is unmapped now
@@ -555,16 +555,16 @@ class MisuseTest extends DeviceTest {
         }));
         cases.add(misuse("a setter from a second thread on a chain another thread posts", t -> {
             QueuePair.connectLoopback(t.qp, t.qp);
-            t.recvs.get(0).id(1).sge(t.mr, 0, 8);
-            t.sends.get(0).id(2).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
+            t.recvs.get(0).wrId(1).sge(t.mr, 0, 8);
+            t.sends.get(0).wrId(2).opcode(WrOpcode.SEND).sge(t.mr, 0, 8);
             // before the first post any thread may fill the chain
-            Throwable filled = onAnotherThread(() -> t.sends.get(1).id(3).opcode(WrOpcode.SEND).sge(t.mr, 8, 8));
+            Throwable filled = onAnotherThread(() -> t.sends.get(1).wrId(3).opcode(WrOpcode.SEND).sge(t.mr, 8, 8));
             assertEquals(null, filled, "filling an unposted chain on another thread");
             assertEquals(0, t.qp.postRecv(t.recvs, 1)); // this thread owns both chains from here on
             assertEquals(0, t.qp.postSend(t.sends, 1));
             List<Executable> setters = List.of(
                     () -> t.sends.get(0).remote(0x1000, 1),
-                    () -> t.sends.get(0).id(9),
+                    () -> t.sends.get(0).wrId(9),
                     () -> t.sends.get(0).flags(SendFlags.INLINE),
                     () -> t.sends.get(0).opcode(WrOpcode.RDMA_WRITE),
                     () -> t.sends.get(0).numSge(2),
@@ -583,7 +583,7 @@ class MisuseTest extends DeviceTest {
                 });
                 assertEquals(WrongThreadException.class, other == null ? null : other.getClass(), String.valueOf(other));
             }
-            assertEquals(2, t.sends.get(0).id(), "the refused setters changed nothing");
+            assertEquals(2, t.sends.get(0).wrId(), "the refused setters changed nothing");
             assertEquals(WrOpcode.SEND, t.sends.get(0).opcode());
             assertEquals(1, t.sends.get(0).numSge());
         }));
@@ -637,8 +637,8 @@ class MisuseTest extends DeviceTest {
         QueuePair.connectLoopback(qp, qp);
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             assertEquals(0, cq.requestNotification(false));
-            recvs.get(0).id(1).sge(mr, 0, 64);
-            sends.get(0).id(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 64, 8);
+            recvs.get(0).wrId(1).sge(mr, 0, 64);
+            sends.get(0).wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 64, 8);
             assertEquals(0, qp.postRecv(recvs, 1));
             assertEquals(0, qp.postSend(sends, 1));
             assertEquals(2, await(cq, 2).size()); // the event is pending on the channel now

@@ -54,7 +54,7 @@ class OlderRdmaCoreDeviceTest extends DeviceTest {
     void regionsRegisterThroughIbvRegMrAndCarryWritesAndSends() {
         try (Context older = Rdma.open(context.name(), null, OlderRdmaCore.symbols(null));
              ProtectionDomain olderPd = older.allocateProtectionDomain();
-             Loopback l = new Loopback(older, olderPd, 16384, 1, ConnectOptions.defaults())) {
+             Loopback l = new Loopback(older, olderPd, 16384, 1, QpConnectOptions.defaults())) {
             assertTrue(l.mrA.lkey() != 0 || l.mrA.rkey() != 0, "keys from ibv_reg_mr");
             fill(l.mrA, 0, 8192, 11);
             l.sends.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 8192)

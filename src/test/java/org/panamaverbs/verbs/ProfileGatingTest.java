@@ -57,14 +57,14 @@ class ProfileGatingTest extends DeviceTest {
             try (MemoryRegion mr = domain.allocateAndRegister(8192, Access.LOCAL_WRITE);
                  SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
                  RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
-                sends.get(0).id(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED).sge(mr, 0, 8)
+                sends.get(0).wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED).sge(mr, 0, 8)
                         .atomic(mr.address() + 64, mr.rkey(), 1, 0);
                 assertThrows(UnsupportedVerbException.class, () -> a.postSend(sends, 1));
                 sends.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(mr, 0, 16);
                 assertThrows(UnsupportedVerbException.class, () -> a.postSend(sends, 1));
 
                 fill(mr, 0, 1000, 90);
-                recvs.get(0).id(2).sge(mr, 4096, 4096);
+                recvs.get(0).wrId(2).sge(mr, 4096, 4096);
                 b.postRecvOrThrow(recvs, 1);
                 sends.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 1000);
                 a.postSendOrThrow(sends, 1);

@@ -24,7 +24,8 @@ import org.panamaverbs.cm.PortSpace;
  * {@code N passed, N failed}, and exits 1 if any check failed.
  *
  * <p>Environment (set by {@code scripts/rdma-guest --tier pvrdma|pvrdma-hwv13}):
- * {@code PANAMA_VERBS_RDMA_DEVICE} (vmw_pvrdma0), {@code PANAMA_VERBS_RDMA_GID_INDEX} (the GID of the
+ * {@code RDMA_TEST_DEVICE} (vmw_pvrdma0), {@code RDMA_TEST_ADDRESS} (the guest's IPv4 address),
+ * {@code PANAMA_VERBS_RDMA_GID_INDEX} (the GID of the
  * guest's IPv4 address; the fec0:: GID of QEMU's user network is not on the backend) and
  * {@code PANAMA_VERBS_GUEST_TIER}, which says which class detection must find. The first argument is the
  * path of the C program {@code opcode_probe} (src/test/c), whose measurements of what the device does with
@@ -56,7 +57,7 @@ public final class PvrdmaDeviceCheck {
             System.err.println("usage: PvrdmaDeviceCheck OPCODE_PROBE [CHECK...]   (default: every check)");
             System.exit(2);
         }
-        String device = getenv("PANAMA_VERBS_RDMA_DEVICE", "vmw_pvrdma0");
+        String device = getenv(DeviceUnderTest.DEVICE_ENV, getenv("PANAMA_VERBS_RDMA_DEVICE", "vmw_pvrdma0"));
         int gidIndex = Integer.parseInt(getenv("PANAMA_VERBS_RDMA_GID_INDEX", "-1"));
         HardwareClass expected = getenv("PANAMA_VERBS_GUEST_TIER", "pvrdma").equals("pvrdma-hwv13")
                 ? HardwareClass.PVRDMA_HWV13 : HardwareClass.PVRDMA_HWV14;
@@ -106,6 +107,12 @@ public final class PvrdmaDeviceCheck {
         check(exit == 0, "scripts/device-report exited with " + exit);
     }
 
+    /** The nested guest's address: the one it sets, else the one test-pvrdma gives it. */
+    private static InetAddress guestAddress() throws java.net.UnknownHostException {
+        String address = DeviceUnderTest.addressOrNull();
+        return InetAddress.getByName(address == null ? "10.251.0.2" : address);
+    }
+
     private static String getenv(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;
@@ -148,7 +155,7 @@ public final class PvrdmaDeviceCheck {
      * {@link Context#capabilities()}, under the detected profile and both emulated ones, attempted here.
      */
     private void capabilityTable() throws Exception {
-        InetAddress address = InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2"));
+        InetAddress address = guestAddress();
         for (HardwareClass profile : HardwareClass.values()) {
             try (Context ctx = Rdma.open(context.name(), profile)) {
                 for (String line : new CapabilityTableCheck(ctx, gidIndex, address).run()) {
@@ -160,7 +167,7 @@ public final class PvrdmaDeviceCheck {
 
     /** rdma_create_ep is refused on the real device, before librdmacm is asked. */
     private void gateCreateEndpoint() throws Exception {
-        InetAddress address = InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2"));
+        InetAddress address = guestAddress();
         try (CmEventChannel channel = CmEventChannel.create()) {
             try (CmId id = CmId.createEndpoint(channel, new InetSocketAddress(address, 0), true, PortSpace.TCP,
                     Duration.ofMinutes(2))) {
@@ -182,7 +189,7 @@ public final class PvrdmaDeviceCheck {
     private void rdmaCm() throws Exception {
         String port = System.getenv("PANAMA_VERBS_CM_PORT");
         check(port != null, "PANAMA_VERBS_CM_PORT names the port of the CmPeer echo-server JVM (scripts/test-pvrdma starts it)");
-        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(getenv("PANAMA_VERBS_RDMA_ADDR", "10.251.0.2")),
+        InetSocketAddress server = new InetSocketAddress(guestAddress(),
                 Integer.parseInt(port));
         int[] lengths = {1, 32, 64};
         MemoryRegion[] buffer = new MemoryRegion[1];
@@ -191,7 +198,7 @@ public final class PvrdmaDeviceCheck {
                     .privateData("pvrdma client".getBytes(StandardCharsets.US_ASCII)).prepare(c -> {
                         buffer[0] = c.protectionDomain().allocateAndRegister(8192, Access.LOCAL_WRITE);
                         for (int i = 0; i < 3; i++) {
-                            recvs.get(i).id(10 + i).sge(buffer[0], 4096 + i * 1024L, 1024);
+                            recvs.get(i).wrId(10 + i).sge(buffer[0], 4096 + i * 1024L, 1024);
                         }
                         c.queuePair().postRecvOrThrow(recvs, 3);
                     }).build();
@@ -206,7 +213,7 @@ public final class PvrdmaDeviceCheck {
                 int offset = 0;
                 for (int m = 0; m < 3; m++) {
                     fill(buffer[0], offset, lengths[m], 40 + m);
-                    sends.get(0).id(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], offset, lengths[m]);
+                    sends.get(0).wrId(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], offset, lengths[m]);
                     c.queuePair().postSendOrThrow(sends, 1);
                     List<long[]> done = new ArrayList<>();
                     long deadline = System.nanoTime() + TIMEOUT_NANOS;
@@ -334,12 +341,12 @@ public final class PvrdmaDeviceCheck {
             QueuePair receiver = pd.createQueuePair(config(sendCq, recvCq).srq(srq).build());
             QueuePair sender = pd.createQueuePair(config(sendCq, sendCq).build());
             QueuePair.connectLoopback(sender, receiver);
-            recvs.get(0).id(100).sge(mr, 8192, 1024);
-            recvs.get(1).id(101).sge(mr, 9216, 1024);
+            recvs.get(0).wrId(100).sge(mr, 8192, 1024);
+            recvs.get(1).wrId(101).sge(mr, 9216, 1024);
             srq.postRecvOrThrow(recvs, 2);
             for (int m = 0; m < 2; m++) {
                 fill(mr, m * 1024L, 700, 40 + m);
-                sends.get(0).id(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, m * 1024L, 700);
+                sends.get(0).wrId(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, m * 1024L, 700);
                 sender.postSendOrThrow(sends, 1);
             }
             expectSuccess(sendCq, 2, WcOpcode.SEND, sender.qpNumber(), -1);
@@ -367,16 +374,16 @@ public final class PvrdmaDeviceCheck {
             // three single-entry messages (1 byte, half and all of max_msg_sz 1024) and one gathered from three entries
             int[] lengths = {1, 512, 1024};
             for (int m = 0; m < 3; m++) {
-                recvs.get(m).id(10 + m).sge(mrB, 4096L * m, 1024);
+                recvs.get(m).wrId(10 + m).sge(mrB, 4096L * m, 1024);
             }
-            recvs.get(3).id(13).sge(0, mrB, 12288, 100).sge(1, mrB, 12400, 100).sge(2, mrB, 12500, 100).numSge(3);
+            recvs.get(3).wrId(13).sge(0, mrB, 12288, 100).sge(1, mrB, 12400, 100).sge(2, mrB, 12500, 100).numSge(3);
             b.postRecvOrThrow(recvs, 4);
             for (int m = 0; m < 3; m++) {
                 fill(mrA, 4096L * m, lengths[m], m + 1);
-                sends.get(m).id(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mrA, 4096L * m, lengths[m]);
+                sends.get(m).wrId(m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mrA, 4096L * m, lengths[m]);
             }
             fill(mrA, 12288, 300, 9);
-            sends.get(3).id(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
+            sends.get(3).wrId(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                     .sge(0, mrA, 12288, 120).sge(1, mrA, 12408, 80).sge(2, mrA, 12488, 100).numSge(3);
             a.postSendOrThrow(sends, 4);
             List<long[]> sent = expectSuccess(cqA, 4, WcOpcode.SEND, a.qpNumber(), -1);
@@ -401,7 +408,7 @@ public final class PvrdmaDeviceCheck {
              QueuePair qp = pd.createQueuePair(config(cq, cq).build());
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             QueuePair.connectLoopback(qp, qp);
-            sends.get(0).id(1).atomic(mr.address(), mr.rkey(), 0, 1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
+            sends.get(0).wrId(1).atomic(mr.address(), mr.rkey(), 0, 1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
                     .flags(SendFlags.SIGNALED).sge(mr, 0, 8);
             UnsupportedVerbException e = expectRefusal(() -> qp.postSend(sends, 1), "ibv_post_send");
             check(e.getMessage().contains("no atomic operations"), e.getMessage());
@@ -419,7 +426,7 @@ public final class PvrdmaDeviceCheck {
                  SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
                 check(qp.capabilities().maxInlineData() == 0, "max_inline_data " + qp.capabilities().maxInlineData());
                 QueuePair.connectLoopback(qp, qp);
-                sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(mr, 0, 16);
+                sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(mr, 0, 16);
                 expectRefusal(() -> qp.postSend(sends, 1), "ibv_post_send");
             }
         }
@@ -479,13 +486,13 @@ public final class PvrdmaDeviceCheck {
             for (WrOpcode op : new WrOpcode[] {WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ,
                     WrOpcode.SEND_WITH_IMM}) {
                 // a chain of a valid SEND and the refused request: nothing may be posted
-                sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 16);
-                sends.get(1).id(2).opcode(op).flags(SendFlags.SIGNALED).sge(mr, 0, 16).remote(mr.address(), mr.rkey());
+                sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 16);
+                sends.get(1).wrId(2).opcode(op).flags(SendFlags.SIGNALED).sge(mr, 0, 16).remote(mr.address(), mr.rkey());
                 UnsupportedVerbException e = expectRefusal(() -> a.postSend(sends, 2), "ibv_post_send");
                 check(e.getMessage().contains("work request 1 is " + op + ", which would arrive as a plain SEND"), e.getMessage());
             }
             // nothing was posted, and the queue pairs still work
-            recvs.get(0).id(7).sge(mr, 2048, 64);
+            recvs.get(0).wrId(7).sge(mr, 2048, 64);
             b.postRecvOrThrow(recvs, 1);
             fill(mr, 0, 16, 77);
             a.postSendOrThrow(sends, 1);

@@ -35,7 +35,7 @@ class QueuePairControlTest extends DeviceTest {
         try (CompletionQueue cq = context.createCompletionQueue(16);
              QueuePair a = pd.createQueuePair(QpConfig.builder(cq).build());
              QueuePair b = pd.createQueuePair(QpConfig.builder(cq).build())) {
-            ConnectOptions options = ConnectOptions.builder().timeout(18).retryCount(3).rnrRetry(5)
+            QpConnectOptions options = QpConnectOptions.builder().timeout(18).retryCount(3).rnrRetry(5)
                     .pathMtu(Mtu.MTU_512).build();
             QueuePair.connectLoopback(a, b, options);
             QpAttributes attributes = a.query();
@@ -50,7 +50,7 @@ class QueuePairControlTest extends DeviceTest {
     void errorStateFlushesOutstandingReceives() {
         try (Loopback l = new Loopback(4096, 1)) {
             for (int i = 0; i < 5; i++) {
-                l.recvs.get(i).id(100 + i).sge(l.mrB, i * 64L, 64);
+                l.recvs.get(i).wrId(100 + i).sge(l.mrB, i * 64L, 64);
             }
             l.b.postRecvOrThrow(l.recvs, 5);
             l.b.modifyToError();
@@ -72,7 +72,7 @@ class QueuePairControlTest extends DeviceTest {
             QueuePair.connectLoopback(l.a, l.b);
             assertEquals(QpState.RTS, l.a.state());
             fill(l.mrA, 0, 500, 70);
-            l.sends.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 500)
+            l.sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 500)
                     .remote(l.mrB.address(), l.mrB.rkey());
             l.a.postSendOrThrow(l.sends, 1);
             assertEquals(WcStatus.SUCCESS, await(l.cqA, 1).getFirst().status());
@@ -89,8 +89,8 @@ class QueuePairControlTest extends DeviceTest {
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             // rnr_retry 0: the first RNR NAK fails the send instead of retrying forever (rnr_retry 7).
-            QueuePair.connectLoopback(a, b, ConnectOptions.builder().rnrRetry(0).build());
-            sends.get(0).id(9).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 32);
+            QueuePair.connectLoopback(a, b, QpConnectOptions.builder().rnrRetry(0).build());
+            sends.get(0).wrId(9).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 32);
             a.postSendOrThrow(sends, 1);
             Done done = await(cqA, 1).getFirst();
             assertEquals(9, done.wrId());

@@ -116,9 +116,9 @@ class ResourceLifecycleTest extends DeviceTest {
              QueuePair b = pd.createQueuePair(QpConfig.builder(cq).build())) {
             a.modifyToInit(Access.bits(Access.LOCAL_WRITE));
             assertEquals(QpState.INIT, a.state());
-            a.modifyToRtr(b.localEndpoint(), ConnectOptions.defaults());
+            a.modifyToRtr(b.localEndpoint(), QpConnectOptions.defaults());
             assertEquals(QpState.RTR, a.state());
-            a.modifyToRts(ConnectOptions.defaults());
+            a.modifyToRts(QpConnectOptions.defaults());
             assertEquals(QpState.RTS, a.state());
             b.connect(a.localEndpoint());
             assertEquals(QpState.RTS, b.state());
@@ -134,7 +134,7 @@ class ResourceLifecycleTest extends DeviceTest {
              QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).build());
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              SendWorkRequests wrs = SendWorkRequests.allocate(2, 1)) {
-            wrs.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 64);
+            wrs.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 64);
             int rc = qp.postSend(wrs, 1);
             assertNotEquals(0, rc, "a RESET queue pair cannot send");
             // rxe queues the request in user space and the kernel refuses the doorbell: bad_wr names no request,

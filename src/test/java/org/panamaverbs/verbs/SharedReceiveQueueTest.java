@@ -43,7 +43,7 @@ class SharedReceiveQueueTest extends DeviceTest {
                 senders.add(sender);
             }
             for (int i = 0; i < 6; i++) {
-                recvs.get(i).id(i).sge(mr, 32768 + i * 1024L, 1024);
+                recvs.get(i).wrId(i).sge(mr, 32768 + i * 1024L, 1024);
             }
             srq.postRecvOrThrow(recvs, 6);
             assertThrows(IllegalStateException.class, () -> receivers.getFirst().postRecv(recvs, 1));
@@ -53,7 +53,7 @@ class SharedReceiveQueueTest extends DeviceTest {
                     mr.segment().set(JAVA_INT, at, s);
                     mr.segment().set(JAVA_INT, at + 4, m);
                     fill(mr, at + 8, 500, s * 10 + m);
-                    sends.get(0).id(s * 2 + m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, at, 508);
+                    sends.get(0).wrId(s * 2 + m).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, at, 508);
                     senders.get(s).postSendOrThrow(sends, 1);
                 }
             }
@@ -93,13 +93,13 @@ class SharedReceiveQueueTest extends DeviceTest {
             QueuePair.connectLoopback(sender, receiver);
             assertTrue(srq.query().maxWr() >= 32);
             for (int i = 0; i < 8; i++) {
-                recvs.get(i).id(i).sge(mr, 8192 + i * 512L, 512);
+                recvs.get(i).wrId(i).sge(mr, 8192 + i * 512L, 512);
             }
             srq.postRecvOrThrow(recvs, 8);
             srq.modifyLimit(6);
             assertEquals(6, srq.query().limit());
             for (int i = 0; i < 3; i++) {
-                sends.get(0).id(100 + i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 64);
+                sends.get(0).wrId(100 + i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 64);
                 sender.postSendOrThrow(sends, 1);
             }
             await(cq, 6);

@@ -50,12 +50,12 @@ class UnreliableDatagramTest extends DeviceTest {
             assertTrue(mtu >= 256, "path MTU " + mtu);
             int[] sizes = {1, 200, mtu};
             for (int i = 0; i < 3; i++) {
-                p.recvs.get(i).id(10 + i).sge(p.mr, 32768 + i * 8192L, Grh.SIZE + mtu);
+                p.recvs.get(i).wrId(10 + i).sge(p.mr, 32768 + i * 8192L, Grh.SIZE + mtu);
             }
             p.b.postRecvOrThrow(p.recvs, 3);
             for (int i = 0; i < 3; i++) {
                 fill(p.mr, i * 8192L, sizes[i], 80 + i);
-                p.sends.get(i).id(i).opcode(i == 1 ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                p.sends.get(i).wrId(i).opcode(i == 1 ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND).flags(SendFlags.SIGNALED)
                         .immediateData(0x5150).sge(p.mr, i * 8192L, sizes[i]).ud(p.toB, p.b.qpNumber(), QKEY);
             }
             p.a.postSendOrThrow(p.sends, 3);
@@ -88,7 +88,7 @@ class UnreliableDatagramTest extends DeviceTest {
     void datagramsLargerThanThePathMtuAreRefused() {
         try (UdPair p = new UdPair()) {
             int mtu = p.a.maxDatagramSize();
-            p.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(p.mr, 0, mtu + 1).ud(p.toB, p.b.qpNumber(), QKEY);
+            p.sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(p.mr, 0, mtu + 1).ud(p.toB, p.b.qpNumber(), QKEY);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.a.postSend(p.sends, 1));
             assertTrue(e.getMessage().contains("path MTU"), e.getMessage());
         }
@@ -97,7 +97,7 @@ class UnreliableDatagramTest extends DeviceTest {
     @Test
     void udSendsWithoutOrWithAClosedAddressHandleNeverReachTheProvider() {
         try (UdPair p = new UdPair()) {
-            p.sends.get(0).id(1).opcode(WrOpcode.SEND).sge(p.mr, 0, 16);
+            p.sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(p.mr, 0, 16);
             IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> p.a.postSend(p.sends, 1));
             assertTrue(none.getMessage().contains("no address handle"), none.getMessage());
             AddressHandle soon = pd.createAddressHandle(p.toB.target());

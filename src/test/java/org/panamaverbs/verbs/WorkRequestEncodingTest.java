@@ -35,7 +35,7 @@ class WorkRequestEncodingTest {
     void sendRequestMatchesC() throws Exception {
         try (SendWorkRequests wrs = SendWorkRequests.allocate(3, 2)) {
             SendWorkRequest wr = wrs.get(1)
-                    .id(0x1122334455667788L)
+                    .wrId(0x1122334455667788L)
                     .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
                     .flags(SendFlags.SIGNALED | SendFlags.SOLICITED | SendFlags.FENCE)
                     .immediateData(0xCAFEBABE)
@@ -54,17 +54,31 @@ class WorkRequestEncodingTest {
                     bytes(wrs.sges, wrs.sgeBase(1), WorkRequestChain.SGE_SIZE));
             assertArrayEquals(CReference.bytes("sge", 0x7000_0000_3000L, 100, 0x43),
                     bytes(wrs.sges, wrs.sgeBase(1) + WorkRequestChain.SGE_SIZE, WorkRequestChain.SGE_SIZE));
-            assertEquals(0x1122334455667788L, wr.id());
+            assertEquals(0x1122334455667788L, wr.wrId());
             assertEquals(WrOpcode.RDMA_WRITE_WITH_IMM, wr.opcode());
             assertEquals(2, wr.numSge());
         }
     }
 
     /** Only the union differs from a plain send: everything but the union is zero on both sides except opcode and id. */
+    /** The deprecated {@code id} accessors are the same {@code wr_id} field as {@code wrId}, on sends and receives. */
+    @Test
+    @SuppressWarnings("deprecation")
+    void deprecatedIdIsWrId() {
+        try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1); RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+            assertEquals(41, sends.get(0).id(41).wrId());
+            assertEquals(42, sends.get(0).wrId(42).id());
+            assertEquals(42, sends.requests.get(JAVA_LONG, ibv_send_wr.wr_id$offset()));
+            assertEquals(43, recvs.get(0).id(43).wrId());
+            assertEquals(44, recvs.get(0).wrId(44).id());
+            assertEquals(44, recvs.requests.get(JAVA_LONG, ibv_recv_wr.wr_id$offset()));
+        }
+    }
+
     @Test
     void udSendRequestMatchesC() throws Exception {
         try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 0)) {
-            SendWorkRequest wr = wrs.get(0).id(0x55).opcode(WrOpcode.SEND);
+            SendWorkRequest wr = wrs.get(0).wrId(0x55).opcode(WrOpcode.SEND);
             wr.writeUd(0x0000_7f12_3456_7890L, 0x00ABCDEF, 0x11111111);
             wrs.requests.set(JAVA_LONG, ibv_send_wr.next$offset(), 0L); // C's request has no next
             assertArrayEquals(CReference.bytes("send-ud", 0x0000_7f12_3456_7890L, 0x00ABCDEFL, 0x11111111L, 0x55L),
@@ -75,7 +89,7 @@ class WorkRequestEncodingTest {
     @Test
     void atomicSendRequestMatchesC() throws Exception {
         try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 0)) {
-            wrs.get(0).id(0x66).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED)
+            wrs.get(0).wrId(0x66).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED)
                     .atomic(0x0000_7f00_0000_1008L, 0xA1B2C3D4, 0x0102030405060708L, 0x1112131415161718L);
             wrs.requests.set(JAVA_LONG, ibv_send_wr.next$offset(), 0L);
             assertArrayEquals(CReference.bytes("send-atomic", 0x0000_7f00_0000_1008L, 0x0102030405060708L,
@@ -87,7 +101,7 @@ class WorkRequestEncodingTest {
     @Test
     void receiveRequestMatchesC() throws Exception {
         try (RecvWorkRequests wrs = RecvWorkRequests.allocate(2, 1)) {
-            wrs.get(0).id(77).sge(0, new Sge(null, 0x1234_5000L, 64, 7)).numSge(1);
+            wrs.get(0).wrId(77).sge(0, new Sge(null, 0x1234_5000L, 64, 7)).numSge(1);
             long next = wrs.requests.get(JAVA_LONG, ibv_recv_wr.next$offset());
             long sgList = wrs.requests.get(JAVA_LONG, ibv_recv_wr.sg_list$offset());
             assertArrayEquals(CReference.bytes("recv", 77L, next, sgList, 1), bytes(wrs.requests, 0, RecvWorkRequests.WR_SIZE));
@@ -138,17 +152,17 @@ class WorkRequestEncodingTest {
     void sendsAndReceivesShareTheBaseSetters() {
         try (SendWorkRequests sends = SendWorkRequests.allocate(2, 2); RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 2)) {
             for (WorkRequest<?> wr : List.of(sends.get(1), recvs.get(1))) {
-                wr.id(9).sge(0, new Sge(null, 0x1000, 10, 1)).sge(1, new Sge(null, 0x2000, 20, 2)).numSge(2);
-                assertEquals(9, wr.id());
+                wr.wrId(9).sge(0, new Sge(null, 0x1000, 10, 1)).sge(1, new Sge(null, 0x2000, 20, 2)).numSge(2);
+                assertEquals(9, wr.wrId());
                 assertEquals(2, wr.numSge());
                 assertEquals(1, wr.index());
                 assertEquals(30, wr.payloadLength());
             }
-            assertEquals(0, sends.get(0).id(), "request 1's fields are its own");
+            assertEquals(0, sends.get(0).wrId(), "request 1's fields are its own");
             assertEquals(0, recvs.get(0).numSge());
             // The setters return the concrete type, so send-only setters still chain after shared ones.
-            SendWorkRequest send = sends.get(0).id(4).numSge(0).opcode(WrOpcode.SEND);
-            RecvWorkRequest recv = recvs.get(0).sge(0, new Sge(null, 0x3000, 8, 3)).numSge(1).id(5);
+            SendWorkRequest send = sends.get(0).wrId(4).numSge(0).opcode(WrOpcode.SEND);
+            RecvWorkRequest recv = recvs.get(0).sge(0, new Sge(null, 0x3000, 8, 3)).numSge(1).wrId(5);
             assertEquals(WrOpcode.SEND, send.opcode());
             assertEquals(1, recv.numSge());
         }
@@ -169,7 +183,7 @@ class WorkRequestEncodingTest {
         SendWorkRequests wrs = SendWorkRequests.allocate(1, 1);
         wrs.close();
         wrs.close();
-        assertThrows(IllegalStateException.class, () -> wrs.get(0).id(1));
+        assertThrows(IllegalStateException.class, () -> wrs.get(0).wrId(1));
     }
 
     @Test

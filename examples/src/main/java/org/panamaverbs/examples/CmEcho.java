@@ -51,7 +51,7 @@ public final class CmEcho {
                 buffers[0].segment().setString(0, "greetings from the server's memory");
                 c.offer(buffers[0]);                                     // address, length, rkey go to the client
                 buffers[1] = c.protectionDomain().allocateAndRegister(4096, Access.LOCAL_WRITE);
-                recvs.get(0).id(1).sge(buffers[1], 0, 4096);
+                recvs.get(0).wrId(1).sge(buffers[1], 0, 4096);
                 c.queuePair().postRecvOrThrow(recvs, 1);                 // before the client can send
             }).build();
             try (RdmaServer server = RdmaServer.listen(address, options, 8)) {
@@ -65,7 +65,7 @@ public final class CmEcho {
                     WorkCompletion received = awaitOne(c);
                     String text = buffers[1].segment().getString(0);
                     System.out.println("server: received " + received.byteLength() + " bytes: '" + text + "'");
-                    sends.get(0).id(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffers[1], 0, received.byteLength());
+                    sends.get(0).wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffers[1], 0, received.byteLength());
                     c.queuePair().postSendOrThrow(sends, 1);
                     awaitOne(c);
                     System.out.println("server: echoed; peer disconnected: " + c.awaitDisconnected(TIMEOUT));
@@ -81,14 +81,14 @@ public final class CmEcho {
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().privateData(bytes("hello")).prepare(c -> {
                 buffer[0] = c.protectionDomain().allocateAndRegister(8192, Access.LOCAL_WRITE);
-                recvs.get(0).id(1).sge(buffer[0], 4096, 4096);
+                recvs.get(0).wrId(1).sge(buffer[0], 4096, 4096);
                 c.queuePair().postRecvOrThrow(recvs, 1);
             }).build();
             try (Connection c = Connection.connect(address, options, TIMEOUT)) {
                 RemoteRegion remote = c.remoteRegion();
                 System.out.println("client: connected to " + c.peerAddress() + ", private data '"
                         + new String(c.peerPrivateData(), StandardCharsets.US_ASCII) + "', region " + remote);
-                sends.get(0).id(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(buffer[0], 0, 64)
+                sends.get(0).wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(buffer[0], 0, 64)
                         .remote(remote.address(), remote.rkey());
                 c.queuePair().postSendOrThrow(sends, 1);
                 awaitOne(c);
@@ -96,7 +96,7 @@ public final class CmEcho {
                 String ping = "ping over RDMA SEND";
                 buffer[0].segment().setString(0, ping);
                 int length = ping.length() + 1; // with the terminating NUL the server's getString stops at
-                sends.get(0).id(4).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], 0, length);
+                sends.get(0).wrId(4).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], 0, length);
                 c.queuePair().postSendOrThrow(sends, 1);
                 awaitOne(c);
                 awaitOne(c);

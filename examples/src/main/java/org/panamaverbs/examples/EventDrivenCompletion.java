@@ -51,7 +51,7 @@ public final class EventDrivenCompletion {
             QueuePair.connectLoopback(sender, receiver);
             MemoryRegion buffers = pd.allocateAndRegister(2L * MESSAGES * SLOT, Access.LOCAL_WRITE);
             for (int i = 0; i < MESSAGES; i++) {
-                recvs.get(i).id(100 + i).sge(buffers, (long) (MESSAGES + i) * SLOT, SLOT);
+                recvs.get(i).wrId(100 + i).sge(buffers, (long) (MESSAGES + i) * SLOT, SLOT);
             }
             receiver.postRecvOrThrow(recvs, MESSAGES);
 
@@ -77,7 +77,7 @@ public final class EventDrivenCompletion {
                 for (int i = 0; i < MESSAGES; i++) {
                     Thread.sleep(200);                                   // the receiver is parked meanwhile
                     buffers.segment().setString((long) i * SLOT, "message " + (i + 1));
-                    sends.get(0).id(i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                    sends.get(0).wrId(i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                             .sge(buffers, (long) i * SLOT, SLOT);
                     sender.postSendOrThrow(sends, 1);
                     Polling.awaitOne(sendCq, wcs, Duration.ofSeconds(10));

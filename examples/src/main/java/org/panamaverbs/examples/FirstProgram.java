@@ -23,9 +23,9 @@ public final class FirstProgram {
             MemoryRegion dst = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
             src.segment().setString(0, "hello, RDMA");
             System.out.println(ctx.name() + ": RDMA WRITE with immediate between two RC queue pairs");
-            recvs.get(0).id(2).numSge(0);            // the immediate consumes a receive at b
+            recvs.get(0).wrId(2).numSge(0);            // the immediate consumes a receive at b
             b.postRecvOrThrow(recvs, 1);
-            sends.get(0).id(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED)
+            sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED)
                     .immediateData(42).sge(src, 0, 12).remote(dst.address(), dst.rkey());
             a.postSendOrThrow(sends, 1);             // postSend(...) returns the provider's errno instead
             for (CompletionQueue cq : List.of(sendCq, recvCq)) {

@@ -67,7 +67,7 @@ public final class TcpExchange {
             ConnectionInfo mine = new ConnectionInfo(qp.localEndpoint(), RemoteRegion.of(region));
             try (EndpointExchange.Session session = EndpointExchange.acceptSession(listener, mine, TIMEOUT)) {
                 qp.connect(session.peer().endpoint());   // INIT, RTR and RTS towards the client's queue pair
-                recvs.get(0).id(1).numSge(0);            // the WRITE's immediate consumes a receive
+                recvs.get(0).wrId(1).numSge(0);            // the WRITE's immediate consumes a receive
                 qp.postRecvOrThrow(recvs, 1);
                 session.barrier(TIMEOUT);                // both sides ready: now the client may write
                 WorkCompletion wc = Polling.awaitOne(qp.config().recvCq(), wcs, TIMEOUT);
@@ -88,7 +88,7 @@ public final class TcpExchange {
             session.barrier(TIMEOUT);
             RemoteRegion target = session.peer().region();
             source.segment().setString(0, "written over RDMA");
-            sends.get(0).id(2).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED).immediateData(7)
+            sends.get(0).wrId(2).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED).immediateData(7)
                     .sge(source, 0, 18).remote(target.address(), target.rkey());
             qp.postSendOrThrow(sends, 1);
             WorkCompletion wc = Polling.awaitOne(qp.config().sendCq(), wcs, TIMEOUT);

@@ -54,14 +54,14 @@ public final class UdExchange {
                     + client.maxDatagramSize() + " bytes");
 
             // the server posts a receive; the client sends to the GID and queue pair number it was told
-            recvs.get(0).id(1).sge(serverBuffer, size, size);
+            recvs.get(0).wrId(1).sge(serverBuffer, size, size);
             server.postRecvOrThrow(recvs, 1);
             Gid serverGid = server.localEndpoint().gid();
             try (AddressHandle toServer = pd.createAddressHandle(AddressHandle.Target.of(serverGid, client.gidIndex(), 1))) {
-                recvs.get(0).id(2).sge(clientBuffer, size, size);
+                recvs.get(0).wrId(2).sge(clientBuffer, size, size);
                 client.postRecvOrThrow(recvs, 1);                    // for the answer
                 clientBuffer.segment().setString(0, "ping");
-                sends.get(0).id(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(clientBuffer, 0, 5)
+                sends.get(0).wrId(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(clientBuffer, 0, 5)
                         .ud(toServer, server.qpNumber(), qkey);
                 client.postSendOrThrow(sends, 1);
                 Polling.awaitOne(clientCq, wcs, TIMEOUT);
@@ -76,7 +76,7 @@ public final class UdExchange {
             Gid senderGid = Grh.sourceGid(serverBuffer.segment(), size);
             try (AddressHandle toSender = pd.createAddressHandle(AddressHandle.Target.of(senderGid, server.gidIndex(), 1))) {
                 serverBuffer.segment().setString(0, "pong");
-                sends.get(0).id(4).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(serverBuffer, 0, 5)
+                sends.get(0).wrId(4).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(serverBuffer, 0, 5)
                         .ud(toSender, senderQpn, qkey);
                 server.postSendOrThrow(sends, 1);
                 Polling.awaitOne(serverCq, wcs, TIMEOUT);

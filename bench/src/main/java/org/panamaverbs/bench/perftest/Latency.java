@@ -103,7 +103,7 @@ abstract class Latency implements Callable<Integer> {
                 if (sent < iterations) {
                     posted[sent] = System.nanoTime();
                     BYTE.set(buffer, postByte, (byte) ++sent);
-                    wr.id(sent);
+                    wr.wrId(sent);
                     Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
                 }
                 if (completed < iterations) {
@@ -174,7 +174,7 @@ abstract class Latency implements Callable<Integer> {
                     .remote(s.peerVaddr(), s.peerRkey());
             for (int i = 0; i < iterations; i++) {
                 posted[i] = System.nanoTime();
-                wrs.get(0).id(i);
+                wrs.get(0).wrId(i);
                 Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", i);
                 Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA READ");
             }
@@ -233,7 +233,7 @@ abstract class Latency implements Callable<Integer> {
         private static void postReceives(PingPongSide s, RecvWorkRequests recvs, int length, int depth) {
             recvs.get(0).sge(s.buffer(), s.half(), length);
             for (int i = 0; i < depth; i++) {
-                recvs.get(0).id(i);
+                recvs.get(0).wrId(i);
                 Completions.check(s.qp().postRecv(recvs, 1), "ibv_post_recv", i);
             }
         }
@@ -270,7 +270,7 @@ abstract class Latency implements Callable<Integer> {
                 }
                 if (sent < iterations) {
                     posted[sent] = System.nanoTime();
-                    wr.id(sent);
+                    wr.wrId(sent);
                     sent++;
                     Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
                     Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "SEND");

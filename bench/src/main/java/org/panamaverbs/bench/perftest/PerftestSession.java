@@ -10,7 +10,7 @@ import org.panamaverbs.cm.ConnectionParameters;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.AddressHandle;
 import org.panamaverbs.verbs.CompletionQueue;
-import org.panamaverbs.verbs.ConnectOptions;
+import org.panamaverbs.verbs.QpConnectOptions;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.DeviceAttributes;
 import org.panamaverbs.verbs.Gid;
@@ -272,7 +272,7 @@ final class PerftestSession implements AutoCloseable {
         int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
         for (int i = 0; i < qps.size(); i++) {
             PeerAddress theirs = peers.get(i);
-            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()), ConnectOptions.builder()
+            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()), QpConnectOptions.builder()
                     .pathMtu(pathMtu).access(access).maxDestReadAtomic(mine.outReads())
                     .maxReadAtomic(Math.max(1, Math.min(theirs.outReads(), initiatorDepth))).build());
         }

@@ -122,8 +122,8 @@ final class RdmaCmChannel implements PerftestWire.Transport {
         recvCq = context.createCompletionQueue(1);
         buffer = pd.allocateAndRegister(PerftestSession.CYCLE_BUFFER, Access.LOCAL_WRITE);
         qp = id.createQueuePair(pd, QpConfig.builder(sendCq, recvCq).maxSendWr(1).maxRecvWr(1).build());
-        sends.get(0).id(SYNC_ID).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
-        recvs.get(0).id(SYNC_ID).sge(buffer, 0, RECEIVE_SIZE);
+        sends.get(0).wrId(SYNC_ID).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
+        recvs.get(0).wrId(SYNC_ID).sge(buffer, 0, RECEIVE_SIZE);
         postReceive();
     }
 

@@ -72,7 +72,7 @@ final class PostRecvCall extends SVCPostRecv {
         IbvContext context = qp.getContext();
         for (int i = 0; i < count; i++) {
             RecvWorkRequest r = t.chain.get(i);
-            r.id(wrId[i]);
+            r.wrId(wrId[i]);
             sges.writeInto(r, sgeStart[i], numSge[i], t.resolved, context);
         }
     }

@@ -152,7 +152,7 @@ final class PostSendCall extends SVCPostSend {
     /** Writes every request's identifier into the thread's chain. */
     private void writeIds(SendWorkRequests chain) {
         for (int i = 0; i < count; i++) {
-            chain.get(i).id(wrId[i]);
+            chain.get(i).wrId(wrId[i]);
         }
     }
 

@@ -1,5 +1,7 @@
 package com.ibm.disni.verbs;
 
+import static com.ibm.disni.DeviceUnderTest.host;
+import static com.ibm.disni.DeviceUnderTest.open;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,14 +22,13 @@ import org.junit.jupiter.api.Test;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.Rdma;
 
 /**
  * Misuse of the drop-in's raw-address API on a real device: private data and memory registrations named by
  * address, scatter-gather counts that overflow, and stateful calls executed from a new thread per request.
  * Each ends in an {@link IOException} (or is bounded) instead of a crash or unbounded growth.
  */
-@Tag("device")
+@Tag("rdma-device")
 class DropInMisuseTest {
 
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
@@ -36,16 +37,6 @@ class DropInMisuseTest {
     private static final int UNMAPPED_WHEN_FREED = 64 << 20;
     /** An address no process maps (above the 47-bit user space of x86-64 with 4-level paging). */
     private static final long UNMAPPED = 1L << 47;
-
-    private static Context open() {
-        String name = System.getenv("RDMA_TEST_DEVICE");
-        return name == null || name.isEmpty() ? Rdma.openFirst() : Rdma.open(name);
-    }
-
-    private static String host() {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        return address == null || address.isEmpty() ? "10.250.0.1" : address;
-    }
 
     private static void expect(RdmaEventChannel channel, RdmaCmEvent.EventType type) throws IOException {
         RdmaCmEvent event = channel.getCmEvent(15_000);

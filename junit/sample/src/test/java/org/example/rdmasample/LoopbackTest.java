@@ -46,9 +46,9 @@ class LoopbackTest {
         QueuePair.connectLoopback(sender, receiver);
 
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
-            recvs.get(0).id(2).sge(incoming, 0, 4096);
+            recvs.get(0).wrId(2).sge(incoming, 0, 4096);
             receiver.postRecvOrThrow(recvs, 1);
-            sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(outgoing, 0, message.length);
+            sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(outgoing, 0, message.length);
             sender.postSendOrThrow(sends, 1);
         }
 
@@ -77,7 +77,7 @@ class LoopbackTest {
         QueuePair.connectLoopback(writer, target);
 
         try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
-            sends.get(0).id(7).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(local, 0, length)
+            sends.get(0).wrId(7).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(local, 0, length)
                     .remote(remote.address(), remote.rkey());
             writer.postSendOrThrow(sends, 1);
         }
