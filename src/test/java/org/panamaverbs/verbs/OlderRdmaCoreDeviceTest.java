@@ -57,7 +57,7 @@ class OlderRdmaCoreDeviceTest extends DeviceTest {
              Loopback l = new Loopback(older, olderPd, 16384, 1, QpConnectOptions.defaults())) {
             assertTrue(l.mrA.lkey() != 0 || l.mrA.rkey() != 0, "keys from ibv_reg_mr");
             fill(l.mrA, 0, 8192, 11);
-            l.sends.get(0).id(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 8192)
+            l.sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 8192)
                     .remote(l.mrB.address() + 4096, l.mrB.rkey());
             l.a.postSendOrThrow(l.sends, 1);
             Done write = await(l.cqA, 1).getFirst();
@@ -66,9 +66,9 @@ class OlderRdmaCoreDeviceTest extends DeviceTest {
             assertArrayEquals(bytes(l.mrA, 0, 8192), bytes(l.mrB, 4096, 8192));
 
             fill(l.mrA, 0, 3000, 12);
-            l.recvs.get(0).id(20).sge(l.mrB, 0, 4096);
+            l.recvs.get(0).wrId(20).sge(l.mrB, 0, 4096);
             l.b.postRecvOrThrow(l.recvs, 1);
-            l.sends.get(0).id(2).opcode(WrOpcode.SEND_WITH_IMM).flags(SendFlags.SIGNALED).immediateData(0x0DDBA11)
+            l.sends.get(0).wrId(2).opcode(WrOpcode.SEND_WITH_IMM).flags(SendFlags.SIGNALED).immediateData(0x0DDBA11)
                     .sge(l.mrA, 0, 3000);
             l.a.postSendOrThrow(l.sends, 1);
             assertEquals(WcStatus.SUCCESS, await(l.cqA, 1).getFirst().status());
