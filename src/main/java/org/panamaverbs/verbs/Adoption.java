@@ -3,7 +3,7 @@ package org.panamaverbs.verbs;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Checks shared by the {@code adopt} factories ({@link Context#adopt} and the others), which wrap native
+ * Checks shared by the {@code adopt} factories ({@link ContextOpener#adopt} and the others), which wrap native
  * objects another owner made: before Java trusts a foreign {@code ibv_qp} or {@code ibv_cq}, its pointers
  * to its parents must name the objects it is adopted under, or the resource tree (and the order in which
  * close hands objects back) would not match the native one.

@@ -161,7 +161,7 @@ public final class Rdma {
             for (MemorySegment device : list) {
                 RdmaDevice info = describe(device);
                 if (info.name().equals(name)) {
-                    return Context.open(device, info, emulate, symbols == null ? VerbsSymbols.system() : symbols);
+                    return ContextOpener.open(device, info, emulate, symbols == null ? VerbsSymbols.system() : symbols);
                 }
                 present.add(info.name());
             }
@@ -183,7 +183,7 @@ public final class Rdma {
                         "the kernel supports RDMA but has no RDMA device. Load a driver for your NIC, or create a"
                                 + " Soft-RoCE device: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <eth>", null);
             }
-            return Context.open(list.getFirst(), describe(list.getFirst()), null, VerbsSymbols.system());
+            return ContextOpener.open(list.getFirst(), describe(list.getFirst()), null, VerbsSymbols.system());
         });
     }
 

@@ -9,7 +9,7 @@ import org.panamaverbs.internal.VerbsBridge;
 final class VerbsBridgeImpl implements VerbsBridge {
     @Override
     public Context borrowContext(MemorySegment verbs, String owner) {
-        return Context.borrow(verbs, owner);
+        return ContextOpener.borrow(verbs, owner);
     }
 
     @Override
@@ -31,7 +31,7 @@ final class VerbsBridgeImpl implements VerbsBridge {
     @Override
     public Context adoptContext(MemorySegment context, RdmaDevice device, DeviceAttributes attributes, String owner,
             Runnable giveBack) {
-        return Context.adopt(context, device, attributes, owner, giveBack);
+        return ContextOpener.adopt(context, device, attributes, owner, giveBack);
     }
 
     @Override

@@ -53,7 +53,7 @@ class DataPathLayoutTest {
 
     @Test
     void ibvContextIsTheLastMemberOfVerbsContext() {
-        // Context.extendedOp relies on verbs_get_ctx's container_of: ibv_context ends struct verbs_context.
+        // PortAttributesQuery.extendedOp relies on verbs_get_ctx's container_of: ibv_context ends struct verbs_context.
         assertEquals(verbs_context.layout().byteSize(), verbs_context.context$offset() + ibv_context.layout().byteSize());
     }
 }
