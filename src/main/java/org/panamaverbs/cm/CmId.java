@@ -875,22 +875,40 @@ public final class CmId implements AutoCloseable {
             throw stuck;
         }
         channel.unregister(this);
-        int rc;
-        int errno;
-        try (CallState state = CallState.open()) {
-            rc = (int) Native.DESTROY_ID.invokeExact(state.segment(), rawId);
-            errno = state.errno();
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
-        } finally {
-            synchronized (this) {
-                destroyed = true;
-                closing = false;
-                notifyAll();
+        // rdma_destroy_id blocks until every event librdmacm reported for the id is acknowledged and the kernel has
+        // torn the connection down; neither has a bound of its own, so it runs on a thread of its own and the close
+        // waits for it as long as for a call in flight
+        int[] outcome = new int[2]; // rc, errno
+        Thread destroyer = Thread.ofPlatform().daemon().name("panama-verbs-cm-destroy").unstarted(() -> {
+            try (CallState state = CallState.open()) {
+                outcome[0] = (int) Native.DESTROY_ID.invokeExact(state.segment(), rawId);
+                outcome[1] = state.errno();
+            } catch (Throwable t) {
+                outcome[0] = -1;
+                outcome[1] = 0;
+            } finally {
+                synchronized (this) {
+                    destroyed = true;
+                    closing = false;
+                    notifyAll();
+                }
             }
+        });
+        destroyer.start();
+        try {
+            if (!destroyer.join(java.time.Duration.ofNanos(Liveness.CLOSE_WAIT_NANOS))) {
+                throw new IllegalStateException("rdma_destroy_id for " + this + " has not returned within "
+                        + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(Liveness.CLOSE_WAIT_NANOS) + " s (librdmacm"
+                        + " waits for the id's reported events to be acknowledged and the kernel for the connection's"
+                        + " teardown); it goes on in the background and frees the id when it returns");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while " + this + " was being destroyed; rdma_destroy_id goes on"
+                    + " in the background", e);
         }
-        if (rc != 0) {
-            throw new VerbsException("rdma_destroy_id", errno, toString());
+        if (outcome[0] != 0) {
+            throw new VerbsException("rdma_destroy_id", outcome[1], toString());
         }
     }
 
