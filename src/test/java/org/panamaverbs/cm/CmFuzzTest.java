@@ -160,7 +160,7 @@ class CmFuzzTest {
             bean.getMethod("dumpThreads", String.class, format).invoke(diagnostics, dump.toString(), text);
             String threads = java.nio.file.Files.readString(dump);
             java.nio.file.Files.delete(dump);
-            return "every thread:\n" + threads;
+            return "every thread:\n" + threads + nativeWaits();
         } catch (ReflectiveOperationException | java.io.IOException | RuntimeException e) {
             StringBuilder platform = new StringBuilder("platform threads only (" + e + "):");
             Thread.getAllStackTraces().forEach((thread, frames) -> {
@@ -170,6 +170,35 @@ class CmFuzzTest {
                 }
             });
             return platform.toString();
+        }
+    }
+
+    /** Where each of the process's tasks waits in the kernel (wchan, and the stack where readable): futex is user space. */
+    private static String nativeWaits() {
+        StringBuilder out = new StringBuilder("\nkernel waits of this process's tasks:");
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path task : tasks.toList()) {
+                String comm = read(task.resolve("comm")).strip();
+                String wchan = read(task.resolve("wchan")).strip();
+                if (wchan.isEmpty() || wchan.equals("0") || comm.startsWith("GC") || comm.startsWith("C1") || comm.startsWith("C2")) {
+                    continue;
+                }
+                out.append("\n  ").append(task.getFileName()).append(' ').append(comm).append(": ").append(wchan);
+                if (!wchan.startsWith("futex") && !wchan.startsWith("do_epoll") && !wchan.startsWith("hrtimer")) {
+                    out.append("\n    ").append(read(task.resolve("stack")).strip().replace("\n", "\n    "));
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            out.append(" unreadable (").append(e).append(')');
+        }
+        return out.toString();
+    }
+
+    private static String read(java.nio.file.Path file) {
+        try {
+            return java.nio.file.Files.readString(file);
+        } catch (java.io.IOException | RuntimeException e) {
+            return "";
         }
     }
 
@@ -236,7 +265,13 @@ class CmFuzzTest {
     }
 
     private void run(String name, Runnable op) {
+        if (Thread.interrupted()) {
+            record.finding("the interrupt status of " + Thread.currentThread().getName() + " was set before the step " + name);
+        }
         record.run(Thread.currentThread().getName(), name, op);
+        if (Thread.interrupted()) { // nobody interrupts the fuzz threads: a call that sets it is a finding
+            record.finding("the step " + name + " left the interrupt status of " + Thread.currentThread().getName() + " set");
+        }
     }
 
     private Entry pick(SplittableRandom random) {
