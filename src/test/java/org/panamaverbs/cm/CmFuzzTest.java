@@ -40,10 +40,7 @@ import org.panamaverbs.verbs.VerbsException;
  * (default 3). Most steps are single librdmacm calls (each a write to {@code /dev/infiniband/rdma_cm}); a
  * queue pair or a connection is a small share.
  */
-// Not in the device tier yet ("device-extended": run it with -Pdevice-tests -Dtest.groups=device-extended): with
-// three threads it leaves a close waiting in rdma_destroy_id for more than a minute (the id's reported events not all
-// acknowledged, or the kernel's destroy waiting; docs/misuse.md), which a device tier cannot carry until that is found.
-@Tag("device-extended")
+@Tag("rdma-device")
 class CmFuzzTest {
     private static final int STEPS = Integer.getInteger("panamaverbs.cmfuzz.steps", 20_000);
     private static final int THREADS = Integer.getInteger("panamaverbs.cmfuzz.threads", 3);
@@ -330,61 +327,86 @@ class CmFuzzTest {
     private void takeEvents(Entry entry, Duration wait) {
         CmEvent event;
         while ((event = entry.id.awaitEvent(wait)) != null) {
+            interruptedBy("awaitEvent " + event.type());
             entry.last = event.type();
             if (event.type() == CmEventType.CONNECT_REQUEST) {
                 add(new Entry(event.id(), true));
+                interruptedBy("add (closes the oldest)");
             }
             wait = Duration.ZERO;
         }
     }
 
     /** The next step of a connection's flow for this id, by what its events said so far. */
+    /** Names the call after which this thread's interrupt status was found set (nothing here interrupts it). */
+    private void interruptedBy(String call) {
+        if (Thread.interrupted()) {
+            record.finding("the interrupt status of " + Thread.currentThread().getName() + " was set after " + call);
+        }
+    }
+
     private void advance(Entry entry, SplittableRandom random) {
         takeEvents(entry, Duration.ZERO);
+        interruptedBy("takeEvents");
         CmId id = entry.id;
         CmEventType last = entry.last;
         if (entry.request) {
             if (id.queuePair() == null) {
                 createQueuePair(entry);
+                interruptedBy("createQueuePair");
             } else if (last == null) {
                 if (random.nextInt(5) == 0) {
                     id.reject(new byte[] {1});
+                    interruptedBy("reject");
                 } else {
                     id.accept(ConnectionParameters.defaults());
+                    interruptedBy("accept");
                 }
             } else if (last == CmEventType.ESTABLISHED) {
                 id.disconnect();
+                interruptedBy("disconnect");
             } else {
                 id.close();
+                interruptedBy("close");
             }
         } else if (entry.listening) {
             takeEvents(entry, Duration.ofMillis(20));
+            interruptedBy("takeEvents (20 ms)");
         } else if (last == null) {
             if (random.nextInt(3) == 0) {
                 id.bind(new InetSocketAddress(address, 0));
+                interruptedBy("bind");
                 id.listen(8);
+                interruptedBy("listen");
                 entry.listening = true;
             } else {
                 id.beginResolveAddress(target(random), Duration.ofMillis(2000));
+                interruptedBy("beginResolveAddress");
             }
         } else if (last == CmEventType.ADDR_RESOLVED) {
             id.beginResolveRoute(Duration.ofMillis(2000));
+            interruptedBy("beginResolveRoute");
         } else if (last == CmEventType.ROUTE_RESOLVED) {
             if (id.queuePair() == null) {
                 createQueuePair(entry);
+                interruptedBy("createQueuePair");
             }
             id.beginConnect(ConnectionParameters.defaults());
+            interruptedBy("beginConnect");
             entry.last = CmEventType.CONNECT_RESPONSE; // waiting for the outcome
         } else if (last == CmEventType.ESTABLISHED) {
             id.disconnect();
+            interruptedBy("disconnect");
         } else if (last != CmEventType.CONNECT_RESPONSE) {
             id.close();
+            interruptedBy("close");
         }
     }
 
     private void createQueuePair(Entry entry) {
         CmId id = entry.id;
         Context context = id.context();
+        interruptedBy("context()");
         Shared resources;
         synchronized (shared) {
             resources = shared.get(context);
