@@ -831,10 +831,17 @@ public final class CmId implements AutoCloseable {
      * is woken with it), and a call already inside librdmacm with this id is waited for, at most 10 s, before the
      * id is freed. A second caller returns once the id is freed.
      *
+     * <p>{@code rdma_destroy_id} itself waits in the kernel until the connection is torn down; the IB connection
+     * manager may hold the id until its outstanding messages (a request, a reply, a disconnect request) have been
+     * answered or have timed out, which takes seconds to minutes on a slow or dead peer. This close waits for it
+     * at most 10 s too; past that the destroy goes on in the background and frees the id when the kernel returns.
+     *
      * @throws VerbsException        naming {@code rdma_destroy_id} if it fails; the id is closed for Java regardless
      * @throws IllegalStateException if a call on the id (or a post on its queue pair) has not returned within 10 s:
      *                               the id then stays allocated (freeing it could crash that call), and closing
-     *                               it again waits again and frees it once the call returned
+     *                               it again waits again and frees it once the call returned; or if
+     *                               {@code rdma_destroy_id} has not returned within 10 s (the id is closed for
+     *                               Java, and freed when the kernel is done)
      */
     @Override
     public void close() {
@@ -875,22 +882,40 @@ public final class CmId implements AutoCloseable {
             throw stuck;
         }
         channel.unregister(this);
-        int rc;
-        int errno;
-        try (CallState state = CallState.open()) {
-            rc = (int) Native.DESTROY_ID.invokeExact(state.segment(), rawId);
-            errno = state.errno();
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
-        } finally {
-            synchronized (this) {
-                destroyed = true;
-                closing = false;
-                notifyAll();
+        // rdma_destroy_id waits in the kernel (ib_cm's cm_destroy_id) until the connection's outstanding MADs are
+        // answered or time out, with no bound of its own: it runs on a platform thread of its own (a virtual one would
+        // pin its carrier for as long) and the close waits for it as long as for a call in flight
+        int[] outcome = new int[2]; // rc, errno
+        Thread destroyer = Thread.ofPlatform().daemon().name("panama-verbs-cm-destroy").unstarted(() -> {
+            try (CallState state = CallState.open()) {
+                outcome[0] = (int) Native.DESTROY_ID.invokeExact(state.segment(), rawId);
+                outcome[1] = state.errno();
+            } catch (Throwable t) {
+                outcome[0] = -1;
+                outcome[1] = 0;
+            } finally {
+                synchronized (this) {
+                    destroyed = true;
+                    closing = false;
+                    notifyAll();
+                }
             }
+        });
+        destroyer.start();
+        try {
+            if (!destroyer.join(java.time.Duration.ofNanos(Liveness.CLOSE_WAIT_NANOS))) {
+                throw new IllegalStateException("rdma_destroy_id for " + this + " has not returned within "
+                        + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(Liveness.CLOSE_WAIT_NANOS) + " s (librdmacm"
+                        + " waits for the id's reported events to be acknowledged and the kernel for the connection's"
+                        + " teardown); it goes on in the background and frees the id when it returns");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while " + this + " was being destroyed; rdma_destroy_id goes on"
+                    + " in the background", e);
         }
-        if (rc != 0) {
-            throw new VerbsException("rdma_destroy_id", errno, toString());
+        if (outcome[0] != 0) {
+            throw new VerbsException("rdma_destroy_id", outcome[1], toString());
         }
     }
 

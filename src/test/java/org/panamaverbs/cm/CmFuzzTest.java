@@ -40,10 +40,7 @@ import org.panamaverbs.verbs.VerbsException;
  * (default 3). Most steps are single librdmacm calls (each a write to {@code /dev/infiniband/rdma_cm}); a
  * queue pair or a connection is a small share.
  */
-// Not in the device tier yet ("device-extended": run it with -Pdevice-tests -Dtest.groups=device-extended): with
-// three threads it leaves a close waiting in rdma_destroy_id for more than a minute (the id's reported events not all
-// acknowledged, or the kernel's destroy waiting; docs/misuse.md), which a device tier cannot carry until that is found.
-@Tag("device-extended")
+@Tag("rdma-device")
 class CmFuzzTest {
     private static final int STEPS = Integer.getInteger("panamaverbs.cmfuzz.steps", 20_000);
     private static final int THREADS = Integer.getInteger("panamaverbs.cmfuzz.threads", 3);
@@ -55,6 +52,11 @@ class CmFuzzTest {
     static InetAddress address;
 
     private final FuzzRecord record = new FuzzRecord(DOCUMENTED);
+    /**
+     * Where a fuzz thread's interrupt status was found set, by call: nothing in the test interrupts these threads, so
+     * each is a lead (printed with the seed; seen once in four runs, source not found yet), not yet a failure.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> strayInterrupts = new java.util.concurrent.ConcurrentHashMap<>();
     /** The pool: guarded by itself. Closed ids stay for a while, to be misused. */
     private final List<Entry> ids = new ArrayList<>();
     private final List<CmEventChannel> channels = new ArrayList<>();
@@ -135,6 +137,9 @@ class CmFuzzTest {
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         System.out.println("cm fuzz: outcomes " + record.outcomes());
+        if (!strayInterrupts.isEmpty()) {
+            System.out.println("cm fuzz: a fuzz thread's interrupt status was found set after " + strayInterrupts);
+        }
         System.out.println("cm fuzz: " + done.get() + " steps on " + THREADS + " threads, seed 0x" + Long.toHexString(seed)
                 + ", 0 crashes, " + record.findings().size() + " undocumented exceptions, " + seconds + " s");
         assertEquals(List.of(), record.findings(), "steps that threw what the API does not document (seed 0x"
@@ -160,7 +165,7 @@ class CmFuzzTest {
             bean.getMethod("dumpThreads", String.class, format).invoke(diagnostics, dump.toString(), text);
             String threads = java.nio.file.Files.readString(dump);
             java.nio.file.Files.delete(dump);
-            return "every thread:\n" + threads;
+            return "every thread:\n" + threads + nativeWaits();
         } catch (ReflectiveOperationException | java.io.IOException | RuntimeException e) {
             StringBuilder platform = new StringBuilder("platform threads only (" + e + "):");
             Thread.getAllStackTraces().forEach((thread, frames) -> {
@@ -170,6 +175,35 @@ class CmFuzzTest {
                 }
             });
             return platform.toString();
+        }
+    }
+
+    /** Where each of the process's tasks waits in the kernel (wchan, and the stack where readable): futex is user space. */
+    private static String nativeWaits() {
+        StringBuilder out = new StringBuilder("\nkernel waits of this process's tasks:");
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path task : tasks.toList()) {
+                String comm = read(task.resolve("comm")).strip();
+                String wchan = read(task.resolve("wchan")).strip();
+                if (wchan.isEmpty() || wchan.equals("0") || comm.startsWith("GC") || comm.startsWith("C1") || comm.startsWith("C2")) {
+                    continue;
+                }
+                out.append("\n  ").append(task.getFileName()).append(' ').append(comm).append(": ").append(wchan);
+                if (!wchan.startsWith("futex") && !wchan.startsWith("do_epoll") && !wchan.startsWith("hrtimer")) {
+                    out.append("\n    ").append(read(task.resolve("stack")).strip().replace("\n", "\n    "));
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            out.append(" unreadable (").append(e).append(')');
+        }
+        return out.toString();
+    }
+
+    private static String read(java.nio.file.Path file) {
+        try {
+            return java.nio.file.Files.readString(file);
+        } catch (java.io.IOException | RuntimeException e) {
+            return "";
         }
     }
 
@@ -236,7 +270,11 @@ class CmFuzzTest {
     }
 
     private void run(String name, Runnable op) {
+        if (Thread.interrupted()) {
+            strayInterrupts.merge("before " + name, 1, Integer::sum);
+        }
         record.run(Thread.currentThread().getName(), name, op);
+        interruptedBy(name);
     }
 
     private Entry pick(SplittableRandom random) {
@@ -295,61 +333,86 @@ class CmFuzzTest {
     private void takeEvents(Entry entry, Duration wait) {
         CmEvent event;
         while ((event = entry.id.awaitEvent(wait)) != null) {
+            interruptedBy("awaitEvent " + event.type());
             entry.last = event.type();
             if (event.type() == CmEventType.CONNECT_REQUEST) {
                 add(new Entry(event.id(), true));
+                interruptedBy("add (closes the oldest)");
             }
             wait = Duration.ZERO;
         }
     }
 
     /** The next step of a connection's flow for this id, by what its events said so far. */
+    /** Notes (and clears) this thread's interrupt status if set after {@code call}: nothing here interrupts it. */
+    private void interruptedBy(String call) {
+        if (Thread.interrupted()) {
+            strayInterrupts.merge(call, 1, Integer::sum);
+        }
+    }
+
     private void advance(Entry entry, SplittableRandom random) {
         takeEvents(entry, Duration.ZERO);
+        interruptedBy("takeEvents");
         CmId id = entry.id;
         CmEventType last = entry.last;
         if (entry.request) {
             if (id.queuePair() == null) {
                 createQueuePair(entry);
+                interruptedBy("createQueuePair");
             } else if (last == null) {
                 if (random.nextInt(5) == 0) {
                     id.reject(new byte[] {1});
+                    interruptedBy("reject");
                 } else {
                     id.accept(ConnectionParameters.defaults());
+                    interruptedBy("accept");
                 }
             } else if (last == CmEventType.ESTABLISHED) {
                 id.disconnect();
+                interruptedBy("disconnect");
             } else {
                 id.close();
+                interruptedBy("close");
             }
         } else if (entry.listening) {
             takeEvents(entry, Duration.ofMillis(20));
+            interruptedBy("takeEvents (20 ms)");
         } else if (last == null) {
             if (random.nextInt(3) == 0) {
                 id.bind(new InetSocketAddress(address, 0));
+                interruptedBy("bind");
                 id.listen(8);
+                interruptedBy("listen");
                 entry.listening = true;
             } else {
                 id.beginResolveAddress(target(random), Duration.ofMillis(2000));
+                interruptedBy("beginResolveAddress");
             }
         } else if (last == CmEventType.ADDR_RESOLVED) {
             id.beginResolveRoute(Duration.ofMillis(2000));
+            interruptedBy("beginResolveRoute");
         } else if (last == CmEventType.ROUTE_RESOLVED) {
             if (id.queuePair() == null) {
                 createQueuePair(entry);
+                interruptedBy("createQueuePair");
             }
             id.beginConnect(ConnectionParameters.defaults());
+            interruptedBy("beginConnect");
             entry.last = CmEventType.CONNECT_RESPONSE; // waiting for the outcome
         } else if (last == CmEventType.ESTABLISHED) {
             id.disconnect();
+            interruptedBy("disconnect");
         } else if (last != CmEventType.CONNECT_RESPONSE) {
             id.close();
+            interruptedBy("close");
         }
     }
 
     private void createQueuePair(Entry entry) {
         CmId id = entry.id;
         Context context = id.context();
+        interruptedBy("context()");
         Shared resources;
         synchronized (shared) {
             resources = shared.get(context);
@@ -400,11 +463,14 @@ class CmFuzzTest {
             id.close();
         } finally {
             String interrupted = "";
-            try {
-                racer.join(Duration.ofSeconds(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                interrupted = " (this thread was interrupted: the wait ended early)";
+            long until30s = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (racer.isAlive() && System.nanoTime() < until30s) {
+                try {
+                    racer.join(Duration.ofNanos(Math.max(1, until30s - System.nanoTime())));
+                } catch (InterruptedException e) { // a stray interrupt must not cut the 30 s short: noted, waited on
+                    strayInterrupts.merge("racer.join", 1, Integer::sum);
+                    interrupted = " (this thread was interrupted while waiting)";
+                }
             }
             if (racer.isAlive()) {
                 StringBuilder where = new StringBuilder();
