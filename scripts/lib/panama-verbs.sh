@@ -7,8 +7,9 @@
 #        PV_NAME=write-bw                                           (prefix of its messages)
 # Gives: PV_ROOT (the repository), pv_say, pv_die, pv_find_java (sets PV_JAVA, PV_JAVA_HOME, PV_JAVA_VERSION),
 #        pv_java_major JAVA, pv_device_here, pv_kernel_has_rdma, pv_stale TARGET PATH..., pv_bench_jar (prints its
-#        path, building it first if needed), pv_no_device_message, pv_run_in_guest CMD...
+#        path, building it first if needed), pv_no_device_message, pv_run_in_guest CMD..., pv_surefire_summary LOG
 
+# shellcheck shell=bash disable=SC2034  # PV_* are read by the scripts that source this
 PV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PV_NAME=${PV_NAME:-panama-verbs}
 PV_MIN_JAVA=22
@@ -29,7 +30,7 @@ pv_java_major() {
 # /usr/lib64/jvm; /usr/java; /opt). Sets PV_JAVA (the launcher), PV_JAVA_HOME and PV_JAVA_VERSION; exits naming
 # what it found otherwise.
 pv_find_java() {
-  local seen=() java major home best='' best_major=0 on_path
+  local seen=() java major home best='' best_major=0
   for java in ${JAVA_HOME:+"$JAVA_HOME/bin/java"} "$(command -v java 2>/dev/null)"; do
     [[ -n $java && -x $java ]] || continue
     major=$(pv_java_major "$java")
@@ -98,6 +99,13 @@ pv_bench_jar() {
       pv_die "the build failed (see above)"
   fi
   printf '%s\n' "$jar"
+}
+
+# The last Surefire summary in a Maven log, "Tests run: N, Failures: N, Errors: N, Skipped: N" (the totals of the
+# last module run), or nothing when the log has none (the build failed before the tests, or it is missing).
+pv_surefire_summary() {
+  { sed -nE 's/^\[[A-Z]+\] (Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+)$/\1/p' "$1" 2>/dev/null ||
+    true; } | tail -n1
 }
 
 # The line a script prints when there is no device and the guest was not asked for.

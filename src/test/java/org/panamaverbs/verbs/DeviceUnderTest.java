@@ -17,6 +17,11 @@ public final class DeviceUnderTest {
     public static final String DEVICE_ENV = "RDMA_TEST_DEVICE";
     /** The IP address of the device's network interface, which rdma_cm resolves to the device. */
     public static final String ADDRESS_ENV = "RDMA_TEST_ADDRESS";
+    /**
+     * The source GID index to use where the device's default does not fit: the PVRDMA guest sets the index of its
+     * IPv4 address's GID (the fec0:: GID of QEMU's user network is not on the backend).
+     */
+    public static final String GID_INDEX_ENV = "RDMA_TEST_GID_INDEX";
     /** {@code true} (system property, or the environment variable below): a test that lacks its device fails. */
     public static final String REQUIRE_DEVICE_PROPERTY = "panamaverbs.requireDevice";
     private static final String REQUIRE_DEVICE_ENV = "PANAMA_VERBS_REQUIRE_DEVICE";

@@ -25,7 +25,7 @@ import org.panamaverbs.cm.PortSpace;
  *
  * <p>Environment (set by {@code scripts/rdma-guest --tier pvrdma|pvrdma-hwv13}):
  * {@code RDMA_TEST_DEVICE} (vmw_pvrdma0), {@code RDMA_TEST_ADDRESS} (the guest's IPv4 address),
- * {@code PANAMA_VERBS_RDMA_GID_INDEX} (the GID of the
+ * {@code RDMA_TEST_GID_INDEX} (the GID of the
  * guest's IPv4 address; the fec0:: GID of QEMU's user network is not on the backend) and
  * {@code PANAMA_VERBS_GUEST_TIER}, which says which class detection must find. The first argument is the
  * path of the C program {@code opcode_probe} (src/test/c), whose measurements of what the device does with
@@ -57,8 +57,8 @@ public final class PvrdmaDeviceCheck {
             System.err.println("usage: PvrdmaDeviceCheck OPCODE_PROBE [CHECK...]   (default: every check)");
             System.exit(2);
         }
-        String device = getenv(DeviceUnderTest.DEVICE_ENV, getenv("PANAMA_VERBS_RDMA_DEVICE", "vmw_pvrdma0"));
-        int gidIndex = Integer.parseInt(getenv("PANAMA_VERBS_RDMA_GID_INDEX", "-1"));
+        String device = getenv(DeviceUnderTest.DEVICE_ENV, "vmw_pvrdma0");
+        int gidIndex = Integer.parseInt(getenv(DeviceUnderTest.GID_INDEX_ENV, "-1"));
         HardwareClass expected = getenv("PANAMA_VERBS_GUEST_TIER", "pvrdma").equals("pvrdma-hwv13")
                 ? HardwareClass.PVRDMA_HWV13 : HardwareClass.PVRDMA_HWV14;
         int failures;

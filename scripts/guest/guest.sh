@@ -1,0 +1,45 @@
+#!/bin/bash
+# scripts/guest/guest.sh - one run of scripts/rdma-guest, inside the guest: chrooted into the host's / (as root,
+# the child of the guest's /init, with an empty environment). scripts/rdma-guest copies it into the run's dir with
+# the tier set-up files (tier-*.sh) and writes run.env beside them: the run's settings, the tier's set-up files and
+# their variables, the caller's directory, umask, environment and COMMAND. This sets up the guest, sources the
+# tier's set-up files in order, then runs COMMAND there and leaves its exit code in the run's dir; without that
+# file (a set-up step died) the host exits 125.
+set -u
+PV_RUN=${0%/*}
+say() { $PV_QUIET || printf '[rdma-guest] %s\n' "$*" >&2; }
+die() { printf '[rdma-guest] ERROR: %s\n' "$*" >&2; exit 125; }  # no exit-code file => host exits 125
+# shellcheck source=/dev/null  # written by scripts/rdma-guest for each run
+. "$PV_RUN/run.env" || die "cannot read $PV_RUN/run.env"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# fd 3: the set-up steps' own output (the console, which --verbose shows; under --verbose, stderr)
+if $PV_VERBOSE; then exec 3>&2; else exec 3>/dev/console; fi
+ip link set lo up >&3 2>&3 || die "ip link set lo up failed"
+# The JVM's perf-data files live in /tmp/hsperfdata_<user>: keep the guest's in RAM, so that
+# they neither need shared mmap on 9p nor clobber the host's (guest pids collide with host pids).
+{ mkdir -p /tmp/hsperfdata_root && mount -t tmpfs -o mode=755,size=64m tmpfs /tmp/hsperfdata_root; } ||
+  die "cannot mount tmpfs on /tmp/hsperfdata_root"
+# shellcheck disable=SC2174  # /run is there (a tmpfs): -m applies to both
+mkdir -p -m 1777 /run/tmp /run/lock
+ulimit -l unlimited 2>/dev/null
+ulimit -n 65536 2>/dev/null
+hostname "$PV_HOSTNAME"
+for setup in "${PV_SETUP[@]}"; do
+  [[ -r $PV_RUN/$setup ]] || die "$PV_RUN/$setup is missing"
+  # shellcheck source=/dev/null  # scripts/guest/tier-*.sh, copied into the run's dir
+  . "$PV_RUN/$setup"
+done
+
+# --- the caller's environment and command ---
+cd -- "$PV_CWD" || die "cannot cd to $PV_CWD in the guest"
+umask "$PV_UMASK"
+export TMPDIR=/run/tmp
+for assignment in "${PV_ENV[@]}"; do
+  export -- "${assignment?}"  # NAME=VALUE
+done
+exec 3>&-
+$PV_VERBOSE && say "running: ${PV_CMD[*]}"
+"${PV_CMD[@]}"
+rc=$?
+printf '%s\n' "$rc" >"$PV_RUN/exit-code.tmp" && mv -f "$PV_RUN/exit-code.tmp" "$PV_RUN/exit-code"
+exit "$rc"
