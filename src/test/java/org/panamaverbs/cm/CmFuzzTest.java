@@ -54,7 +54,8 @@ class CmFuzzTest {
     private final FuzzRecord record = new FuzzRecord(DOCUMENTED);
     /**
      * Where a fuzz thread's interrupt status was found set, by call: nothing in the test interrupts these threads, so
-     * each is a lead (printed with the seed; seen once in four runs, source not found yet), not yet a failure.
+     * each is a lead (printed with the seed; about once a run, and no Java-level Thread.interrupt or carrier
+     * hand-over reached these threads when traced), not yet a failure.
      */
     private final java.util.concurrent.ConcurrentHashMap<String, Integer> strayInterrupts = new java.util.concurrent.ConcurrentHashMap<>();
     /** The pool: guarded by itself. Closed ids stay for a while, to be misused. */
