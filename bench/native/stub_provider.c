@@ -19,6 +19,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <rdma/rdma_cma.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -495,30 +496,13 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	return 0;
 }
 
-int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
-{
-	(void)channel;
-	(void)cq;
-	(void)cq_context;
-	errno = EAGAIN;
-	return -1;
-}
-
 void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
 	(void)cq;
 	(void)nevents;
 }
 
-/* Asynchronous events: the stub raises none (async_fd never becomes readable). */
-int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
-{
-	(void)context;
-	(void)event;
-	errno = EAGAIN;
-	return -1;
-}
-
+/* Asynchronous events: the stub raises none (async_fd never becomes readable); ibv_get_async_event is below. */
 void ibv_ack_async_event(struct ibv_async_event *event)
 {
 	(void)event;
@@ -765,14 +749,6 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 	id->qp = NULL;
 }
 
-int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
-{
-	(void)channel;
-	(void)event;
-	errno = EAGAIN;
-	return -1;
-}
-
 int rdma_ack_cm_event(struct rdma_cm_event *event)
 {
 	(void)event;
@@ -782,6 +758,11 @@ int rdma_ack_cm_event(struct rdma_cm_event *event)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"   /* the refusals look at nothing */
 #define STUB_NO_CM(signature) signature { errno = ENOSYS; return -1; }
+/* The events that never come: their descriptors never become readable, so a read finds nothing. */
+#define STUB_NO_EVENT(signature) signature { errno = EAGAIN; return -1; }
+STUB_NO_EVENT(int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context))
+STUB_NO_EVENT(int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event))
+STUB_NO_EVENT(int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event))
 STUB_NO_CM(int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *dst, int timeout_ms))
 STUB_NO_CM(int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms))
 STUB_NO_CM(int rdma_listen(struct rdma_cm_id *id, int backlog))
@@ -847,6 +828,34 @@ uint64_t stub_total_calls(void)
 			total += live_cqs[i]->calls;
 	}
 	return total;
+}
+
+long stub_layout(int item)
+{
+	switch (item) {
+	case STUB_SEND_WR_SIZE: return sizeof(struct ibv_send_wr);
+	case STUB_SEND_WR_WR_ID: return offsetof(struct ibv_send_wr, wr_id);
+	case STUB_SEND_WR_NEXT: return offsetof(struct ibv_send_wr, next);
+	case STUB_SEND_WR_SG_LIST: return offsetof(struct ibv_send_wr, sg_list);
+	case STUB_SEND_WR_NUM_SGE: return offsetof(struct ibv_send_wr, num_sge);
+	case STUB_SEND_WR_OPCODE: return offsetof(struct ibv_send_wr, opcode);
+	case STUB_SEND_WR_SEND_FLAGS: return offsetof(struct ibv_send_wr, send_flags);
+	case STUB_SEND_WR_IMM_DATA: return offsetof(struct ibv_send_wr, imm_data);
+	case STUB_SEND_WR_REMOTE_ADDR: return offsetof(struct ibv_send_wr, wr.rdma.remote_addr);
+	case STUB_SEND_WR_RKEY: return offsetof(struct ibv_send_wr, wr.rdma.rkey);
+	case STUB_RECV_WR_SIZE: return sizeof(struct ibv_recv_wr);
+	case STUB_RECV_WR_WR_ID: return offsetof(struct ibv_recv_wr, wr_id);
+	case STUB_RECV_WR_NEXT: return offsetof(struct ibv_recv_wr, next);
+	case STUB_RECV_WR_SG_LIST: return offsetof(struct ibv_recv_wr, sg_list);
+	case STUB_RECV_WR_NUM_SGE: return offsetof(struct ibv_recv_wr, num_sge);
+	case STUB_SGE_SIZE: return sizeof(struct ibv_sge);
+	case STUB_SGE_ADDR: return offsetof(struct ibv_sge, addr);
+	case STUB_SGE_LENGTH: return offsetof(struct ibv_sge, length);
+	case STUB_SGE_LKEY: return offsetof(struct ibv_sge, lkey);
+	case STUB_WC_SIZE: return sizeof(struct ibv_wc);
+	case STUB_WC_WR_ID: return offsetof(struct ibv_wc, wr_id);
+	default: return -1;
+	}
 }
 
 void *stub_post_send_op(struct ibv_context *ctx) { return (void *)ctx->ops.post_send; }

@@ -51,6 +51,20 @@ void *stub_post_recv_op(struct ibv_context *ctx);
 void *stub_poll_cq_op(struct ibv_context *ctx);
 
 /*
+ * Sizes and offsets of the verbs structs the benchmark lays out itself (work requests for its C, JNI and bare FFM
+ * rows, completions it reads), as this compiler sees verbs.h: -1 for an unknown item. DiSNI's JNI library hands its
+ * Java side the same numbers at start-up.
+ */
+enum stub_layout_item {
+	STUB_SEND_WR_SIZE, STUB_SEND_WR_WR_ID, STUB_SEND_WR_NEXT, STUB_SEND_WR_SG_LIST, STUB_SEND_WR_NUM_SGE,
+	STUB_SEND_WR_OPCODE, STUB_SEND_WR_SEND_FLAGS, STUB_SEND_WR_IMM_DATA, STUB_SEND_WR_REMOTE_ADDR, STUB_SEND_WR_RKEY,
+	STUB_RECV_WR_SIZE, STUB_RECV_WR_WR_ID, STUB_RECV_WR_NEXT, STUB_RECV_WR_SG_LIST, STUB_RECV_WR_NUM_SGE,
+	STUB_SGE_SIZE, STUB_SGE_ADDR, STUB_SGE_LENGTH, STUB_SGE_LKEY,
+	STUB_WC_SIZE, STUB_WC_WR_ID,
+};
+long stub_layout(int item);
+
+/*
  * The C floor: n calls of the inline ibv_post_send / ibv_post_recv / ibv_poll_cq from verbs.h (which go
  * through ctx->ops), setting wr->wr_id = i before each post as an application would. Post loops return
  * the number of failed posts; the poll loop returns the sum of the wr_id of every completion read.

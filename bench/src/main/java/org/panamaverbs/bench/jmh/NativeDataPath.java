@@ -29,10 +29,7 @@ import org.panamaverbs.bench.jni.DisniDispatcher;
 import org.panamaverbs.bench.jni.DisniStyle;
 import org.panamaverbs.bench.stub.BareDownCalls;
 import org.panamaverbs.bench.stub.StubProvider;
-import org.panamaverbs.ffi.ibv_recv_wr;
-import org.panamaverbs.ffi.ibv_send_wr;
-import org.panamaverbs.ffi.ibv_sge;
-import org.panamaverbs.ffi.ibv_wc;
+import org.panamaverbs.bench.stub.StubProvider.Layout;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -82,9 +79,9 @@ public class NativeDataPath {
     /** Completion slots offered to every poll. */
     public static final int SLOTS = 16;
     private static final int MESSAGE = 64;
-    private static final long SEND_WR = ibv_send_wr.layout().byteSize();
-    private static final long RECV_WR = ibv_recv_wr.layout().byteSize();
-    private static final long SGE = ibv_sge.layout().byteSize();
+    private static final long SEND_WR = Layout.SEND_WR_SIZE;
+    private static final long RECV_WR = Layout.RECV_WR_SIZE;
+    private static final long SGE = Layout.SGE_SIZE;
 
     /** The stub provider, opened once per trial and wrapped as an ordinary library tree. */
     @State(Scope.Thread)
@@ -168,32 +165,31 @@ public class NativeDataPath {
         private static void writeSend(MemorySegment wrs, int i, int n, long addr, int lkey, long remote) {
             long at = i * SEND_WR;
             long sge = n * SEND_WR + i * SGE;
-            wrs.set(JAVA_LONG, at + ibv_send_wr.wr_id$offset(), i);
-            wrs.set(JAVA_LONG, at + ibv_send_wr.next$offset(), i + 1 < n ? wrs.address() + at + SEND_WR : 0);
-            wrs.set(JAVA_LONG, at + ibv_send_wr.sg_list$offset(), wrs.address() + sge);
-            wrs.set(JAVA_INT, at + ibv_send_wr.num_sge$offset(), 1);
-            wrs.set(JAVA_INT, at + ibv_send_wr.opcode$offset(), WrOpcode.RDMA_WRITE.code());
-            wrs.set(JAVA_INT, at + ibv_send_wr.send_flags$offset(), 0);
-            long rdma = at + ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset();
-            wrs.set(JAVA_LONG, rdma + ibv_send_wr.wr.rdma.remote_addr$offset(), remote);
-            wrs.set(JAVA_INT, rdma + ibv_send_wr.wr.rdma.rkey$offset(), 0x1234);
+            wrs.set(JAVA_LONG, at + Layout.SEND_WR_WR_ID, i);
+            wrs.set(JAVA_LONG, at + Layout.SEND_WR_NEXT, i + 1 < n ? wrs.address() + at + SEND_WR : 0);
+            wrs.set(JAVA_LONG, at + Layout.SEND_WR_SG_LIST, wrs.address() + sge);
+            wrs.set(JAVA_INT, at + Layout.SEND_WR_NUM_SGE, 1);
+            wrs.set(JAVA_INT, at + Layout.SEND_WR_OPCODE, WrOpcode.RDMA_WRITE.code());
+            wrs.set(JAVA_INT, at + Layout.SEND_WR_SEND_FLAGS, 0);
+            wrs.set(JAVA_LONG, at + Layout.SEND_WR_REMOTE_ADDR, remote);
+            wrs.set(JAVA_INT, at + Layout.SEND_WR_RKEY, 0x1234);
             writeSge(wrs, sge, addr, lkey);
         }
 
         private static void writeRecv(MemorySegment wrs, int i, int n, long addr, int lkey) {
             long at = i * RECV_WR;
             long sge = n * RECV_WR + i * SGE;
-            wrs.set(JAVA_LONG, at + ibv_recv_wr.wr_id$offset(), i);
-            wrs.set(JAVA_LONG, at + ibv_recv_wr.next$offset(), i + 1 < n ? wrs.address() + at + RECV_WR : 0);
-            wrs.set(JAVA_LONG, at + ibv_recv_wr.sg_list$offset(), wrs.address() + sge);
-            wrs.set(JAVA_INT, at + ibv_recv_wr.num_sge$offset(), 1);
+            wrs.set(JAVA_LONG, at + Layout.RECV_WR_WR_ID, i);
+            wrs.set(JAVA_LONG, at + Layout.RECV_WR_NEXT, i + 1 < n ? wrs.address() + at + RECV_WR : 0);
+            wrs.set(JAVA_LONG, at + Layout.RECV_WR_SG_LIST, wrs.address() + sge);
+            wrs.set(JAVA_INT, at + Layout.RECV_WR_NUM_SGE, 1);
             writeSge(wrs, sge, addr, lkey);
         }
 
         private static void writeSge(MemorySegment wrs, long at, long addr, int lkey) {
-            wrs.set(JAVA_LONG, at + ibv_sge.addr$offset(), addr);
-            wrs.set(JAVA_INT, at + ibv_sge.length$offset(), MESSAGE);
-            wrs.set(JAVA_INT, at + ibv_sge.lkey$offset(), lkey);
+            wrs.set(JAVA_LONG, at + Layout.SGE_ADDR, addr);
+            wrs.set(JAVA_INT, at + Layout.SGE_LENGTH, MESSAGE);
+            wrs.set(JAVA_INT, at + Layout.SGE_LKEY, lkey);
         }
 
         @TearDown(Level.Trial)
@@ -234,7 +230,7 @@ public class NativeDataPath {
             cqGlobal = MemorySegment.ofAddress(cqShared.address());
             jniPoll = new DisniStyle.PollCq(new DisniDispatcher(), cqGlobal.address(), jniWcs, SLOTS);
             arena = Arena.ofShared();
-            wcShared = arena.allocate(ibv_wc.layout(), SLOTS);
+            wcShared = arena.allocate(Layout.WC_SIZE * SLOTS, 8);
             wcGlobal = MemorySegment.ofAddress(wcShared.address()).reinterpret(wcShared.byteSize());
             pollFunction = stub.pollCqFunction;
         }
@@ -284,7 +280,7 @@ public class NativeDataPath {
     public long postSendJavaRawShared(Posts p) {
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            p.sendShared.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), i);
+            p.sendShared.set(JAVA_LONG, Layout.SEND_WR_WR_ID, i);
             failed += BareDownCalls.post(p.postSendFunction, p.qpShared, p.sendShared, p.badShared) != 0 ? 1 : 0;
         }
         return failed;
@@ -325,7 +321,7 @@ public class NativeDataPath {
         long bad = p.badGlobal.address();
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            p.sendGlobal.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), i);
+            p.sendGlobal.set(JAVA_LONG, Layout.SEND_WR_WR_ID, i);
             failed += BareDownCalls.post(p.postSendFunction, qp, wr, bad) != 0 ? 1 : 0;
         }
         return failed;
@@ -381,7 +377,7 @@ public class NativeDataPath {
     public long postRecvJavaRawShared(Posts p) {
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            p.recvShared.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), i);
+            p.recvShared.set(JAVA_LONG, Layout.RECV_WR_WR_ID, i);
             failed += BareDownCalls.post(p.postRecvFunction, p.qpShared, p.recvShared, p.badShared) != 0 ? 1 : 0;
         }
         return failed;
@@ -395,7 +391,7 @@ public class NativeDataPath {
         long bad = p.badGlobal.address();
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            p.recvGlobal.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), i);
+            p.recvGlobal.set(JAVA_LONG, Layout.RECV_WR_WR_ID, i);
             failed += BareDownCalls.post(p.postRecvFunction, qp, wr, bad) != 0 ? 1 : 0;
         }
         return failed;
@@ -459,8 +455,8 @@ public class NativeDataPath {
         return sum;
     }
 
-    private static final long WC_SIZE = ibv_wc.layout().byteSize();
-    private static final long WC_WR_ID = ibv_wc.wr_id$offset();
+    private static final long WC_SIZE = Layout.WC_SIZE;
+    private static final long WC_WR_ID = Layout.WC_WR_ID;
 
     private static long sumWrIds(MemorySegment wcs, int n) {
         long sum = 0;

@@ -149,6 +149,49 @@ public final class StubProvider implements AutoCloseable {
         context.close();
     }
 
+    /**
+     * Sizes and offsets of the verbs structs the benchmark lays out itself (work requests of its C, JNI and bare FFM
+     * rows, completions it reads), as the compiler of the stand-in saw verbs.h ({@code stub_layout}): how DiSNI's
+     * Java side learns them from its JNI library, and without the library's internal layouts.
+     */
+    public static final class Layout {
+        private static final MethodHandle STUB_LAYOUT = handle("stub_layout", FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
+
+        public static final long SEND_WR_SIZE = item(0);
+        public static final long SEND_WR_WR_ID = item(1);
+        public static final long SEND_WR_NEXT = item(2);
+        public static final long SEND_WR_SG_LIST = item(3);
+        public static final long SEND_WR_NUM_SGE = item(4);
+        public static final long SEND_WR_OPCODE = item(5);
+        public static final long SEND_WR_SEND_FLAGS = item(6);
+        public static final long SEND_WR_IMM_DATA = item(7);
+        public static final long SEND_WR_REMOTE_ADDR = item(8);
+        public static final long SEND_WR_RKEY = item(9);
+        public static final long RECV_WR_SIZE = item(10);
+        public static final long RECV_WR_WR_ID = item(11);
+        public static final long RECV_WR_NEXT = item(12);
+        public static final long RECV_WR_SG_LIST = item(13);
+        public static final long RECV_WR_NUM_SGE = item(14);
+        public static final long SGE_SIZE = item(15);
+        public static final long SGE_ADDR = item(16);
+        public static final long SGE_LENGTH = item(17);
+        public static final long SGE_LKEY = item(18);
+        public static final long WC_SIZE = item(19);
+        public static final long WC_WR_ID = item(20);
+
+        private Layout() {
+        }
+
+        /** Item {@code index} of {@code enum stub_layout_item} (stub_provider.h, in that order). */
+        private static long item(int index) {
+            long value = invoke(() -> (long) STUB_LAYOUT.invokeExact(index));
+            if (value < 0) {
+                throw new IllegalStateException("stub_layout(" + index + ") is unknown to the stand-in");
+            }
+            return value;
+        }
+    }
+
     private interface Call {
         long run() throws Throwable;
     }
