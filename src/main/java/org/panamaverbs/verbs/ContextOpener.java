@@ -2,21 +2,19 @@ package org.panamaverbs.verbs;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.util.List;
 
 import org.panamaverbs.ffi.ibv_context;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
-import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsSymbols;
 
 /**
  * The two ways a {@link Context} comes to be: opened here ({@code ibv_open_device}) or borrowed from an owner that
- * keeps the device open (rdma_cm). Each gives the context its profile and refuses a provider the data path cannot call; a failed open leaves the
- * device closed.
+ * keeps the device open (rdma_cm). Each gives the context its profile and refuses a provider the data path cannot
+ * call; a failed open leaves the device closed.
  */
 final class ContextOpener {
     private ContextOpener() {
