@@ -475,17 +475,26 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 }
 
 /* Completion channels: a descriptor that never becomes readable (the stub raises no completion events). */
-struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+/* calloc(size) whose int at fd_offset is an eventfd nobody writes: an event channel on which no event comes */
+static void *alloc_with_idle_fd(size_t size, size_t fd_offset)
 {
-	struct ibv_comp_channel *channel = calloc(1, sizeof(*channel));
-	if (!channel)
+	char *object = calloc(1, size);
+	if (!object)
 		return NULL;
-	channel->fd = eventfd(0, EFD_CLOEXEC);
-	if (channel->fd < 0) {
-		free(channel);
+	int fd = eventfd(0, EFD_CLOEXEC);
+	if (fd < 0) {
+		free(object);
 		return NULL;
 	}
-	channel->context = context;
+	memcpy(object + fd_offset, &fd, sizeof(fd));
+	return object;
+}
+
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct ibv_comp_channel *channel = alloc_with_idle_fd(sizeof(*channel), offsetof(struct ibv_comp_channel, fd));
+	if (channel)
+		channel->context = context;
 	return channel;
 }
 
@@ -680,15 +689,7 @@ static struct ibv_context *cm_verbs;
 
 struct rdma_event_channel *rdma_create_event_channel(void)
 {
-	struct rdma_event_channel *channel = calloc(1, sizeof(*channel));
-	if (!channel)
-		return NULL;
-	channel->fd = eventfd(0, EFD_CLOEXEC);
-	if (channel->fd < 0) {
-		free(channel);
-		return NULL;
-	}
-	return channel;
+	return alloc_with_idle_fd(sizeof(struct rdma_event_channel), offsetof(struct rdma_event_channel, fd));
 }
 
 void rdma_destroy_event_channel(struct rdma_event_channel *channel)
