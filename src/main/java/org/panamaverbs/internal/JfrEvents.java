@@ -125,7 +125,7 @@ final class JfrEvents {
         @Label("Device") String device;
         @Label("Resource Type") @Description("ProtectionDomain, MemoryRegion, CompletionQueue, QueuePair, ...") String resourceType;
         @Label("Resource") String resource;
-        @Label("Given Back") @Description("held by another owner (rdma_cm, an adopter), which frees it") boolean givenBack;
+        @Label("Given Back") @Description("held by another owner (rdma_cm), which frees it") boolean givenBack;
         @Label("Succeeded") boolean succeeded;
     }
 

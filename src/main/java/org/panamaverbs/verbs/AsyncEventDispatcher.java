@@ -37,7 +37,7 @@ final class AsyncEventDispatcher {
     /** Guarded by the tree lock; null until the first listener. */
     private Thread thread;
 
-    /** Linked on the first read only: creating a context (adopted ones included) must not need it. */
+    /** Linked on the first read only: creating a context must not need it. */
     private static final class Native {
         static final MethodHandle GET_ASYNC_EVENT = CallState.capturingErrno(
                 ibverbs_h.ibv_get_async_event$address(), ibverbs_h.ibv_get_async_event$descriptor());

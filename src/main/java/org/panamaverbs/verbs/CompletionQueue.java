@@ -131,23 +131,6 @@ public final class CompletionQueue extends VerbsResource {
         }
     }
 
-    /**
-     * Wraps an {@code ibv_cq} of {@code context}, without a completion channel, that {@code owner} created
-     * and frees with {@code giveBack} (see {@link org.panamaverbs.internal.VerbsBridge#adoptCompletionQueue}).
-     *
-     * @throws IllegalArgumentException if {@code cq->context} is not {@code context}'s
-     */
-    static CompletionQueue adopt(Context context, MemorySegment cq, String owner, Runnable giveBack) {
-        MemorySegment handle = cq.reinterpret(NativeLayouts.selected().ibvCq().byteSize());
-        Adoption.requireSame("cq->context", ibv_cq.context(handle), context.handle());
-        synchronized (context.treeLock()) {
-            context.ensureOpen();
-            CompletionQueue adopted = new CompletionQueue(context, null, handle);
-            adopted.heldBy(owner, giveBack);
-            return adopted;
-        }
-    }
-
     /** {@return the context this queue belongs to} */
     public Context context() {
         return context;

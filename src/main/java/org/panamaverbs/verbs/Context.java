@@ -25,10 +25,7 @@ import org.panamaverbs.internal.VerbsSymbols;
 public final class Context extends VerbsResource {
     private final MemorySegment handle;
     private final RdmaDevice device;
-    /**
-     * The libibverbs functions newer than rdma-core 17 that this context may call (absent ones have fallbacks); null
-     * for an adopted context until a control-path verb needs them ({@link #symbols()}).
-     */
+    /** The libibverbs functions newer than rdma-core 17 that this context may call (absent ones have fallbacks). */
     private final VerbsSymbols symbols;
     private final DeviceAttributes attributes;
     private DeviceProfile profile;
@@ -52,10 +49,9 @@ public final class Context extends VerbsResource {
     }
 
     /**
-     * Called by {@link ContextOpener} only. {@code knownAttributes} non-null: an adopted context, whose attributes are
-     * given rather than queried.
+     * Called by {@link ContextOpener} only.
      */
-    Context(MemorySegment handle, RdmaDevice device, VerbsSymbols symbols, DeviceAttributes knownAttributes) {
+    Context(MemorySegment handle, RdmaDevice device, VerbsSymbols symbols) {
         super(new Backstop(device.name()));
         this.handle = scoped(handle);
         this.device = device;
@@ -65,7 +61,7 @@ public final class Context extends VerbsResource {
         this.postRecvFunction = DataPath.opsPointer(handle, DataPath.POST_RECV_OFFSET);
         this.reqNotifyCqFunction = DataPath.opsPointer(handle, DataPath.REQ_NOTIFY_CQ_OFFSET);
         this.postSrqRecvFunction = DataPath.opsPointer(handle, DataPath.POST_SRQ_RECV_OFFSET);
-        this.attributes = knownAttributes != null ? knownAttributes : DeviceAttributesQuery.query(this.handle, device.name());
+        this.attributes = DeviceAttributesQuery.query(this.handle, device.name());
         this.asyncEvents = new AsyncEventDispatcher(this, this.handle);
         MemorySegment raw = raw(handle);
         String name = device.name();
@@ -213,12 +209,9 @@ public final class Context extends VerbsResource {
         return GidTableQuery.ofPort(this, port);
     }
 
-    /**
-     * The libibverbs functions this context calls that older rdma-core releases lack (absent ones have fallbacks): the
-     * process's table for an adopted context, which asks libibverbs nothing until a control-path verb needs it.
-     */
+    /** The libibverbs functions this context calls that older rdma-core releases lack (absent ones have fallbacks). */
     VerbsSymbols symbols() {
-        return symbols != null ? symbols : VerbsSymbols.system();
+        return symbols;
     }
 
     /**

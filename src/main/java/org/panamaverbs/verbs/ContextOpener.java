@@ -2,28 +2,25 @@ package org.panamaverbs.verbs;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.util.List;
 
 import org.panamaverbs.ffi.ibv_context;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
-import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsSymbols;
 
 /**
- * The three ways a {@link Context} comes to be: opened here ({@code ibv_open_device}), borrowed from an owner that
- * keeps the device open (rdma_cm), or adopted without asking libibverbs anything (the benchmarks' stub provider).
- * Each gives the context its profile and refuses a provider the data path cannot call; a failed open leaves the
- * device closed.
+ * The two ways a {@link Context} comes to be: opened here ({@code ibv_open_device}) or borrowed from an owner that
+ * keeps the device open (rdma_cm). Each gives the context its profile and refuses a provider the data path cannot
+ * call; a failed open leaves the device closed.
  */
 final class ContextOpener {
     private ContextOpener() {
     }
 
-    /** Linked on the first open only: adopting a context must not need {@code ibv_open_device}. */
+    /** Linked on the first open only: borrowing a context must not need {@code ibv_open_device}. */
     private static final class Native {
         static final MethodHandle OPEN_DEVICE = CallState.capturingErrno(
                 ibverbs_h.ibv_open_device$address(), ibverbs_h.ibv_open_device$descriptor());
@@ -49,7 +46,7 @@ final class ContextOpener {
         MemorySegment handle = context.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
         Context opened = null;
         try {
-            opened = new Context(handle, info, symbols, null);
+            opened = new Context(handle, info, symbols);
             opened.applyProfile(profileFor(opened, emulate));
             requireDataPathOps(opened);
             reportOpened(opened, event, "opened");
@@ -74,42 +71,12 @@ final class ContextOpener {
         Object event = ControlEvents.begin(ControlEvents.Kind.DEVICE_OPEN);
         MemorySegment handle = verbs.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
         RdmaDevice info = Rdma.describe(ibv_context.device(handle));
-        Context borrowed = new Context(handle, info, VerbsSymbols.system(), null);
+        Context borrowed = new Context(handle, info, VerbsSymbols.system());
         borrowed.heldBy(owner, () -> { });
         borrowed.applyProfile(profileFor(borrowed, null));
         requireDataPathOps(borrowed);
         reportOpened(borrowed, event, "borrowed");
         return borrowed;
-    }
-
-    /**
-     * Wraps an {@code ibv_context} another owner made and frees, without asking libibverbs anything about it
-     * (no {@code ibv_query_device}, no GID table): {@code attributes} stand in for the query, the profile is
-     * the generic one they imply, and closing runs {@code giveBack}. Reached only through the internal
-     * {@link org.panamaverbs.internal.VerbsBridge}; used by the benchmarks to run the data path against a stub
-     * provider whose objects libibverbs never saw.
-     *
-     * @throws IllegalArgumentException if the attributes describe a PVRDMA device (its gates need the GID table)
-     * @throws UnsupportedVerbException if the context lacks poll_cq, post_send or post_recv
-     */
-    static Context adopt(MemorySegment context, RdmaDevice info, DeviceAttributes attributes, String owner,
-            Runnable giveBack) {
-        MemorySegment handle = context.reinterpret(NativeLayouts.selected().ibvContext().byteSize());
-        for (long offset : new long[] {DataPath.POLL_CQ_OFFSET, DataPath.POST_SEND_OFFSET, DataPath.POST_RECV_OFFSET}) {
-            if (DataPath.opsPointer(handle, offset).equals(MemorySegment.NULL)) {
-                throw new UnsupportedVerbException("ibv_post_send", "the context " + info.name() + " from " + owner
-                        + " has no legacy poll_cq/post_send/post_recv operations", "fill ctx->ops before adopting it");
-            }
-        }
-        DeviceProfile profile = DeviceProfile.detect(attributes, List.of());
-        if (profile.hardwareClass() != HardwareClass.NOT_PVRDMA) {
-            throw new IllegalArgumentException("an adopted context gets the generic profile; these attributes say "
-                    + profile.hardwareClass() + ", whose gates need the device's GID table");
-        }
-        Context adopted = new Context(handle, info, null, attributes);
-        adopted.heldBy(owner, giveBack);
-        adopted.applyProfile(profile);
-        return adopted;
     }
 
     /** The profile detected from the device's attributes and GID tables, or the one emulated (argument, else property). */

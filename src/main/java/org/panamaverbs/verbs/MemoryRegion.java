@@ -172,34 +172,6 @@ public final class MemoryRegion extends VerbsResource {
     }
 
     /**
-     * Wraps an {@code ibv_mr} that {@code owner} registered in {@code pd} over {@code memory} and deregisters
-     * with {@code giveBack} (see {@link org.panamaverbs.internal.VerbsBridge#adoptMemoryRegion}). The region
-     * does not own {@code memory}, which must stay alive until the region is closed.
-     *
-     * @throws IllegalArgumentException if {@code mr->pd}, {@code addr} or {@code length} disagree with
-     *                                  {@code pd} and {@code memory}, or {@code memory} is not native
-     */
-    static MemoryRegion adopt(ProtectionDomain pd, MemorySegment mr, MemorySegment memory, int access, String owner,
-            Runnable giveBack) {
-        MemorySegment handle = mr.reinterpret(ibv_mr.layout().byteSize());
-        if (!memory.isNative()) {
-            throw new IllegalArgumentException("a memory region's memory must be native, not a heap segment");
-        }
-        Adoption.requireSame("mr->pd", ibv_mr.pd(handle), pd.handle());
-        Adoption.requireSame("mr->addr", ibv_mr.addr(handle), memory);
-        if (ibv_mr.length(handle) != memory.byteSize()) {
-            throw new IllegalArgumentException("mr->length is " + ibv_mr.length(handle) + ", the memory has "
-                    + memory.byteSize() + " bytes");
-        }
-        synchronized (pd.treeLock()) {
-            pd.ensureOpen();
-            MemoryRegion adopted = new MemoryRegion(pd, handle, memory, null, access);
-            adopted.heldBy(owner, giveBack);
-            return adopted;
-        }
-    }
-
-    /**
      * {@return the protection domain this region belongs to} Only queue pairs of the same protection domain
      * may use its keys.
      */

@@ -51,23 +51,6 @@ public final class ProtectionDomain extends VerbsResource {
         }
     }
 
-    /**
-     * Wraps an {@code ibv_pd} of {@code context} that {@code owner} allocated and frees with {@code giveBack}
-     * (see {@link org.panamaverbs.internal.VerbsBridge#adoptProtectionDomain}).
-     *
-     * @throws IllegalArgumentException if {@code pd->context} is not {@code context}'s
-     */
-    static ProtectionDomain adopt(Context context, MemorySegment pd, String owner, Runnable giveBack) {
-        MemorySegment handle = pd.reinterpret(org.panamaverbs.ffi.ibv_pd.layout().byteSize());
-        Adoption.requireSame("pd->context", org.panamaverbs.ffi.ibv_pd.context(handle), context.handle());
-        synchronized (context.treeLock()) {
-            context.ensureOpen();
-            ProtectionDomain adopted = new ProtectionDomain(context, handle);
-            adopted.heldBy(owner, giveBack);
-            return adopted;
-        }
-    }
-
     /** {@return the context this domain belongs to} */
     public Context context() {
         return context;

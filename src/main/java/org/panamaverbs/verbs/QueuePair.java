@@ -164,35 +164,6 @@ public final class QueuePair extends VerbsResource {
         }
     }
 
-    /**
-     * Wraps an {@code ibv_qp} that {@code owner} created in {@code pd} and frees with {@code giveBack}
-     * (see {@link org.panamaverbs.internal.VerbsBridge#adoptQueuePair}). Nothing is asked of the device:
-     * {@code config} and {@code capabilities} describe the queue pair, and its native fields must agree.
-     *
-     * @throws IllegalArgumentException if {@code qp->context}, {@code pd}, {@code send_cq}, {@code recv_cq},
-     *                                  {@code srq} or {@code qp_type} disagree with {@code pd} and {@code config}
-     */
-    static QueuePair adopt(ProtectionDomain pd, MemorySegment qp, QpConfig config, QpCapabilities capabilities,
-            String owner, Runnable giveBack) {
-        MemorySegment handle = qp.reinterpret(NativeLayouts.selected().ibvQp().byteSize());
-        Adoption.requireSame("qp->context", ibv_qp.context(handle), pd.context().handle());
-        Adoption.requireSame("qp->pd", ibv_qp.pd(handle), pd.handle());
-        Adoption.requireSame("qp->send_cq", ibv_qp.send_cq(handle), config.sendCq().handle());
-        Adoption.requireSame("qp->recv_cq", ibv_qp.recv_cq(handle), config.recvCq().handle());
-        Adoption.requireSame("qp->srq", ibv_qp.srq(handle),
-                config.srq() == null ? MemorySegment.NULL : config.srq().handleUnchecked());
-        if (ibv_qp.qp_type(handle) != config.type().code()) {
-            throw new IllegalArgumentException("qp->qp_type is " + ibv_qp.qp_type(handle) + ", the configuration says "
-                    + config.type());
-        }
-        synchronized (pd.treeLock()) {
-            pd.ensureOwnersOpen(config);
-            QueuePair adopted = new QueuePair(pd, handle, config, capabilities, Math.max(config.gidIndex(), 0));
-            adopted.heldBy(owner, giveBack);
-            return adopted;
-        }
-    }
-
     long address() {
         return handle.address();
     }

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
@@ -22,8 +20,8 @@ import org.panamaverbs.internal.ControlEvents;
 
 /**
  * The control path's logging and JFR events, without a device: a gate refusal under an emulated PVRDMA
- * profile and the close of an adopted tree ({@link ObservedTree}); that events are off unless a recording
- * enables them; and that the library runs on a runtime without {@code jdk.jfr}. The device tier's
+ * profile ({@link ObservedTree}) and the closes of a tree on the stand-in libibverbs ({@link StandInTree}); that
+ * events are off unless a recording enables them; and that the library runs on a runtime without {@code jdk.jfr}. The device tier's
  * {@code JfrEventsTest} covers the events of real verbs.
  */
 class ObservabilityTest {
@@ -55,25 +53,29 @@ class ObservabilityTest {
         assertEquals("Panama Verbs", event.getEventType().getCategoryNames().getFirst());
     }
 
+    /**
+     * On the stand-in libibverbs and librdmacm (a child JVM, {@link StandInTree}): a tree the library made is
+     * destroyed, children first; a queue pair an rdma_cm id holds is given back when the id closes. Each close is
+     * logged at DEBUG and recorded with its type and duration.
+     */
     @Test
     void closesAreLoggedAtDebugAndRecordedWithTheirTypeAndDuration() throws Throwable {
-        List<String> lines;
-        List<RecordedEvent> events;
-        try (Observation.LogCapture log = new Observation.LogCapture("org.panamaverbs.verbs")) {
-            events = Observation.record(ObservedTree::adoptAndClose);
-            lines = log.lines();
-        }
-        assertTrue(lines.contains("FINE gave back CompletionQueue[fake0, 64 entries]"), "log lines: " + lines);
-        assertTrue(lines.contains("FINE gave back ProtectionDomain[fake0]"), "log lines: " + lines);
-        assertTrue(lines.contains("FINE gave back Context[fake0]"), "log lines: " + lines);
-        List<RecordedEvent> destroys = Observation.events(events, "ResourceDestroy", e -> "fake0".equals(e.getString("device")));
-        assertEquals(List.of("CompletionQueue", "ProtectionDomain", "Context"),
-                destroys.stream().map(e -> e.getString("resourceType")).toList(), "children first");
-        for (RecordedEvent destroy : destroys) {
-            assertTrue(destroy.getBoolean("givenBack") && destroy.getBoolean("succeeded"), destroy.toString());
-            assertTrue(!destroy.getDuration().isNegative(), destroy.toString());
-        }
-        assertEquals("Context[fake0]", destroys.getLast().getString("resource"));
+        String output = StandIn.run(StandInTree.class, List.of(), "record");
+        List<String> lines = StandIn.values(output, "log");
+        assertTrue(lines.contains("FINE destroyed CompletionQueue[stub0, 64 entries]"), output);
+        assertTrue(lines.contains("FINE destroyed ProtectionDomain[stub0]"), output);
+        assertTrue(lines.contains("FINE destroyed Context[stub0]"), output);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("FINE gave back QueuePair[RC ")), output);
+        List<String> destroys = StandIn.values(output, "destroy");
+        assertEquals(List.of("CompletionQueue CompletionQueue[stub0, 64 entries] givenBack=false succeeded=true timed=true",
+                "ProtectionDomain ProtectionDomain[stub0] givenBack=false succeeded=true timed=true",
+                "Context Context[stub0] givenBack=false succeeded=true timed=true"), destroys.subList(0, 3),
+                "children first: " + output);
+        // closing the id gives its queue pair back to rdma_cm; the context rdma_cm lent stays open, as librdmacm's does
+        List<String> held = destroys.subList(3, destroys.size());
+        assertEquals(1, held.size(), output);
+        assertTrue(held.getFirst().matches("QueuePair QueuePair\\[RC 0x[0-9a-f]+ on stub0] givenBack=true succeeded=true"
+                + " timed=true"), output);
     }
 
     @Test
@@ -95,17 +97,11 @@ class ObservabilityTest {
 
     @Test
     void theLibraryRunsWithoutJdkJfr() throws IOException, InterruptedException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         // --limit-modules java.base: a runtime of java.base alone, as a jlink image without jdk.jfr would be
-        Process child = new ProcessBuilder(java, "--limit-modules", "java.base", "--enable-native-access=ALL-UNNAMED",
-                "-cp", classPath, ObservedTree.class.getName()).redirectErrorStream(true).start();
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(child.waitFor(60, TimeUnit.SECONDS), output);
-        assertEquals(0, child.exitValue(), output);
+        String output = StandIn.run(ObservedTree.class, List.of("--limit-modules", "java.base"));
         assertTrue(output.contains("jdk.jfr.present=false"), output);
         assertTrue(output.contains("jfr.usable=false"), output);
         assertTrue(output.contains("refused=ibv_create_srq"), output);
-        assertTrue(output.contains("adopted.closed=true"), output);
+        assertTrue(output.contains("tree.closed=true"), output);
     }
 }

@@ -27,12 +27,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.panamaverbs.bench.jni.DisniDispatcher;
 import org.panamaverbs.bench.jni.DisniStyle;
+import org.panamaverbs.bench.stub.BareDownCalls;
 import org.panamaverbs.bench.stub.StubProvider;
-import org.panamaverbs.ffi.ibv_recv_wr;
-import org.panamaverbs.ffi.ibv_send_wr;
-import org.panamaverbs.ffi.ibv_sge;
-import org.panamaverbs.ffi.ibv_wc;
-import org.panamaverbs.internal.DataPath;
+import org.panamaverbs.bench.stub.StubProvider.Layout;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -42,18 +39,19 @@ import org.panamaverbs.verbs.WrOpcode;
 
 /**
  * Issue 9: what Java adds to {@code ibv_post_send}, {@code ibv_post_recv} and {@code ibv_poll_cq} over C,
- * with no device: every implementation calls the same stub provider ({@link StubProvider},
- * {@code bench/native/stub_provider.c}) through the same {@code ctx->ops} pointers.
+ * with no device: every implementation calls the same stub provider ({@link StubProvider}, the stand-in
+ * libibverbs of {@code bench/native/stub_provider.c}) through the same {@code ctx->ops} pointers.
  *
  * <ul>
  *   <li>{@code *C}: the floor, a C loop of the inline verbs.h calls ({@value #LOOP} per invocation, so one
  *       downcall is spread over {@value #LOOP} operations).</li>
  *   <li>{@code *Java}: Panama Verbs' public API ({@code QueuePair.postSend/postRecv},
- *       {@code CompletionQueue.poll}) on objects adopted from the stub: the library's own flyweights,
- *       in-flight markers and provider-pointer downcalls.</li>
+ *       {@code CompletionQueue.poll}) on the stand-in's device, opened with {@code Rdma.open} like any other:
+ *       the library's own flyweights, in-flight markers and provider-pointer downcalls.</li>
  *   <li>{@code *Jni}: DiSNI's way ({@link DisniStyle}): a JNI native per post taking the address of a work
  *       request list serialized once from Java objects and patched in place; polls decoded into Java objects.</li>
- *   <li>Evidence, not contenders: {@code *JavaRawShared} calls {@link DataPath} directly with the queue
+ *   <li>Evidence, not contenders: {@code *JavaRawShared} calls the provider's function with a bare
+ *       downcall ({@link BareDownCalls}) given the queue
  *       pair's scoped handle and a chain in a shared arena (what the public API passed before the in-flight
  *       markers: two shared scopes per call, without the API's checks and bookkeeping), {@code *JavaRawLong}
  *       with the pointers as {@code long}s (what the public API passes now, without its checks: the floor
@@ -81,9 +79,9 @@ public class NativeDataPath {
     /** Completion slots offered to every poll. */
     public static final int SLOTS = 16;
     private static final int MESSAGE = 64;
-    private static final long SEND_WR = ibv_send_wr.layout().byteSize();
-    private static final long RECV_WR = ibv_recv_wr.layout().byteSize();
-    private static final long SGE = ibv_sge.layout().byteSize();
+    private static final long SEND_WR = Layout.SEND_WR_SIZE;
+    private static final long RECV_WR = Layout.RECV_WR_SIZE;
+    private static final long SGE = Layout.SGE_SIZE;
 
     /** The stub provider, opened once per trial and wrapped as an ordinary library tree. */
     @State(Scope.Thread)
@@ -153,46 +151,45 @@ public class NativeDataPath {
                 writeRecv(recvShared, i, chain, base + 4096 + offset, lkey);
             }
             DisniDispatcher dispatcher = new DisniDispatcher();
-            jniSend = new DisniStyle.PostSend(dispatcher, stub.rawQp.address(), disniSends);
-            jniRecv = new DisniStyle.PostRecv(dispatcher, stub.rawQp.address(), disniRecvs);
+            qpShared = stub.qp.handle();
+            qpGlobal = MemorySegment.ofAddress(qpShared.address());
+            jniSend = new DisniStyle.PostSend(dispatcher, qpGlobal.address(), disniSends);
+            jniRecv = new DisniStyle.PostRecv(dispatcher, qpGlobal.address(), disniRecvs);
             sendGlobal = MemorySegment.ofAddress(sendShared.address()).reinterpret(sendShared.byteSize());
             recvGlobal = MemorySegment.ofAddress(recvShared.address()).reinterpret(recvShared.byteSize());
             badGlobal = MemorySegment.ofAddress(badShared.address()).reinterpret(8);
-            qpShared = stub.qp.handle();
-            qpGlobal = stub.rawQp;
-            postSendFunction = DataPath.opsPointer(stub.context.handle(), DataPath.POST_SEND_OFFSET);
-            postRecvFunction = DataPath.opsPointer(stub.context.handle(), DataPath.POST_RECV_OFFSET);
+            postSendFunction = stub.postSendFunction;
+            postRecvFunction = stub.postRecvFunction;
         }
 
         private static void writeSend(MemorySegment wrs, int i, int n, long addr, int lkey, long remote) {
             long at = i * SEND_WR;
             long sge = n * SEND_WR + i * SGE;
-            wrs.set(JAVA_LONG, at + ibv_send_wr.wr_id$offset(), i);
-            wrs.set(JAVA_LONG, at + ibv_send_wr.next$offset(), i + 1 < n ? wrs.address() + at + SEND_WR : 0);
-            wrs.set(JAVA_LONG, at + ibv_send_wr.sg_list$offset(), wrs.address() + sge);
-            wrs.set(JAVA_INT, at + ibv_send_wr.num_sge$offset(), 1);
-            wrs.set(JAVA_INT, at + ibv_send_wr.opcode$offset(), WrOpcode.RDMA_WRITE.code());
-            wrs.set(JAVA_INT, at + ibv_send_wr.send_flags$offset(), 0);
-            long rdma = at + ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset();
-            wrs.set(JAVA_LONG, rdma + ibv_send_wr.wr.rdma.remote_addr$offset(), remote);
-            wrs.set(JAVA_INT, rdma + ibv_send_wr.wr.rdma.rkey$offset(), 0x1234);
+            wrs.set(JAVA_LONG, at + Layout.SEND_WR_WR_ID, i);
+            wrs.set(JAVA_LONG, at + Layout.SEND_WR_NEXT, i + 1 < n ? wrs.address() + at + SEND_WR : 0);
+            wrs.set(JAVA_LONG, at + Layout.SEND_WR_SG_LIST, wrs.address() + sge);
+            wrs.set(JAVA_INT, at + Layout.SEND_WR_NUM_SGE, 1);
+            wrs.set(JAVA_INT, at + Layout.SEND_WR_OPCODE, WrOpcode.RDMA_WRITE.code());
+            wrs.set(JAVA_INT, at + Layout.SEND_WR_SEND_FLAGS, 0);
+            wrs.set(JAVA_LONG, at + Layout.SEND_WR_REMOTE_ADDR, remote);
+            wrs.set(JAVA_INT, at + Layout.SEND_WR_RKEY, 0x1234);
             writeSge(wrs, sge, addr, lkey);
         }
 
         private static void writeRecv(MemorySegment wrs, int i, int n, long addr, int lkey) {
             long at = i * RECV_WR;
             long sge = n * RECV_WR + i * SGE;
-            wrs.set(JAVA_LONG, at + ibv_recv_wr.wr_id$offset(), i);
-            wrs.set(JAVA_LONG, at + ibv_recv_wr.next$offset(), i + 1 < n ? wrs.address() + at + RECV_WR : 0);
-            wrs.set(JAVA_LONG, at + ibv_recv_wr.sg_list$offset(), wrs.address() + sge);
-            wrs.set(JAVA_INT, at + ibv_recv_wr.num_sge$offset(), 1);
+            wrs.set(JAVA_LONG, at + Layout.RECV_WR_WR_ID, i);
+            wrs.set(JAVA_LONG, at + Layout.RECV_WR_NEXT, i + 1 < n ? wrs.address() + at + RECV_WR : 0);
+            wrs.set(JAVA_LONG, at + Layout.RECV_WR_SG_LIST, wrs.address() + sge);
+            wrs.set(JAVA_INT, at + Layout.RECV_WR_NUM_SGE, 1);
             writeSge(wrs, sge, addr, lkey);
         }
 
         private static void writeSge(MemorySegment wrs, long at, long addr, int lkey) {
-            wrs.set(JAVA_LONG, at + ibv_sge.addr$offset(), addr);
-            wrs.set(JAVA_INT, at + ibv_sge.length$offset(), MESSAGE);
-            wrs.set(JAVA_INT, at + ibv_sge.lkey$offset(), lkey);
+            wrs.set(JAVA_LONG, at + Layout.SGE_ADDR, addr);
+            wrs.set(JAVA_INT, at + Layout.SGE_LENGTH, MESSAGE);
+            wrs.set(JAVA_INT, at + Layout.SGE_LKEY, lkey);
         }
 
         @TearDown(Level.Trial)
@@ -229,13 +226,13 @@ public class NativeDataPath {
             for (int i = 0; i < SLOTS; i++) {
                 jniWcs[i] = new DisniStyle.Wc();
             }
-            jniPoll = new DisniStyle.PollCq(new DisniDispatcher(), stub.rawCq.address(), jniWcs, SLOTS);
-            arena = Arena.ofShared();
-            wcShared = arena.allocate(ibv_wc.layout(), SLOTS);
-            wcGlobal = MemorySegment.ofAddress(wcShared.address()).reinterpret(wcShared.byteSize());
             cqShared = stub.cq.handle();
-            cqGlobal = stub.rawCq;
-            pollFunction = DataPath.opsPointer(stub.context.handle(), DataPath.POLL_CQ_OFFSET);
+            cqGlobal = MemorySegment.ofAddress(cqShared.address());
+            jniPoll = new DisniStyle.PollCq(new DisniDispatcher(), cqGlobal.address(), jniWcs, SLOTS);
+            arena = Arena.ofShared();
+            wcShared = arena.allocate(Layout.WC_SIZE * SLOTS, 8);
+            wcGlobal = MemorySegment.ofAddress(wcShared.address()).reinterpret(wcShared.byteSize());
+            pollFunction = stub.pollCqFunction;
         }
 
         @TearDown(Level.Trial)
@@ -283,8 +280,8 @@ public class NativeDataPath {
     public long postSendJavaRawShared(Posts p) {
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            p.sendShared.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), i);
-            failed += DataPath.post(p.postSendFunction, p.qpShared, p.sendShared, p.badShared) != 0 ? 1 : 0;
+            p.sendShared.set(JAVA_LONG, Layout.SEND_WR_WR_ID, i);
+            failed += BareDownCalls.post(p.postSendFunction, p.qpShared, p.sendShared, p.badShared) != 0 ? 1 : 0;
         }
         return failed;
     }
@@ -311,7 +308,7 @@ public class NativeDataPath {
         long bad = p.badGlobal.address();
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            failed += DataPath.post(p.postSendFunction, qp, wr, bad) != 0 ? 1 : 0;
+            failed += BareDownCalls.post(p.postSendFunction, qp, wr, bad) != 0 ? 1 : 0;
         }
         return failed;
     }
@@ -324,8 +321,8 @@ public class NativeDataPath {
         long bad = p.badGlobal.address();
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            p.sendGlobal.set(JAVA_LONG, ibv_send_wr.wr_id$offset(), i);
-            failed += DataPath.post(p.postSendFunction, qp, wr, bad) != 0 ? 1 : 0;
+            p.sendGlobal.set(JAVA_LONG, Layout.SEND_WR_WR_ID, i);
+            failed += BareDownCalls.post(p.postSendFunction, qp, wr, bad) != 0 ? 1 : 0;
         }
         return failed;
     }
@@ -380,8 +377,8 @@ public class NativeDataPath {
     public long postRecvJavaRawShared(Posts p) {
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            p.recvShared.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), i);
-            failed += DataPath.post(p.postRecvFunction, p.qpShared, p.recvShared, p.badShared) != 0 ? 1 : 0;
+            p.recvShared.set(JAVA_LONG, Layout.RECV_WR_WR_ID, i);
+            failed += BareDownCalls.post(p.postRecvFunction, p.qpShared, p.recvShared, p.badShared) != 0 ? 1 : 0;
         }
         return failed;
     }
@@ -394,8 +391,8 @@ public class NativeDataPath {
         long bad = p.badGlobal.address();
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            p.recvGlobal.set(JAVA_LONG, ibv_recv_wr.wr_id$offset(), i);
-            failed += DataPath.post(p.postRecvFunction, qp, wr, bad) != 0 ? 1 : 0;
+            p.recvGlobal.set(JAVA_LONG, Layout.RECV_WR_WR_ID, i);
+            failed += BareDownCalls.post(p.postRecvFunction, qp, wr, bad) != 0 ? 1 : 0;
         }
         return failed;
     }
@@ -441,7 +438,7 @@ public class NativeDataPath {
     public long pollJavaRawShared(Polls s) {
         long sum = 0;
         for (int i = 0; i < LOOP; i++) {
-            sum += sumWrIds(s.wcShared, DataPath.pollCq(s.pollFunction, s.cqShared, SLOTS, s.wcShared));
+            sum += sumWrIds(s.wcShared, BareDownCalls.pollCq(s.pollFunction, s.cqShared, SLOTS, s.wcShared));
         }
         return sum;
     }
@@ -453,13 +450,13 @@ public class NativeDataPath {
         long wc = s.wcGlobal.address();
         long sum = 0;
         for (int i = 0; i < LOOP; i++) {
-            sum += sumWrIds(s.wcGlobal, DataPath.pollCq(s.pollFunction, cq, SLOTS, wc));
+            sum += sumWrIds(s.wcGlobal, BareDownCalls.pollCq(s.pollFunction, cq, SLOTS, wc));
         }
         return sum;
     }
 
-    private static final long WC_SIZE = ibv_wc.layout().byteSize();
-    private static final long WC_WR_ID = ibv_wc.wr_id$offset();
+    private static final long WC_SIZE = Layout.WC_SIZE;
+    private static final long WC_WR_ID = Layout.WC_WR_ID;
 
     private static long sumWrIds(MemorySegment wcs, int n) {
         long sum = 0;

@@ -1,16 +1,27 @@
 package org.panamaverbs.bench.jmh;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import com.ibm.disni.verbs.DropInAdoption;
+import com.ibm.disni.verbs.IbvCQ;
+import com.ibm.disni.verbs.IbvContext;
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.IbvQP;
+import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
+import com.ibm.disni.verbs.RdmaCm;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
@@ -34,8 +45,10 @@ import org.panamaverbs.bench.stub.StubProvider;
  * The DiSNI drop-in's data path ({@code SVCPostSend}, {@code SVCPostRecv}, {@code SVCPollCq} of
  * {@code panama-verbs-disni}) against the stub provider, the same operations and loop as
  * {@link NativeDataPath}'s C, Java and JNI benchmarks, so {@code bench/native-datapath} can set the drop-in
- * beside DiSNI-style JNI ({@code NativeDataPath.*Jni}) at native speed. The objects are the stub's, wrapped
- * in the drop-in's {@code Ibv*} objects through {@link DropInAdoption} (bench only).
+ * beside DiSNI-style JNI ({@code NativeDataPath.*Jni}) at native speed. The objects are made as a DiSNI program
+ * makes them, through the drop-in's public API only ({@link DropInStub}: event channel, id bound to an address,
+ * {@code getVerbs()}, protection domain, completion queue, {@code createQP}, {@code regMr}), on the stand-in
+ * libibverbs and librdmacm of {@link StubProvider}.
  *
  * <p>Variants: {@code postSendDropIn} patches {@code wr_id} of request 0 through its mod before each post,
  * as {@code postSendJni} does; {@code postSendDropInNoId} executes the call unchanged, as a program that
@@ -52,22 +65,70 @@ public class NativeDataPathDropIn {
     private static final int SLOTS = NativeDataPath.SLOTS;
     private static final int MESSAGE = 64;
 
+    /**
+     * A DiSNI program's setup on the stand-in's device, opened once per trial: an rdma_cm id bound to the loopback
+     * address gives the device ({@code getVerbs()}); on it a protection domain, one completion queue for both
+     * directions, an RC queue pair made by {@code createQP} and a registered direct buffer of
+     * {@link StubProvider#REGION_SIZE} bytes. Torn down in DiSNI's order.
+     */
+    @State(Scope.Thread)
+    public static class DropInStub {
+        RdmaEventChannel channel;
+        RdmaCmId id;
+        IbvPd pd;
+        IbvCQ cq;
+        IbvQP qp;
+        IbvMr mr;
+
+        @Setup(Level.Trial)
+        public void open() throws IOException {
+            channel = RdmaEventChannel.createEventChannel();
+            id = channel.createId(RdmaCm.RDMA_PS_TCP);
+            id.bindAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            IbvContext context = id.getVerbs();
+            pd = context.allocPd();
+            cq = context.createCQ(null, StubProvider.CQ_ENTRIES, 0);
+            IbvQPInitAttr attr = new IbvQPInitAttr();
+            attr.cap().setMax_send_wr(StubProvider.DEPTH);
+            attr.cap().setMax_recv_wr(StubProvider.DEPTH);
+            attr.cap().setMax_send_sge(StubProvider.MAX_SGE);
+            attr.cap().setMax_recv_sge(StubProvider.MAX_SGE);
+            attr.setQp_type(IbvQP.IBV_QPT_RC);
+            attr.setSend_cq(cq);
+            attr.setRecv_cq(cq);
+            qp = id.createQP(pd, attr);
+            ByteBuffer buffer = ByteBuffer.allocateDirect((int) StubProvider.REGION_SIZE);
+            mr = pd.regMr(buffer, IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
+                    | IbvMr.IBV_ACCESS_REMOTE_READ).execute().free().getMr();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws Exception {
+            if (StubProvider.totalCalls() == 0) {
+                throw new IllegalStateException("nothing reached the stub provider");
+            }
+            mr.deregMr().execute().free();
+            id.destroyQP();
+            cq.destroyCQ();
+            pd.deallocPd();
+            id.destroyId();
+            channel.destroyEventChannel();
+        }
+    }
+
     @State(Scope.Thread)
     public static class Posts {
         @Param({"1", "16"})
         public int chain;
 
-        StubProvider stub;
         SVCPostSend send;
         SVCPostSend.SendWRMod firstSend;
         SVCPostRecv recv;
 
         @Setup(Level.Trial)
-        public void build(NativeDataPath.Stub holder) throws IOException {
-            stub = holder.stub;
-            DropInAdoption.Objects objects = DropInAdoption.adopt(stub.context, stub.pd, stub.cq, stub.qp, stub.region);
-            long base = stub.region.address();
-            int lkey = stub.region.lkey();
+        public void build(DropInStub stub) throws IOException {
+            long base = stub.mr.getAddr();
+            int lkey = stub.mr.getLkey();
             List<IbvSendWR> sends = new ArrayList<>();
             List<IbvRecvWR> recvs = new ArrayList<>();
             for (int i = 0; i < chain; i++) {
@@ -87,9 +148,9 @@ public class NativeDataPathDropIn {
                 recv.setNum_sge(1);
                 recvs.add(recv);
             }
-            send = objects.qp().postSend(sends, null);
+            send = stub.qp.postSend(sends, null);
             firstSend = send.getWrMod(0);
-            recv = objects.qp().postRecv(recvs, null);
+            recv = stub.qp.postRecv(recvs, null);
         }
 
         private static LinkedList<IbvSge> sge(long address, int lkey) {
@@ -118,15 +179,13 @@ public class NativeDataPathDropIn {
         SVCPollCq svc;
 
         @Setup(Level.Trial)
-        public void build(NativeDataPath.Stub holder) throws IOException {
-            StubProvider stub = holder.stub;
-            stub.feed(poll);
-            DropInAdoption.Objects objects = DropInAdoption.adopt(stub.context, stub.pd, stub.cq, stub.qp, stub.region);
+        public void build(DropInStub stub) throws IOException {
+            StubProvider.feedAll(poll); // the stub's only completion queue is the drop-in's
             wcs = new IbvWC[SLOTS];
             for (int i = 0; i < SLOTS; i++) {
                 wcs[i] = new IbvWC();
             }
-            svc = objects.cq().poll(wcs, SLOTS);
+            svc = stub.cq.poll(wcs, SLOTS);
         }
 
         @TearDown(Level.Trial)

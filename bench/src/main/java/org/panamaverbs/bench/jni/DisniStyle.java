@@ -7,10 +7,8 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.panamaverbs.ffi.ibv_recv_wr;
-import org.panamaverbs.ffi.ibv_send_wr;
-import org.panamaverbs.ffi.ibv_sge;
-import org.panamaverbs.ffi.ibv_wc;
+import org.panamaverbs.bench.stub.StubProvider.Layout;
+
 
 /**
  * The legacy JNI baseline: DiSNI's way of posting and polling, reduced to what the benchmark needs and
@@ -27,17 +25,17 @@ import org.panamaverbs.ffi.ibv_wc;
  *       completion into the caller's preallocated {@link Wc} objects ({@code wr_id}, {@code status},
  *       {@code opcode} always; the rest only on success, as DiSNI does).</li>
  * </ul>
- * Struct sizes and offsets come from the generated layouts, as DiSNI takes them from native
- * {@code sizeof}/{@code offsetof} at start-up.
+ * Struct sizes and offsets come from native {@code sizeof}/{@code offsetof} ({@link Layout}, the stand-in
+ * libibverbs'), as DiSNI takes them from its JNI library at start-up.
  */
 public final class DisniStyle {
-    private static final int SEND_WR_SIZE = (int) ibv_send_wr.layout().byteSize();
-    private static final int RECV_WR_SIZE = (int) ibv_recv_wr.layout().byteSize();
-    private static final int SGE_SIZE = (int) ibv_sge.layout().byteSize();
-    private static final int WC_SIZE = (int) ibv_wc.layout().byteSize();
-    private static final int SEND_FLAGS_OFFSET = (int) ibv_send_wr.send_flags$offset();
-    private static final int REMOTE_ADDR_OFFSET = (int) (ibv_send_wr.wr$offset() + ibv_send_wr.wr.rdma$offset()
-            + ibv_send_wr.wr.rdma.remote_addr$offset());
+    private static final int SEND_WR_SIZE = (int) Layout.SEND_WR_SIZE;
+    private static final int RECV_WR_SIZE = (int) Layout.RECV_WR_SIZE;
+    private static final int SGE_SIZE = (int) Layout.SGE_SIZE;
+    private static final int WC_SIZE = (int) Layout.WC_SIZE;
+    private static final int SEND_FLAGS_OFFSET = (int) Layout.SEND_WR_SEND_FLAGS;
+    private static final int REMOTE_ADDR_OFFSET = (int) Layout.SEND_WR_REMOTE_ADDR;
+    private static final int RKEY_OFFSET = (int) Layout.SEND_WR_RKEY;
 
     private DisniStyle() {
     }
@@ -151,15 +149,15 @@ public final class DisniStyle {
                 SendWr wr = wrs.get(i);
                 int at = i * SEND_WR_SIZE;
                 mods[i] = new WrMod(cmd, at);
-                cmd.putLong(at + (int) ibv_send_wr.wr_id$offset(), wr.wrId);
-                cmd.putLong(at + (int) ibv_send_wr.next$offset(), i + 1 < wrs.size() ? address + at + SEND_WR_SIZE : 0);
-                cmd.putLong(at + (int) ibv_send_wr.sg_list$offset(), address + sgeAt);
-                cmd.putInt(at + (int) ibv_send_wr.num_sge$offset(), wr.sgList.size());
-                cmd.putInt(at + (int) ibv_send_wr.opcode$offset(), wr.opcode);
+                cmd.putLong(at + (int) Layout.SEND_WR_WR_ID, wr.wrId);
+                cmd.putLong(at + (int) Layout.SEND_WR_NEXT, i + 1 < wrs.size() ? address + at + SEND_WR_SIZE : 0);
+                cmd.putLong(at + (int) Layout.SEND_WR_SG_LIST, address + sgeAt);
+                cmd.putInt(at + (int) Layout.SEND_WR_NUM_SGE, wr.sgList.size());
+                cmd.putInt(at + (int) Layout.SEND_WR_OPCODE, wr.opcode);
                 cmd.putInt(at + SEND_FLAGS_OFFSET, wr.sendFlags);
-                cmd.putInt(at + (int) ibv_send_wr.imm_data$offset(), wr.immData);
+                cmd.putInt(at + (int) Layout.SEND_WR_IMM_DATA, wr.immData);
                 cmd.putLong(at + REMOTE_ADDR_OFFSET, wr.remoteAddr);
-                cmd.putInt(at + REMOTE_ADDR_OFFSET + 8, wr.rkey);
+                cmd.putInt(at + RKEY_OFFSET, wr.rkey);
                 for (Sge sge : wr.sgList) {
                     sgeAt = putSge(cmd, sgeAt, sge);
                 }
@@ -206,10 +204,10 @@ public final class DisniStyle {
             for (int i = 0; i < wrs.size(); i++) {
                 RecvWr wr = wrs.get(i);
                 int at = i * RECV_WR_SIZE;
-                cmd.putLong(at + (int) ibv_recv_wr.wr_id$offset(), wr.wrId);
-                cmd.putLong(at + (int) ibv_recv_wr.next$offset(), i + 1 < wrs.size() ? address + at + RECV_WR_SIZE : 0);
-                cmd.putLong(at + (int) ibv_recv_wr.sg_list$offset(), wr.sgList.isEmpty() ? 0 : address + sgeAt);
-                cmd.putInt(at + (int) ibv_recv_wr.num_sge$offset(), wr.sgList.size());
+                cmd.putLong(at + (int) Layout.RECV_WR_WR_ID, wr.wrId);
+                cmd.putLong(at + (int) Layout.RECV_WR_NEXT, i + 1 < wrs.size() ? address + at + RECV_WR_SIZE : 0);
+                cmd.putLong(at + (int) Layout.RECV_WR_SG_LIST, wr.sgList.isEmpty() ? 0 : address + sgeAt);
+                cmd.putInt(at + (int) Layout.RECV_WR_NUM_SGE, wr.sgList.size());
                 for (Sge sge : wr.sgList) {
                     sgeAt = putSge(cmd, sgeAt, sge);
                 }
@@ -218,7 +216,7 @@ public final class DisniStyle {
 
         /** {@code RecvWRMod.setWr_id}. */
         public void setWrId(int index, long wrId) {
-            cmd.putLong(index * RECV_WR_SIZE + (int) ibv_recv_wr.wr_id$offset(), wrId);
+            cmd.putLong(index * RECV_WR_SIZE + (int) Layout.RECV_WR_WR_ID, wrId);
         }
 
         public PostRecv execute() throws IOException {
@@ -282,9 +280,9 @@ public final class DisniStyle {
     }
 
     private static int putSge(ByteBuffer cmd, int at, Sge sge) {
-        cmd.putLong(at + (int) ibv_sge.addr$offset(), sge.addr);
-        cmd.putInt(at + (int) ibv_sge.length$offset(), sge.length);
-        cmd.putInt(at + (int) ibv_sge.lkey$offset(), sge.lkey);
+        cmd.putLong(at + (int) Layout.SGE_ADDR, sge.addr);
+        cmd.putInt(at + (int) Layout.SGE_LENGTH, sge.length);
+        cmd.putInt(at + (int) Layout.SGE_LKEY, sge.lkey);
         return at + SGE_SIZE;
     }
 }

@@ -10,59 +10,52 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.Optional;
 
-import org.panamaverbs.internal.VerbsBridge;
 import org.panamaverbs.verbs.Access;
-import org.panamaverbs.verbs.AtomicCapability;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
-import org.panamaverbs.verbs.DeviceAttributes;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
-import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.RdmaDevice;
-import org.panamaverbs.verbs.Transport;
+import org.panamaverbs.verbs.Rdma;
 
 /**
- * The stub provider of {@code bench/native/stub_provider.c} ({@code libpvstub.so}, found on
- * {@code java.library.path}), opened as an ordinary library tree: a {@link Context}, a
- * {@link ProtectionDomain}, one {@link CompletionQueue} for both directions, an RC {@link QueuePair} in RTS
- * and a {@link MemoryRegion} of {@link #REGION_SIZE} bytes. The stub makes the native objects; they are
- * wrapped with the internal {@link VerbsBridge}'s {@code adopt*} methods (reachable because the benchmark
- * runs on the class path: a benchmark-only path), so the library's public data path runs against the stub
- * unchanged. Closing the context closes the tree and gives every object back to the stub.
+ * The stand-in libibverbs of {@code bench/native/stub_provider.c}, opened as any device is, through the public API:
+ * {@code Rdma.open("stub0")}, a {@link ProtectionDomain}, one {@link CompletionQueue} for both directions, an RC
+ * {@link QueuePair} connected to itself (RTS) and a {@link MemoryRegion} of {@link #REGION_SIZE} bytes.
+ *
+ * <p>The stand-in is {@code bench/target/native/libibverbs.so.1}; {@code bench/native-datapath} puts that directory
+ * first on {@code LD_LIBRARY_PATH} for the benchmark's JVMs only (JMH's forks inherit it), so the library's
+ * {@code dlopen("libibverbs.so.1")} maps the stand-in instead of rdma-core's. The stub's own controls (feeding the
+ * completion queue, counters, the C floor's loops) are looked up in that same loaded library and given the objects'
+ * public {@code handle()} views. Closing the context closes the tree.
  */
 public final class StubProvider implements AutoCloseable {
+    /** The stand-in's only device. */
+    public static final String DEVICE = "stub0";
     /** Bytes of the registered region. */
     public static final long REGION_SIZE = 1 << 16;
     /** Queue pair depths and SGEs per request (the stub allows 4). */
     public static final int DEPTH = 1024;
     public static final int MAX_SGE = 1;
+    /** Completion queue entries asked for (the stub's ring holds 4096). */
+    public static final int CQ_ENTRIES = 4095;
 
-    private static final String OWNER = "the stub provider (bench/native/stub_provider.c)";
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup STUB = SymbolLookup.libraryLookup(findLibrary("pvstub"), Arena.global());
+    private static final SymbolLookup STUB = standIn();
 
-    private static final MethodHandle OPEN = handle("stub_open", FunctionDescriptor.of(ADDRESS));
-    private static final MethodHandle CLOSE = handle("stub_close", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle ALLOC_PD = handle("stub_alloc_pd", FunctionDescriptor.of(ADDRESS, ADDRESS));
-    private static final MethodHandle DEALLOC_PD = handle("stub_dealloc_pd", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle CREATE_CQ = handle("stub_create_cq", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle DESTROY_CQ = handle("stub_destroy_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle CREATE_QP = handle("stub_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS,
-            ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle DESTROY_QP = handle("stub_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle REG_MR = handle("stub_reg_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
-    private static final MethodHandle DEREG_MR = handle("stub_dereg_mr", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle CQ_FEED = handle("stub_cq_feed", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle QP_SENDS = handle("stub_qp_sends", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
     private static final MethodHandle QP_RECVS = handle("stub_qp_recvs", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
     private static final MethodHandle CQ_POLLED = handle("stub_cq_polled", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
     private static final MethodHandle CQ_CALLS = handle("stub_cq_calls", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+    private static final MethodHandle FEED_ALL = handle("stub_feed_all", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle TOTAL_CALLS = handle("stub_total_calls", FunctionDescriptor.of(JAVA_LONG));
+    private static final MethodHandle POST_SEND_OP = handle("stub_post_send_op", FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle POST_RECV_OP = handle("stub_post_recv_op", FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle POLL_CQ_OP = handle("stub_poll_cq_op", FunctionDescriptor.of(ADDRESS, ADDRESS));
 
     /** The C floor's loops, linked critical: one call per JMH invocation, so the link type hardly matters. */
     private static final MethodHandle C_POST_SEND_LOOP = critical("stub_c_post_send_loop",
@@ -77,102 +70,126 @@ public final class StubProvider implements AutoCloseable {
     public final CompletionQueue cq;
     public final QueuePair qp;
     public final MemoryRegion region;
-    /** Raw addresses of the native objects (global scope), for the C and JNI paths. */
-    public final MemorySegment rawContext;
-    public final MemorySegment rawQp;
-    public final MemorySegment rawCq;
-    private final Arena memory = Arena.ofShared();
+    /** The provider's {@code ctx->ops.post_send}, {@code post_recv} and {@code poll_cq}, for the bare FFM calls. */
+    public final MemorySegment postSendFunction;
+    public final MemorySegment postRecvFunction;
+    public final MemorySegment pollCqFunction;
 
-    /** Opens the stub and wraps it; {@link #close()} frees everything. */
+    /** Opens the stand-in's device and makes the tree; {@link #close()} frees everything. */
     public StubProvider() {
+        context = Rdma.open(DEVICE);
         try {
-            rawContext = (MemorySegment) OPEN.invokeExact();
-            require(rawContext, "stub_open");
-            DeviceAttributes attributes = attributes();
-            context = VerbsBridge.get().adoptContext(rawContext, new RdmaDevice("stub0", 0x5eedL, Transport.IB),
-                    attributes, OWNER, () -> call(CLOSE, rawContext));
-            MemorySegment rawPd = (MemorySegment) ALLOC_PD.invokeExact(rawContext);
-            require(rawPd, "stub_alloc_pd");
-            pd = VerbsBridge.get().adoptProtectionDomain(context, rawPd, OWNER, () -> call(DEALLOC_PD, rawPd));
-            rawCq = (MemorySegment) CREATE_CQ.invokeExact(rawContext, 4096);
-            require(rawCq, "stub_create_cq");
-            cq = VerbsBridge.get().adoptCompletionQueue(context, rawCq, OWNER, () -> call(DESTROY_CQ, rawCq));
-            rawQp = (MemorySegment) CREATE_QP.invokeExact(rawPd, rawCq, rawCq, DEPTH, DEPTH, MAX_SGE, 0);
-            require(rawQp, "stub_create_qp");
-            QpConfig config = QpConfig.builder(cq).maxSendWr(DEPTH).maxRecvWr(DEPTH).maxSendSge(MAX_SGE)
-                    .maxRecvSge(MAX_SGE).gidIndex(0).build();
-            qp = VerbsBridge.get().adoptQueuePair(pd, rawQp, config,
-                    new QpCapabilities(DEPTH, DEPTH, MAX_SGE, MAX_SGE, 0), OWNER, () -> call(DESTROY_QP, rawQp));
-            MemorySegment buffer = memory.allocate(REGION_SIZE, 4096);
-            MemorySegment rawMr = (MemorySegment) REG_MR.invokeExact(rawPd, buffer, REGION_SIZE);
-            require(rawMr, "stub_reg_mr");
-            region = VerbsBridge.get().adoptMemoryRegion(pd, rawMr, buffer,
-                    Access.bits(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ), OWNER,
-                    () -> call(DEREG_MR, rawMr));
+            pd = context.allocateProtectionDomain();
+            cq = context.createCompletionQueue(CQ_ENTRIES);
+            qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(DEPTH).maxRecvWr(DEPTH).maxSendSge(MAX_SGE)
+                    .maxRecvSge(MAX_SGE).build());
+            QueuePair.connectLoopback(qp, qp);
+            region = pd.allocateAndRegister(REGION_SIZE, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+            postSendFunction = (MemorySegment) POST_SEND_OP.invokeExact(context.handle());
+            postRecvFunction = (MemorySegment) POST_RECV_OP.invokeExact(context.handle());
+            pollCqFunction = (MemorySegment) POLL_CQ_OP.invokeExact(context.handle());
         } catch (Throwable t) {
+            context.close();
             throw t instanceof RuntimeException r ? r : new IllegalStateException(t);
         }
     }
 
-    /** What {@code ibv_query_device} would say of the stub: generic, not PVRDMA, generous limits. */
-    private static DeviceAttributes attributes() {
-        return new DeviceAttributes("stub", 0x5eedL, 0x5eedL, -1L, 4096, 0x5eed, 1, 0, 1024, DEPTH, 0, 4, 4, 64,
-                4096, 1024, 64, 16, 16, AtomicCapability.of(0), 0, 0, 0, 0, 1, 1);
-    }
-
     /** Makes every poll of the completion queue find {@code perPoll} completions (0: only what posts queued). */
     public void feed(int perPoll) {
-        check((int) invoke(() -> (int) CQ_FEED.invokeExact(rawCq, perPoll)), "stub_cq_feed");
+        check((int) invoke(() -> (int) CQ_FEED.invokeExact(cq.handle(), perPoll)), "stub_cq_feed");
+    }
+
+    /**
+     * {@link #feed} for every completion queue of the stand-in alive now, whoever made it: for programs whose API
+     * hands out no native handles (DiSNI's).
+     */
+    public static void feedAll(int perPoll) {
+        check((int) invoke(() -> (int) FEED_ALL.invokeExact(perPoll)), "stub_feed_all");
+    }
+
+    /** Requests accepted and poll_cq calls, summed over every live queue pair and completion queue of the stand-in. */
+    public static long totalCalls() {
+        return invoke(() -> (long) TOTAL_CALLS.invokeExact());
     }
 
     public long sends() {
-        return invoke(() -> (long) QP_SENDS.invokeExact(rawQp));
+        return invoke(() -> (long) QP_SENDS.invokeExact(qp.handle()));
     }
 
     public long recvs() {
-        return invoke(() -> (long) QP_RECVS.invokeExact(rawQp));
+        return invoke(() -> (long) QP_RECVS.invokeExact(qp.handle()));
     }
 
     public long polled() {
-        return invoke(() -> (long) CQ_POLLED.invokeExact(rawCq));
+        return invoke(() -> (long) CQ_POLLED.invokeExact(cq.handle()));
     }
 
     /** poll_cq calls so far, empty ones included. */
     public long pollCalls() {
-        return invoke(() -> (long) CQ_CALLS.invokeExact(rawCq));
+        return invoke(() -> (long) CQ_CALLS.invokeExact(cq.handle()));
     }
 
     /** The C floor: {@code n} {@code ibv_post_send}s of {@code wr}; returns the number that failed. */
     public static long cPostSendLoop(MemorySegment qp, MemorySegment wr, long n) {
-        try {
-            return (long) C_POST_SEND_LOOP.invokeExact(qp, wr, n);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return invoke(() -> (long) C_POST_SEND_LOOP.invokeExact(qp, wr, n));
     }
 
     /** The C floor: {@code n} {@code ibv_post_recv}s of {@code wr}; returns the number that failed. */
     public static long cPostRecvLoop(MemorySegment qp, MemorySegment wr, long n) {
-        try {
-            return (long) C_POST_RECV_LOOP.invokeExact(qp, wr, n);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return invoke(() -> (long) C_POST_RECV_LOOP.invokeExact(qp, wr, n));
     }
 
     /** The C floor: {@code n} {@code ibv_poll_cq(cq, entries, wc)}; returns the sum of the wr_ids read. */
     public static long cPollLoop(MemorySegment cq, int entries, MemorySegment wc, long n) {
-        try {
-            return (long) C_POLL_LOOP.invokeExact(cq, entries, wc, n);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return invoke(() -> (long) C_POLL_LOOP.invokeExact(cq, entries, wc, n));
     }
 
     @Override
     public void close() {
         context.close();
-        memory.close();
+    }
+
+    /**
+     * Sizes and offsets of the verbs structs the benchmark lays out itself (work requests of its C, JNI and bare FFM
+     * rows, completions it reads), as the compiler of the stand-in saw verbs.h ({@code stub_layout}): how DiSNI's
+     * Java side learns them from its JNI library, and without the library's internal layouts.
+     */
+    public static final class Layout {
+        private static final MethodHandle STUB_LAYOUT = handle("stub_layout", FunctionDescriptor.of(JAVA_LONG, JAVA_INT));
+
+        public static final long SEND_WR_SIZE = item(0);
+        public static final long SEND_WR_WR_ID = item(1);
+        public static final long SEND_WR_NEXT = item(2);
+        public static final long SEND_WR_SG_LIST = item(3);
+        public static final long SEND_WR_NUM_SGE = item(4);
+        public static final long SEND_WR_OPCODE = item(5);
+        public static final long SEND_WR_SEND_FLAGS = item(6);
+        public static final long SEND_WR_IMM_DATA = item(7);
+        public static final long SEND_WR_REMOTE_ADDR = item(8);
+        public static final long SEND_WR_RKEY = item(9);
+        public static final long RECV_WR_SIZE = item(10);
+        public static final long RECV_WR_WR_ID = item(11);
+        public static final long RECV_WR_NEXT = item(12);
+        public static final long RECV_WR_SG_LIST = item(13);
+        public static final long RECV_WR_NUM_SGE = item(14);
+        public static final long SGE_SIZE = item(15);
+        public static final long SGE_ADDR = item(16);
+        public static final long SGE_LENGTH = item(17);
+        public static final long SGE_LKEY = item(18);
+        public static final long WC_SIZE = item(19);
+        public static final long WC_WR_ID = item(20);
+
+        private Layout() {
+        }
+
+        /** Item {@code index} of {@code enum stub_layout_item} (stub_provider.h, in that order). */
+        private static long item(int index) {
+            long value = invoke(() -> (long) STUB_LAYOUT.invokeExact(index));
+            if (value < 0) {
+                throw new IllegalStateException("stub_layout(" + index + ") is unknown to the stand-in");
+            }
+            return value;
+        }
     }
 
     private interface Call {
@@ -182,14 +199,6 @@ public final class StubProvider implements AutoCloseable {
     private static long invoke(Call call) {
         try {
             return call.run();
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
-    private static void call(MethodHandle destroy, MemorySegment object) {
-        try {
-            check((int) destroy.invokeExact(object), "stub destroy");
         } catch (Throwable t) {
             throw t instanceof RuntimeException r ? r : new IllegalStateException(t);
         }
@@ -201,30 +210,36 @@ public final class StubProvider implements AutoCloseable {
         }
     }
 
-    private static void require(MemorySegment object, String what) {
-        if (object.equals(MemorySegment.NULL)) {
-            throw new IllegalStateException(what + " returned NULL");
+    /**
+     * The libibverbs.so.1 this process loads, which must be the stand-in: with rdma-core's, {@code Rdma.open("stub0")}
+     * would find no such device, and the stub's controls are not there.
+     */
+    private static SymbolLookup standIn() {
+        String problem = "libibverbs.so.1 here is not the stand-in of bench/native/stub_provider.c: run through"
+                + " bench/native-datapath, which builds it into bench/target/native and puts that directory first on"
+                + " LD_LIBRARY_PATH (now " + System.getenv("LD_LIBRARY_PATH") + ")";
+        SymbolLookup library;
+        try {
+            library = SymbolLookup.libraryLookup("libibverbs.so.1", Arena.global());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(problem, e);
         }
+        Optional<MemorySegment> marker = library.find("stub_cq_feed");
+        if (marker.isEmpty()) {
+            throw new IllegalStateException(problem);
+        }
+        return library;
+    }
+
+    private static MemorySegment symbol(String name) {
+        return STUB.find(name).orElseThrow(() -> new IllegalStateException(name + " is not in the stand-in libibverbs.so.1"));
     }
 
     private static MethodHandle handle(String name, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(STUB.find(name).orElseThrow(() -> new IllegalStateException(name + " not in libpvstub.so")), descriptor);
+        return LINKER.downcallHandle(symbol(name), descriptor);
     }
 
     private static MethodHandle critical(String name, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(STUB.find(name).orElseThrow(() -> new IllegalStateException(name + " not in libpvstub.so")), descriptor, Linker.Option.critical(false));
-    }
-
-    /** {@code lib<name>.so} in a directory of {@code java.library.path} (where bench/native-datapath builds it). */
-    static Path findLibrary(String name) {
-        String file = System.mapLibraryName(name);
-        for (String dir : System.getProperty("java.library.path", "").split(java.io.File.pathSeparator)) {
-            Path candidate = Path.of(dir.isEmpty() ? "." : dir, file);
-            if (Files.isRegularFile(candidate)) {
-                return candidate.toAbsolutePath();
-            }
-        }
-        throw new IllegalStateException(file + " is not on java.library.path (" + System.getProperty("java.library.path")
-                + "): build it with bench/native-datapath, which passes -Djava.library.path=bench/target/native");
+        return LINKER.downcallHandle(symbol(name), descriptor, Linker.Option.critical(false));
     }
 }
