@@ -3,7 +3,7 @@ package org.panamaverbs.netty;
 import io.netty.channel.ChannelOption;
 
 /**
- * The options of {@code RdmaSocketChannel} beyond Netty's own, set like any {@link ChannelOption}
+ * The options of {@link RdmaSocketChannel} beyond Netty's own, set like any {@link ChannelOption}
  * ({@code bootstrap.option(RdmaChannelOption.QUEUE_DEPTH, 128)}, {@code childOption(...)} on a server). Buffer
  * sizes and the queue depth are fixed when the connection is made: set them before connecting or, for a server's
  * children, with {@code childOption}.
@@ -40,7 +40,7 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
             "RDMA_KEEPALIVE_SECONDS");
     /**
      * Milliseconds that written data may wait for the peer's credits before the channel fails with
-     * {@code RdmaWriteStalledException} and closes; 0 (the default) waits as long as the peer is connected, as a
+     * {@link RdmaWriteStalledException} and closes; 0 (the default) waits as long as the peer is connected, as a
      * TCP socket whose peer does not read does.
      */
     public static final ChannelOption<Integer> WRITE_STALL_TIMEOUT_MILLIS = valueOf(RdmaChannelOption.class,
