@@ -210,8 +210,12 @@ public final class RdmaIoHandler implements IoHandler {
         reapClosing(false);
         if (closing.contains(connection) && executor instanceof java.util.concurrent.ScheduledExecutorService loop) {
             // be back no later than the linger, even if no completion comes
-            loop.schedule(() -> reapClosing(false), RsocketConnection.LINGER_MILLIS + 1,
-                    java.util.concurrent.TimeUnit.MILLISECONDS);
+            try {
+                loop.schedule(() -> reapClosing(false), RsocketConnection.LINGER_MILLIS + 1,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the loop is shutting down: destroy() frees every connection still closing
+            }
         }
     }
 
@@ -269,6 +273,26 @@ public final class RdmaIoHandler implements IoHandler {
     void release(Queue queue, int entries, int qpNumber) {
         queue.byQp.remove(qpNumber);
         queue.reserved -= entries;
+    }
+
+    /**
+     * Registers a channel's handle with its event loop (which must run an RdmaIoHandler); {@code then} gets the
+     * loop's registration, or {@code promise} the failure.
+     */
+    static void register(io.netty.channel.EventLoop loop, RdmaIoHandle handle, io.netty.channel.ChannelPromise promise,
+            java.util.function.Consumer<IoRegistration> then) {
+        ((io.netty.channel.IoEventLoop) loop).register(handle).addListener(f -> {
+            if (f.isSuccess()) {
+                then.accept((IoRegistration) f.getNow());
+            } else {
+                promise.setFailure(f.cause());
+            }
+        });
+    }
+
+    /** This handler's own registration behind the loop's (which wraps it). */
+    static Registration of(IoRegistration registration) {
+        return registration.attachment();
     }
 
     @Override

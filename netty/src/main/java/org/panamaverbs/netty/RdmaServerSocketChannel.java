@@ -95,14 +95,10 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((ServerUnsafe) unsafe()).addListener(f -> {
-            if (f.isSuccess()) {
-                ioRegistration = (IoRegistration) f.getNow();
-                registration = ioRegistration.attachment();
-                promise.setSuccess();
-            } else {
-                promise.setFailure(f.cause());
-            }
+        RdmaIoHandler.register(eventLoop(), (ServerUnsafe) unsafe(), promise, loopRegistration -> {
+            ioRegistration = loopRegistration;
+            registration = RdmaIoHandler.of(loopRegistration);
+            promise.setSuccess();
         });
     }
 

@@ -165,13 +165,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((RdmaUnsafe) unsafe()).addListener(f -> {
-            if (!f.isSuccess()) {
-                promise.setFailure(f.cause());
-                return;
-            }
-            ioRegistration = (IoRegistration) f.getNow();
-            registration = ioRegistration.attachment();
+        RdmaIoHandler.register(eventLoop(), (RdmaUnsafe) unsafe(), promise, loopRegistration -> {
+            ioRegistration = loopRegistration;
+            registration = RdmaIoHandler.of(loopRegistration);
             if (connection != null) {
                 connection.attach(registration);
             }

@@ -55,6 +55,10 @@ final class RsocketConnection implements WorkPoster {
     private RsocketConnection(RdmaIoHandler handler, CmId id, Settings settings) {
         this.handler = handler;
         this.id = id;
+        if (id.context().device().transport() == org.panamaverbs.verbs.Transport.IWARP) {
+            throw new UnsupportedOperationException("rsocket over iWARP needs its SEND-based message path, which this"
+                    + " transport does not speak: " + id.context().name() + " is an iWARP device; use RoCE or InfiniBand");
+        }
         RdmaIoHandler.DeviceQueues device = handler.device(id.context());
         int limit = Math.min(RsocketFlow.MAX_QUEUE, device.context.attributes().maxQpWr());
         int depth = Math.max(RsocketFlow.MIN_QUEUE, Math.min(limit, settings.queueDepth()));

@@ -105,6 +105,7 @@ final class RsocketFlow {
     private boolean inputOpen;
     private boolean peerShutdownOutput;
     private boolean peerDisconnected;
+    private boolean closedLocally;
     private int pendingControl = -1;
     private String failure;
 
@@ -322,6 +323,7 @@ final class RsocketFlow {
     void close() {
         outputOpen = false;
         inputOpen = false;
+        closedLocally = true;
         if (connected) {
             control(CTRL_DISCONNECT);
         }
@@ -469,6 +471,13 @@ final class RsocketFlow {
 
     /** After a batch of completions (or a read): repost receives, grant credits, post what is pending. */
     void afterCompletions() {
+        if (closedLocally) {
+            // after DISCONNECT nothing more is granted or received; only a DISCONNECT still waiting for a slot goes
+            if (pendingControl >= 0 && connected) {
+                control(pendingControl);
+            }
+            return;
+        }
         if (connected && receivesToPost > 0) {
             int rc = poster.postReceives(receivesToPost);
             receivesToPost = 0;

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,38 +25,19 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Faults, each peer in a JVM of its own: a peer killed mid-stream, a connect to nothing, a connect with garbage
  * private data, a peer that stops granting credits. The bounds asserted are the ones the README states.
  */
-@Tag("device")
-class FaultsTest {
+class FaultsTest extends DeviceTest {
     /** A killed peer is reported within this (README: "within 5 s"; measured in the guest: see the output). */
     static final long KILLED_PEER_BOUND_MILLIS = 5000;
 
-    static InetAddress address;
-    static EventLoopGroup group;
 
-    @BeforeAll
-    static void start() throws Exception {
-        address = DeviceAddress.require();
-        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
-    }
 
-    @AfterAll
-    static void stop() throws Exception {
-        if (group != null) {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-        }
-    }
 
     /** A server in this JVM whose children count bytes and report their end. */
     static final class CountingServer implements AutoCloseable {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -23,11 +22,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,18 +32,13 @@ import org.junit.jupiter.api.Test;
  * JVM's client by {@code NettyChannelBuilder.channelType(RdmaSocketChannel.class, ...).eventLoopGroup(...)}.
  * The server listens on rdma_cm only, so every call that succeeds went over RDMA.
  */
-@Tag("device")
-class GrpcTest {
-    static InetAddress address;
-    static EventLoopGroup group;
+class GrpcTest extends DeviceTest {
     static PeerProcess server;
     static ManagedChannel channel;
     static int port;
 
     @BeforeAll
     static void start() throws Exception {
-        address = DeviceAddress.require();
-        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
         server = PeerProcess.java(List.of("-Dpanamaverbs.grpc.transport=rdma"), "grpc-server", address.getHostAddress());
         String line = server.awaitLine("listening ", 180);
         assertTrue(line.contains("NettyServerBuilder"), "the RDMA provider made the server's builder: " + line);
@@ -64,9 +55,6 @@ class GrpcTest {
         }
         if (server != null) {
             server.close();
-        }
-        if (group != null) {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
         }
     }
 

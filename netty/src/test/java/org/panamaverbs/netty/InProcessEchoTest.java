@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.net.ConnectException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -14,24 +13,16 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Server and client of the transport in one JVM on the device (loopback through rxe): the quick check. */
-@Tag("device")
-class InProcessEchoTest {
-    static InetAddress address;
-    static EventLoopGroup group;
+class InProcessEchoTest extends DeviceTest {
     static Channel server;
 
     @BeforeAll
     static void start() throws Exception {
-        address = DeviceAddress.require();
-        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
         server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
                 .childHandler(new Echo.Server()).bind(new InetSocketAddress(address, 0)).sync().channel();
     }
@@ -40,9 +31,6 @@ class InProcessEchoTest {
     static void stop() throws Exception {
         if (server != null) {
             server.close().sync();
-        }
-        if (group != null) {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
         }
     }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,13 +17,8 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,23 +27,9 @@ import org.junit.jupiter.api.Test;
  * bytes compared on the Java side too; and an unchanged C socket program, {@code curl}, run under
  * {@code LD_PRELOAD=librspreload.so} against a Java HTTP server, the file it saved compared byte for byte.
  */
-@Tag("device")
-class RsocketInteropTest {
-    static InetAddress address;
-    static EventLoopGroup group;
+class RsocketInteropTest extends DeviceTest {
 
-    @BeforeAll
-    static void start() throws Exception {
-        address = DeviceAddress.require();
-        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
-    }
 
-    @AfterAll
-    static void stop() throws Exception {
-        if (group != null) {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-        }
-    }
 
     static String tool(String name) {
         for (String dir : List.of("/usr/bin", "/usr/local/bin", "/bin")) {

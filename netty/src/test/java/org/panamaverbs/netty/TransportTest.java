@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +20,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -35,7 +32,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,13 +39,10 @@ import org.junit.jupiter.api.Test;
  * HTTP/1.1 with bytes compared from 1 B to 16 MiB, 100 connections at once, and sequential connect/close cycles
  * with the descriptors and threads of both processes counted before and after.
  */
-@Tag("device")
-class TransportTest {
+class TransportTest extends DeviceTest {
     /** Sequential connect/close cycles (the issue asks 10 000; -Dnetty.cycles to change). */
     static final int CYCLES = Integer.getInteger("netty.cycles", 10_000);
 
-    static InetAddress address;
-    static EventLoopGroup group;
     static PeerProcess echo;
     static PeerProcess http;
     static InetSocketAddress echoAddress;
@@ -57,8 +50,6 @@ class TransportTest {
 
     @BeforeAll
     static void start() throws Exception {
-        address = DeviceAddress.require();
-        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
         echo = PeerProcess.java("echo-server", address.getHostAddress());
         http = PeerProcess.java("http-server", address.getHostAddress());
         echoAddress = new InetSocketAddress(address, port(echo));
@@ -76,9 +67,6 @@ class TransportTest {
         }
         if (http != null) {
             http.close();
-        }
-        if (group != null) {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
         }
     }
 
