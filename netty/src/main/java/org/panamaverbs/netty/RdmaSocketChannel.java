@@ -81,6 +81,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     private volatile InetSocketAddress local;
     private volatile InetSocketAddress remote;
     private ChannelPromise connectPromise;
+    /** A connect's virtual thread still uses the id: it, not {@link #doClose}, closes the connection then. */
+    private boolean connectThreadRunning;
     private ScheduledFuture<?> connectTimeout;
     private boolean readPending;
     private boolean inputShutdown;
@@ -349,6 +351,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
                     break;
                 }
                 ByteBuf buffer = handle.allocate(config.getAllocator());
+                handle.attemptedBytesRead(buffer.writableBytes());
                 int read;
                 try {
                     read = flow.read(buffer, buffer.writableBytes());
@@ -568,7 +571,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
             request.close(); // a child closed before it was registered: the request is refused by its destruction
             request = null;
         }
-        if (connection != null) {
+        if (connection != null && !connectThreadRunning) {
             connection.close();
         }
         if (previous == State.CONNECTING && connectPromise != null) {
@@ -592,6 +595,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         Duration timeout = Duration.ofMillis(timeoutMillis);
         RsocketConnection.Settings settings = config.settings();
         EventLoop loop = eventLoop();
+        connectThreadRunning = true;
         connectTimeout = loop.schedule(() -> {
             if (state == State.CONNECTING) {
                 ConnectTimeoutException cause = new ConnectTimeoutException("connection timed out after "
@@ -641,6 +645,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     }
 
     private void finishConnect(CmId id, RsocketWire.ConnectionData peer, ChannelPromise promise) {
+        connectThreadRunning = false;
         cancel(connectTimeout);
         if (state != State.CONNECTING) {
             if (connection != null) {
@@ -662,6 +667,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     }
 
     private void failConnect(CmId id, Throwable cause, ChannelPromise promise) {
+        connectThreadRunning = false;
         cancel(connectTimeout);
         if (connection != null) {
             connection.close();

@@ -166,8 +166,9 @@ final class RsocketFlow {
     }
 
     /**
-     * The connection is established: take the peer's connection data ({@code rs_save_conn_data}) and grant the
-     * second half of the receive buffer.
+     * Takes the peer's connection data ({@code rs_save_conn_data}). Nothing is posted: once the connection is
+     * established, {@link #afterCompletions()} grants the second half of the receive buffer (the passive side
+     * calls this before {@code rdma_accept}, when its queue pair cannot send yet).
      */
     void start(RsocketWire.ConnectionData peer) {
         remoteTargetAddress = peer.targetAddress();
@@ -183,7 +184,6 @@ final class RsocketFlow {
         connected = true;
         outputOpen = true;
         inputOpen = true;
-        afterCompletions();
     }
 
     // ---------------------------------------------------------------------------------------------- sending

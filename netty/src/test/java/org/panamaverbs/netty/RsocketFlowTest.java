@@ -223,8 +223,8 @@ class RsocketFlowTest {
                     fromB.bufferKey(), fromB.bufferLength());
             fabric.a.postReceives(16);
             fabric.b.postReceives(16);
-            fabric.a.flow.start(bigEndianB); // grants a's second half at once
-            fabric.a.flow.flush();
+            fabric.a.flow.start(bigEndianB);
+            fabric.a.flow.afterCompletions(); // established: grants a's second half
             fabric.deliver();
             // b's target list entry 1 now holds a's grant, written big-endian
             long address = fabric.b.receive.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 8192 + 16);

@@ -62,8 +62,8 @@ class RsocketInteropTest extends DeviceTest {
             int port = ((InetSocketAddress) server.localAddress()).getPort();
             // count x size: small messages (credits), a 64 KiB transfer, and a size that is not a power of two
             for (String[] run : new String[][] {{"1", "1000"}, {"4096", "200"}, {"65536", "20"}, {"1000000", "3"}}) {
-                try (PeerProcess client = PeerProcess.program(Map.of(), rstream, "-s", address.getHostAddress(), "-p",
-                        Integer.toString(port), "-S", run[0], "-C", run[1], "-T", "v")) {
+                try (PeerProcess client = PeerProcess.program(Map.of(), "stdbuf", "-oL", rstream, "-s",
+                        address.getHostAddress(), "-p", Integer.toString(port), "-S", run[0], "-C", run[1], "-T", "v")) {
                     int exit = client.awaitExit(300);
                     assertEquals(0, exit, "rstream -S " + run[0] + " -C " + run[1] + " (verifying): " + client.output());
                     assertEquals(0, client.output().stream().filter(l -> l.contains("verification failed")).count());
@@ -80,9 +80,9 @@ class RsocketInteropTest extends DeviceTest {
         int port = 17000 + (int) (ProcessHandle.current().pid() % 1000);
         int size = 100_000;
         int count = 10;
-        try (PeerProcess server = PeerProcess.program(Map.of(), rstream, "-b", address.getHostAddress(), "-p",
+        try (PeerProcess server = PeerProcess.program(Map.of(), "stdbuf", "-oL", rstream, "-b", address.getHostAddress(), "-p",
                 Integer.toString(port), "-S", Integer.toString(size), "-C", Integer.toString(count), "-T", "v")) {
-            server.awaitLine("name", 60); // the table header: rstream is listening
+            server.awaitLine("name", 60); // the table header (line-buffered by stdbuf): rstream is listening
             // rstream's exchange: 16 bytes each way to synchronize, then count x size to the server and back.
             // With -T v both directions carry one counter mod 256 and each side verifies what it receives.
             long total = 16 + (long) size * count;

@@ -33,6 +33,8 @@ final class SimulatedFabric implements AutoCloseable {
         b.postReceives(b.flow.receiveQueueSize());
         a.flow.start(RsocketWire.ConnectionData.decode(fromB));
         b.flow.start(RsocketWire.ConnectionData.decode(fromA));
+        a.flow.afterCompletions();
+        b.flow.afterCompletions();
     }
 
     /** Moves everything in flight, both ways, until nothing moves; returns the writes delivered. */

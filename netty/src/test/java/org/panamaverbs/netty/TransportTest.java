@@ -154,7 +154,7 @@ class TransportTest extends DeviceTest {
                 Echo.Collector collector = new Echo.Collector(size);
                 collectors.add(collector);
                 connects.add(new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(collector)
-                        .connect(echoAddress));
+                        .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 180_000).connect(echoAddress));
             }
             for (int i = 0; i < connections; i++) {
                 Channel channel = connects.get(i).sync().channel();
