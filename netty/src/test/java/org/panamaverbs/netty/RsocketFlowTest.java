@@ -235,6 +235,19 @@ class RsocketFlowTest {
     }
 
     @Test
+    void takingThePeersDataPostsNothingBeforeTheConnectionIsEstablished() {
+        // the passive side takes the request's data before rdma_accept, when its queue pair cannot send yet
+        try (SimulatedFabric fabric = new SimulatedFabric(16, 8192, 8192)) {
+            fabric.a.flow.start(RsocketWire.ConnectionData.decode(fabric.b.flow.localData().encode()));
+            fabric.a.flow.flush();
+            assertEquals(0, fabric.a.writesPosted, "nothing posted by start()");
+            assertTrue(fabric.a.idle());
+            fabric.a.flow.afterCompletions(); // ESTABLISHED: the second half is granted now
+            assertEquals(1, fabric.a.writesPosted);
+        }
+    }
+
+    @Test
     void keepaliveIsAZeroByteWriteThatTheReceiverNeverSees() {
         try (SimulatedFabric fabric = new SimulatedFabric(16, 8192, 8192)) {
             fabric.connect();
