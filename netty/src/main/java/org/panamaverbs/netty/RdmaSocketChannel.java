@@ -709,6 +709,14 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         return cause;
     }
 
+    /** The channel's and its stream's state in words (credits, buffers, what waits), for failure messages. */
+    String describeState() {
+        RsocketConnection c = connection;
+        return state + (writeBlocked ? ", write blocked" : "") + (readPending ? ", read pending" : "")
+                + ", pending writes " + (unsafe().outboundBuffer() == null ? 0
+                        : unsafe().outboundBuffer().totalPendingWriteBytes()) + ", " + (c == null ? "no connection" : c);
+    }
+
     /** The unsafe: Netty's entry points, and what the {@link RdmaIoHandler} hands completions to. */
     private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
         @Override

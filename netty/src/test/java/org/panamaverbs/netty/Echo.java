@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.util.concurrent.CompletableFuture;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
@@ -27,6 +28,7 @@ final class Echo {
     }
 
     /** Writes back what it reads; stops reading while the channel is not writable (Netty's back-pressure idiom). */
+    @ChannelHandler.Sharable
     static final class Server extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {

@@ -36,9 +36,6 @@ class FaultsTest extends DeviceTest {
     /** A killed peer is reported within this (README: "within 5 s"; measured in the guest: see the output). */
     static final long KILLED_PEER_BOUND_MILLIS = 5000;
 
-
-
-
     /** A server in this JVM whose children count bytes and report their end. */
     static final class CountingServer implements AutoCloseable {
         final Channel channel;
@@ -139,6 +136,50 @@ class FaultsTest extends DeviceTest {
             }
             assertEquals(1000, server.bytes.get(), "a good client is served after the garbage one");
             client.close().sync();
+        }
+    }
+
+    @Test
+    void aPeerThatStopsReadingTurnsWritabilityOffAndGetsEveryByteWhenItReadsAgain() throws Exception {
+        try (PeerProcess stall = PeerProcess.java("stall-server", address.getHostAddress())) {
+            int port = Integer.parseInt(stall.awaitLine("listening ", 120).split(" ")[1]);
+            CompletableFuture<Void> unwritable = new CompletableFuture<>();
+            CompletableFuture<Void> writableAgain = new CompletableFuture<>();
+            Channel channel = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+                    .option(io.netty.channel.ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32768, 65536))
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                            if (!ctx.channel().isWritable()) {
+                                unwritable.complete(null);
+                            } else if (unwritable.isDone()) {
+                                writableAgain.complete(null);
+                            }
+                        }
+                    }).connect(new InetSocketAddress(address, port)).sync().channel();
+            try {
+                int chunk = 16384;
+                int total = 1 << 20;
+                List<ChannelFuture> writes = new ArrayList<>();
+                for (long offset = 0; offset < total; offset += chunk) {
+                    writes.add(channel.writeAndFlush(Unpooled.wrappedBuffer(Echo.pattern(offset, chunk))));
+                }
+                unwritable.get(30, TimeUnit.SECONDS);
+                Thread.sleep(2000); // the peer still reads nothing: nothing moves, nothing fails
+                assertFalse(channel.isWritable(), "writability stays off while the peer grants nothing");
+                long done = writes.stream().filter(ChannelFuture::isDone).count();
+                assertTrue(done * chunk <= 16384, done + " writes done into a 16 KiB receive buffer");
+                assertTrue(writes.stream().noneMatch(w -> w.isDone() && !w.isSuccess()), "no write failed");
+                stall.send("read");
+                stall.awaitLine("received " + total, 120);
+                for (ChannelFuture write : writes) {
+                    assertTrue(write.await(30, TimeUnit.SECONDS) && write.isSuccess(), "every write succeeded");
+                }
+                writableAgain.get(30, TimeUnit.SECONDS);
+                assertTrue(stall.output().stream().noneMatch(l -> l.startsWith("corrupt")), stall.output().toString());
+            } finally {
+                channel.close().sync();
+            }
         }
     }
 

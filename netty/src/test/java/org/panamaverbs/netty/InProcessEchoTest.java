@@ -3,16 +3,21 @@ package org.panamaverbs.netty;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,11 +25,18 @@ import org.junit.jupiter.api.Test;
 /** Server and client of the transport in one JVM on the device (loopback through rxe): the quick check. */
 class InProcessEchoTest extends DeviceTest {
     static Channel server;
+    static final List<Channel> children = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
         server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
-                .childHandler(new Echo.Server()).bind(new InetSocketAddress(address, 0)).sync().channel();
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        children.add(ch);
+                        ch.pipeline().addLast(new Echo.Server());
+                    }
+                }).bind(new InetSocketAddress(address, 0)).sync().channel();
     }
 
     @AfterAll
@@ -34,17 +46,36 @@ class InProcessEchoTest extends DeviceTest {
         }
     }
 
+    static String state(Channel channel) throws Exception {
+        RdmaSocketChannel rdma = (RdmaSocketChannel) channel;
+        return rdma.eventLoop().submit(rdma::describeState).get(10, TimeUnit.SECONDS);
+    }
+
     @Test
-    void echoesAMebibyteByteForByte() throws Exception {
-        byte[] sent = Echo.pattern(0, 1 << 20);
-        Echo.Collector collector = new Echo.Collector(sent.length);
-        Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(collector)
-                .connect(server.localAddress()).sync().channel();
-        try {
-            client.writeAndFlush(Unpooled.wrappedBuffer(sent)).sync();
-            assertArrayEquals(sent, collector.done.get(60, TimeUnit.SECONDS));
-        } finally {
-            client.close().sync();
+    void echoesBothWaysAtOnceFromOneByteToSixteenMebibytes() throws Exception {
+        for (int size : new int[] {1, 65537, 1 << 20, 16 << 20}) {
+            byte[] sent = Echo.pattern(size, size);
+            Echo.Collector collector = new Echo.Collector(sent.length);
+            Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(collector)
+                    .connect(server.localAddress()).sync().channel();
+            try {
+                for (int offset = 0; offset < size; offset += 1 << 20) {
+                    client.write(Unpooled.wrappedBuffer(sent, offset, Math.min(1 << 20, size - offset)));
+                }
+                client.flush();
+                try {
+                    assertArrayEquals(sent, collector.done.get(120, TimeUnit.SECONDS), size + " bytes");
+                } catch (TimeoutException e) {
+                    StringBuilder states = new StringBuilder();
+                    for (Channel child : children) {
+                        states.append("\n  server child: ").append(state(child));
+                    }
+                    fail(size + " bytes: " + collector.size() + " echoed within 120 s; client: " + state(client) + states);
+                }
+            } finally {
+                client.close().sync();
+                children.clear();
+            }
         }
     }
 

@@ -93,6 +93,12 @@ final class PeerProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Writes a line to the process's standard input (a command for {@link Peers}). */
+    void send(String line) throws IOException {
+        process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        process.getOutputStream().flush();
+    }
+
     List<String> output() {
         synchronized (lines) {
             return List.copyOf(lines);

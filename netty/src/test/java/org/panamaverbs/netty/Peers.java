@@ -43,7 +43,9 @@ import org.panamaverbs.verbs.QpConfig;
  * <ul>
  *   <li>{@code echo-server ADDRESS}: Netty echo over the transport
  *   <li>{@code http-server ADDRESS}: HTTP/1.1 ({@code GET /bytes/N}: N bytes of the pattern; {@code POST /echo})
- *   <li>{@code stall-server ADDRESS}: accepts and never reads (auto-read off), so the client runs out of credits
+ *   <li>{@code stall-server ADDRESS}: accepts and does not read (auto-read off), so the client runs out of credits;
+ *       the line {@code read} on its standard input turns reading on: it then checks the bytes against the test
+ *       pattern and prints {@code received N} after each read (or {@code corrupt at N})
  *   <li>{@code streamer ADDRESS PORT}: connects and writes without end (to be killed mid-stream)
  *   <li>{@code garbage ADDRESS PORT}: an rdma_cm connect with 56 bytes of garbage as private data
  *   <li>{@code grpc-server ADDRESS}: {@link GrpcTestService} over gRPC, from {@code Grpc.newServerBuilderForPort}
@@ -75,6 +77,8 @@ public final class Peers {
                 @Override
                 protected void initChannel(Channel channel) {
                     System.out.println("accepted " + channel.remoteAddress());
+                    STALLED.add(channel);
+                    channel.pipeline().addLast(new PatternChecker());
                 }
             }, true);
             case "streamer" -> stream(new InetSocketAddress(address, Integer.parseInt(args[2])));
@@ -88,15 +92,49 @@ public final class Peers {
         }
     }
 
+    /** The stall server's children, to be set reading by the command {@code read}. */
+    private static final java.util.List<Channel> STALLED = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Runs the commands on standard input ({@code read}); exits when the test closes it. */
     private static void exitWhenStdinCloses() {
-        try {
-            while (System.in.read() >= 0) {
-                // the test closes our input when it is done with us
+        try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                if (line.equals("read")) {
+                    STALLED.forEach(channel -> channel.config().setAutoRead(true));
+                }
             }
         } catch (IOException e) {
             // treated as closed
         }
         System.exit(0);
+    }
+
+    /** Checks what arrives against the test pattern from 0 and prints the running total. */
+    static final class PatternChecker extends ChannelInboundHandlerAdapter {
+        private long received;
+        private boolean corrupt;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf buffer = (ByteBuf) msg;
+            try {
+                for (int i = buffer.readerIndex(); i < buffer.writerIndex() && !corrupt; i++, received++) {
+                    if (buffer.getByte(i) != Echo.pattern(received)) {
+                        corrupt = true;
+                        System.out.println("corrupt at " + received);
+                    }
+                }
+            } finally {
+                buffer.release();
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (!corrupt) {
+                System.out.println("received " + received);
+            }
+        }
     }
 
     private static void serve(InetAddress address, ChannelInitializer<Channel> initializer, boolean stall)
