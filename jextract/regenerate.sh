@@ -2,8 +2,8 @@
 #
 # Regenerates the jextract bindings of Panama Verbs:
 #
-#   core/src/main/java/org/panamaverbs/ffi         <- infiniband/verbs.h  (class ibverbs_h, loads libibverbs.so.1)
-#   core/src/main/java/org/panamaverbs/ffi/rdmacm  <- rdma/rdma_cma.h     (class rdma_cma_h, loads librdmacm.so.1)
+#   src/main/java/org/panamaverbs/ffi         <- infiniband/verbs.h  (class ibverbs_h, loads libibverbs.so.1)
+#   src/main/java/org/panamaverbs/ffi/rdmacm  <- rdma/rdma_cma.h     (class rdma_cma_h, loads librdmacm.so.1)
 #
 # from the include lists in jextract/includes/, then applies the automatic
 # post-processing described in jextract/README.md. Never edit the output by hand.
@@ -22,7 +22,7 @@ export LC_ALL=C
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 INCLUDES="$SCRIPT_DIR/includes"
-SRC="$ROOT/core/src/main/java"
+SRC="$ROOT/src/main/java"
 FFI_DIR="$SRC/org/panamaverbs/ffi"
 
 VERBS_PKG=org.panamaverbs.ffi

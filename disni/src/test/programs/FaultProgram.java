@@ -99,7 +99,7 @@ public class FaultProgram {
         long start = System.nanoTime();
         String outcome;
         try {
-            endpoint.connect(address, ProgramSupport.RESOLVE_TIMEOUT_MS);
+            endpoint.connect(address, ProgramSupport.CONNECT_TIMEOUT_MS);
             outcome = null;
         } catch (IOException e) {
             outcome = "failed after " + (System.nanoTime() - start) / 1_000_000 + " ms: " + e.getMessage();
@@ -195,7 +195,7 @@ public class FaultProgram {
     static boolean peerLoss(InetSocketAddress address) throws Exception {
         RdmaPassiveEndpointGroup<Endpoint> group = group();
         Endpoint endpoint = group.createEndpoint();
-        endpoint.connect(address, ProgramSupport.RESOLVE_TIMEOUT_MS);
+        endpoint.connect(address, ProgramSupport.CONNECT_TIMEOUT_MS);
         System.out.println("connected");
         long start = System.nanoTime();
         String loss = null;

@@ -238,7 +238,7 @@ public class LatencyProgram {
             int iterations, int warmup) throws Exception {
         ProgramSupport.check(size > 0 && size <= REGION, "size " + size);
         Endpoint ep = group.createEndpoint();
-        ep.connect(address, ProgramSupport.RESOLVE_TIMEOUT_MS);
+        ep.connect(address, ProgramSupport.CONNECT_TIMEOUT_MS);
         String[] descriptor = ep.receiveText().split(" ");
         long remoteAddress = Long.parseLong(descriptor[0]);
         int rkey = Integer.parseInt(descriptor[1]);

@@ -123,7 +123,7 @@ public class PingPongProgram {
             server.close();
         } else {
             Endpoint endpoint = group.createEndpoint();
-            endpoint.connect(address, ProgramSupport.RESOLVE_TIMEOUT_MS);
+            endpoint.connect(address, ProgramSupport.CONNECT_TIMEOUT_MS);
             String received = endpoint.sendAndReceive(args[3], true);
             System.out.println("client received: " + received);
             endpoint.close();

@@ -210,7 +210,7 @@ public class RpcProgram {
     static void runClient(RdmaActiveEndpointGroup<Endpoint> group, InetSocketAddress address, int rounds)
             throws Exception {
         Endpoint endpoint = group.createEndpoint();
-        endpoint.connect(address, ProgramSupport.RESOLVE_TIMEOUT_MS);
+        endpoint.connect(address, ProgramSupport.CONNECT_TIMEOUT_MS);
         Completion first = endpoint.take("descriptor");
         ProgramSupport.check(first.opcode == WC_RECV && first.byteLen == 16, "descriptor opcode " + first.opcode + " length "
                 + first.byteLen);

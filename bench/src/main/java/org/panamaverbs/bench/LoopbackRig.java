@@ -2,7 +2,7 @@ package org.panamaverbs.bench;
 
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
-import org.panamaverbs.verbs.ConnectOptions;
+import org.panamaverbs.verbs.QpConnectOptions;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.Mtu;
@@ -46,7 +46,7 @@ public final class LoopbackRig implements AutoCloseable {
                     .port(port).gidIndex(gidIndex).build());
             b = pd.createQueuePair(QpConfig.builder(cqB).maxSendWr(sendDepth).maxRecvWr(recvDepth)
                     .port(port).gidIndex(gidIndex).build());
-            QueuePair.connectLoopback(a, b, ConnectOptions.builder().pathMtu(pathMtu).build());
+            QueuePair.connectLoopback(a, b, QpConnectOptions.builder().pathMtu(pathMtu).build());
             mrA = pd.allocateAndRegister(bufferSize, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
             mrB = pd.allocateAndRegister(bufferSize, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
         } catch (RuntimeException e) {

@@ -15,8 +15,13 @@ public final class WriteBw {
     }
 
     public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs {@code ib_write_bw --loopback} with {@code args}; returns the exit code. */
+    static int run(String... args) {
         List<String> command = new ArrayList<>(List.of("ib_write_bw", "--loopback"));
         command.addAll(List.of(args));
-        System.exit(Perftest.run(command.toArray(String[]::new)));
+        return Perftest.run(command.toArray(String[]::new));
     }
 }

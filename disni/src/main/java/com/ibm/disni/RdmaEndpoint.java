@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
+import org.panamaverbs.cm.CmId;
 import org.slf4j.Logger;
 
 /**
@@ -36,8 +37,11 @@ public class RdmaEndpoint {
     private static int CONN_STATE_RESOURCES_ALLOCATED = 3;
     private static int CONN_STATE_CONNECTED = 4;
     private static int CONN_STATE_CLOSED = 5;
-    /** Added to the resolve timeout for the ADDR/ROUTE_RESOLVED waits. */
-    private static final long RESOLVE_SLACK_MS = 30_000;
+    /**
+     * Added to the resolve timeout for the ADDR/ROUTE_RESOLVED waits: the timeout bounds the kernel's work,
+     * after which it always sends an event; this is for the event to reach the waiting thread.
+     */
+    private static final long RESOLVE_SLACK_MS = CmId.EVENT_DELIVERY_MARGIN.toMillis();
     /** Waiting for resources allocated by the group (possibly on another thread). */
     private static final long RESOURCES_WAIT_MS = 60_000;
     /** Waiting for ESTABLISHED (the connection manager reports CONNECT_ERROR after 120 s). */
@@ -108,9 +112,13 @@ public class RdmaEndpoint {
     /**
      * Resolves {@code dst} (address and route, each with {@code timeout} ms), has the group allocate the
      * resources (running {@link #init()}), connects with {@link #getConnParam()} and waits for ESTABLISHED.
+     * As in DiSNI, {@code timeout} is handed to {@code rdma_resolve_addr} and {@code rdma_resolve_route}: it
+     * bounds the kernel's resolution, which then reports ADDR/ROUTE_RESOLVED or an error event. Unlike DiSNI
+     * (which waits for those events forever) each wait here ends after {@code timeout} plus
+     * {@link CmId#EVENT_DELIVERY_MARGIN} with an exception saying that no event came.
      *
      * @param dst the server's address (IPv4)
-     * @param timeout milliseconds for each resolve step
+     * @param timeout milliseconds for each resolve step (the kernel's bound)
      * @throws Exception an {@link IOException} naming the CM error event or the step that timed out
      */
     public synchronized void connect(SocketAddress dst, int timeout) throws Exception {
@@ -120,9 +128,11 @@ public class RdmaEndpoint {
         }
         long resolveWait = Math.max(timeout, 0) + RESOLVE_SLACK_MS;
         idPriv.resolveAddr(null, dst, timeout);
-        await(CONN_STATE_ADDR_RESOLVED, resolveWait, "resolving address " + dst);
+        await(CONN_STATE_ADDR_RESOLVED, resolveWait, "resolving address " + dst + " (rdma_resolve_addr was given "
+                + timeout + " ms)");
         idPriv.resolveRoute(timeout);
-        await(CONN_STATE_ROUTE_RESOLVED, resolveWait, "resolving route to " + dst);
+        await(CONN_STATE_ROUTE_RESOLVED, resolveWait, "resolving route to " + dst + " (rdma_resolve_route was given "
+                + timeout + " ms)");
         group.allocateResourcesRaw(this);
         await(CONN_STATE_RESOURCES_ALLOCATED, RESOURCES_WAIT_MS, "allocating resources");
         idPriv.connect(getConnParam());
@@ -135,8 +145,8 @@ public class RdmaEndpoint {
         while (connState < state && failure == null && !closeCalled) {
             long left = (deadline - System.nanoTime()) / 1_000_000L;
             if (left <= 0) {
-                throw new IOException("endpoint " + endpointId + ": " + step + " timed out after " + waitMs
-                        + " ms (state " + connState + ")");
+                throw new IOException("endpoint " + endpointId + ": " + step + ": no event came within " + waitMs
+                        + " ms (a timeout of the wait; state " + connState + ")");
             }
             wait(left);
         }

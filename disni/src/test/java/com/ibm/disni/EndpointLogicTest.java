@@ -69,6 +69,8 @@ class EndpointLogicTest {
         EventType onConnect = EventType.RDMA_CM_EVENT_ESTABLISHED;
         EventType onAccept = EventType.RDMA_CM_EVENT_ESTABLISHED;
         EventType onDisconnect = EventType.RDMA_CM_EVENT_DISCONNECTED;
+        /** How long after the call its event is delivered (the kernel's and the JVM's delay together). */
+        long answerDelayMs;
 
         FakeId(FakeChannel channel, List<String> calls) throws IOException {
             super(channel, (IbvContext) null);
@@ -79,10 +81,17 @@ class EndpointLogicTest {
         private void answer(String call, EventType event) {
             calls.add(call);
             if (event != null) {
+                RdmaCmEvent answer;
                 try {
-                    channel.queue.add(new RdmaCmEvent(event.ordinal(), null, this));
+                    answer = new RdmaCmEvent(event.ordinal(), null, this);
                 } catch (IOException e) {
                     throw new IllegalStateException(e);
+                }
+                if (answerDelayMs == 0) {
+                    channel.queue.add(answer);
+                } else {
+                    CompletableFuture.delayedExecutor(answerDelayMs, TimeUnit.MILLISECONDS)
+                            .execute(() -> channel.queue.add(answer));
                 }
             }
         }
@@ -243,6 +252,22 @@ class EndpointLogicTest {
         assertEquals(1, group.calls.stream().filter("destroyId"::equals).count(), "close is idempotent");
         assertTimeoutPreemptively(Duration.ofSeconds(5), group::close);
         assertTrue(group.isClosed());
+    }
+
+    @Test
+    void resolutionEventsArrivingAfterDisnisTimeoutStillConnect() throws Exception {
+        // DiSNI's examples connect with 1000 ms; a cold JVM under emulation took longer than that to see the
+        // kernel's ADDR_RESOLVED. The timeout bounds the kernel's work, not the delivery: the events count.
+        TestGroup group = newGroup();
+        FakeId id = group.newId();
+        id.answerDelayMs = 1_500;
+        TestEndpoint endpoint = group.client(id);
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> endpoint.connect(DST, 1000));
+        assertTrue(endpoint.isConnected());
+        assertEquals(List.of("resolveAddr", "resolveRoute", "pd", "cq", "qp", "init", "connect"),
+                group.calls.subList(0, 7));
+        endpoint.close();
+        group.close();
     }
 
     @Test

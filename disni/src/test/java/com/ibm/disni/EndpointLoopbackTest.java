@@ -1,5 +1,6 @@
 package com.ibm.disni;
 
+import static com.ibm.disni.DeviceUnderTest.host;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,15 +36,10 @@ import org.junit.jupiter.api.Test;
  * pair exchanging SENDs through CQ callbacks, a passive pair polling their own CQs for a SEND and an RDMA
  * READ, and a connect to a port nobody listens on failing with REJECTED instead of hanging.
  */
-@Tag("device")
+@Tag("rdma-device")
 class EndpointLoopbackTest {
     private static final int SIZE = 64;
     private static final long RECV_ID = 7, SEND_ID = 8, READ_ID = 9;
-
-    private static String host() {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        return address == null || address.isEmpty() ? "10.250.0.1" : address;
-    }
 
     private static IbvSendWR send(IbvMr mr, int length, long wrId, int opcode) {
         IbvSge sge = new IbvSge();

@@ -70,7 +70,7 @@ class RdmaExtensionDeviceTest {
         QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(4).maxRecvWr(4).build());
         QueuePair.connectLoopback(qp, qp);
         try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
-            sends.get(0).id(42).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(source, 0, 4096)
+            sends.get(0).wrId(42).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(source, 0, 4096)
                     .remote(target.address(), target.rkey());
             qp.postSendOrThrow(sends, 1);
         }

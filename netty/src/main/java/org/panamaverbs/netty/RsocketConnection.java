@@ -92,7 +92,7 @@ final class RsocketConnection implements WorkPoster {
                 receive.address(), receive.rkey(), this, TAGS.incrementAndGet());
         long receiveId = flow.receiveId();
         for (int i = 0; i < depth; i++) {
-            receives.get(i).id(receiveId).numSge(0);
+            receives.get(i).wrId(receiveId).numSge(0);
         }
         queue.byQp.put(qpNumber, this);
         int rc = postReceives(depth);
@@ -189,7 +189,7 @@ final class RsocketConnection implements WorkPoster {
     @Override
     public void writeWithImmediate(long wrId, boolean signaled, int offset0, int length0, int offset1, int length1,
             long remoteAddress, int rkey, int immediate) {
-        SendWorkRequest request = next().id(wrId).opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+        SendWorkRequest request = next().wrId(wrId).opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
                 .flags(signaled ? SendFlags.SIGNALED : 0).immediateData(immediate).remote(remoteAddress, rkey);
         int count = 0;
         if (length0 > 0) {
@@ -203,7 +203,7 @@ final class RsocketConnection implements WorkPoster {
 
     @Override
     public void writeZeroBytes(long wrId) {
-        next().id(wrId).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).remote(0, 0).numSge(0);
+        next().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).remote(0, 0).numSge(0);
     }
 
     private SendWorkRequest next() {

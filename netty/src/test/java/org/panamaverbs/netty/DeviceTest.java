@@ -1,6 +1,6 @@
 package org.panamaverbs.netty;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.net.InetAddress;
 import java.util.concurrent.TimeUnit;
@@ -8,28 +8,27 @@ import java.util.concurrent.TimeUnit;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 
 /**
- * What every device test of the transport starts from: the RDMA device's IP address (RDMA_TEST_ADDR, or
- * PANAMA_VERBS_RDMA_ADDR that the Soft-RoCE guest sets; without one the tests are skipped with that reason) and a
- * group of two RDMA event loops in this JVM.
+ * What every device test of the transport starts from: the RDMA device's IP address, from the variable every module
+ * of the project reads, {@code RDMA_TEST_ADDRESS} (the project's Soft-RoCE guest sets it), and a group of two RDMA
+ * event loops in this JVM. Tagged {@code rdma-device} like every module's device tests.
  */
-@Tag("device")
+@Tag("rdma-device")
 abstract class DeviceTest {
+    private static final String ADDRESS_ENV = "RDMA_TEST_ADDRESS";
     static InetAddress address;
     static EventLoopGroup group;
 
     @BeforeAll
     static void startLoops() throws Exception {
-        String value = System.getenv("RDMA_TEST_ADDR");
-        if (value == null || value.isBlank()) {
-            value = System.getenv("PANAMA_VERBS_RDMA_ADDR");
-        }
-        assumeTrue(value != null && !value.isBlank(), "RDMA transport tests need the RDMA device's IP address in"
-                + " RDMA_TEST_ADDR (the Soft-RoCE guest sets PANAMA_VERBS_RDMA_ADDR)");
-        address = InetAddress.getByName(value);
+        String value = System.getenv(ADDRESS_ENV);
+        require(value != null && !value.isBlank(), "the transport's device tests need the RDMA device's IP address in "
+                + ADDRESS_ENV + " (the project's Soft-RoCE guest sets it)");
+        address = InetAddress.getByName(value.strip());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
     }
 
@@ -39,5 +38,24 @@ abstract class DeviceTest {
             group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
             group = null;
         }
+    }
+
+    /**
+     * Skips the test naming what is missing, or fails it when a skip is not allowed: under
+     * {@code panamaverbs.requireDevice} (scripts/test-all sets it for every device run) or
+     * {@code panamaverbs.requireTools}.
+     */
+    static void require(boolean present, String missing) {
+        if (present) {
+            return;
+        }
+        for (String property : new String[] {"panamaverbs.requireDevice", "panamaverbs.requireTools"}) {
+            String env = "PANAMA_VERBS_" + property.substring("panamaverbs.".length())
+                    .replaceAll("([A-Z])", "_$1").toUpperCase(java.util.Locale.ROOT);
+            if (Boolean.getBoolean(property) || "true".equalsIgnoreCase(System.getenv(env))) {
+                fail(missing + " (" + property + " is set, so the test may not be skipped)");
+            }
+        }
+        Assumptions.abort(missing);
     }
 }

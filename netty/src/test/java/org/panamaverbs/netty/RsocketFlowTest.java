@@ -260,4 +260,53 @@ class RsocketFlowTest {
             assertEquals(before, fabric.b.postedReceives, "no receive consumed");
         }
     }
+
+    @Test
+    void sixteenMebibytesEchoedThroughSmallBuffersArriveWhole() {
+        // both directions at once through 128 KiB buffers: the echoing side holds back at most 64 KiB it could not
+        // send yet, as a channel's outbound buffer would, and reads again only below that
+        try (SimulatedFabric fabric = new SimulatedFabric(128, 1 << 17, 1 << 17)) {
+            fabric.connect();
+            fabric.deliver();
+            byte[] sent = Echo.pattern(3, 16 << 20);
+            ByteBuf source = Unpooled.wrappedBuffer(sent);
+            java.util.ArrayDeque<ByteBuf> pending = new java.util.ArrayDeque<>();
+            int pendingBytes = 0;
+            ByteArrayOutputStream received = new ByteArrayOutputStream();
+            int rounds = 0;
+            while (received.size() < sent.length) {
+                assertTrue(++rounds < 1_000_000, "no progress: " + fabric.a.flow + " / " + fabric.b.flow
+                        + ", " + pendingBytes + " bytes pending, " + received.size() + " received");
+                if (source.isReadable()) {
+                    fabric.a.flow.write(source);
+                    fabric.a.flow.flush();
+                }
+                fabric.deliver();
+                while (!pending.isEmpty()) {
+                    ByteBuf next = pending.peek();
+                    pendingBytes -= fabric.b.flow.write(next);
+                    if (next.isReadable()) {
+                        break;
+                    }
+                    pending.poll();
+                }
+                fabric.b.flow.flush();
+                if (pendingBytes < 65536) {
+                    ByteBuf read = Unpooled.buffer(16384);
+                    fabric.b.flow.read(read, 16384);
+                    fabric.b.flow.afterCompletions();
+                    if (read.isReadable()) {
+                        pending.add(read);
+                        pendingBytes += read.readableBytes();
+                    }
+                }
+                fabric.deliver();
+                ByteBuf echoed = Unpooled.buffer(65536);
+                fabric.a.flow.read(echoed, 65536);
+                fabric.a.flow.afterCompletions();
+                received.writeBytes(io.netty.buffer.ByteBufUtil.getBytes(echoed));
+            }
+            assertArrayEquals(sent, received.toByteArray());
+        }
+    }
 }

@@ -2,7 +2,6 @@ package org.panamaverbs.netty;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
 import java.net.InetSocketAddress;
@@ -37,7 +36,7 @@ class RsocketInteropTest extends DeviceTest {
                 return dir + "/" + name;
             }
         }
-        assumeTrue(false, name + " is not installed (Debian: apt-get install rdmacm-utils curl)");
+        require(false, name + " is not installed (Debian: apt-get install rdmacm-utils curl)");
         return null;
     }
 
@@ -49,7 +48,7 @@ class RsocketInteropTest extends DeviceTest {
                 return path;
             }
         }
-        assumeTrue(false, "librspreload.so is not installed (Debian: librdmacm1, rsocket/ directory)");
+        require(false, "librspreload.so is not installed (Debian: librdmacm1, rsocket/ directory)");
         return null;
     }
 

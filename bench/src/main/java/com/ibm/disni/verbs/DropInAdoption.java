@@ -33,7 +33,7 @@ public final class DropInAdoption {
         IbvPd ibvPd = new IbvPd(ibvContext, pd);
         IbvCQ ibvCq = new IbvCQ(ibvContext, null, cq);
         IbvQP ibvQp = new IbvQP(qp, ibvPd, ibvCq, ibvCq, 1);
-        IbvMr mr = new IbvMr(ibvContext, region, IbvMr.IBV_ACCESS_LOCAL_WRITE, 1);
+        IbvMr mr = new IbvMr(ibvContext, region, IbvMr.IBV_ACCESS_LOCAL_WRITE, 1, true);
         ibvContext.regions.put(mr.getLkey(), mr);
         return new Objects(ibvContext, ibvPd, ibvCq, ibvQp, mr);
     }

@@ -74,7 +74,7 @@ public abstract class DataPathBenchmark {
     @Benchmark
     public long postSendWriteAndPoll(CallerThreadAllocation allocation) {
         allocation.operations++;
-        write.get(0).id(++writeId);
+        write.get(0).wrId(++writeId);
         check(rig.a.postSend(write, 1));
         return awaitOne(rig.cqA);
     }

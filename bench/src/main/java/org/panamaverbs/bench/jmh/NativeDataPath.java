@@ -143,9 +143,9 @@ public class NativeDataPath {
             for (int i = 0; i < chain; i++) {
                 long offset = (long) i * MESSAGE;
                 long remote = 0x10000L + offset;
-                sends.get(i).id(i).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(stub.region, offset, MESSAGE)
+                sends.get(i).wrId(i).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(stub.region, offset, MESSAGE)
                         .remote(remote, 0x1234);
-                recvs.get(i).id(i).sge(stub.region, 4096 + offset, MESSAGE);
+                recvs.get(i).wrId(i).sge(stub.region, 4096 + offset, MESSAGE);
                 disniSends.add(new DisniStyle.SendWr(i, WrOpcode.RDMA_WRITE.code(), 0, remote, 0x1234,
                         new DisniStyle.Sge(base + offset, MESSAGE, lkey)));
                 disniRecvs.add(new DisniStyle.RecvWr(i, new DisniStyle.Sge(base + 4096 + offset, MESSAGE, lkey)));
@@ -262,7 +262,7 @@ public class NativeDataPath {
         SendWorkRequests sends = p.sends;
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            sends.get(0).id(i);
+            sends.get(0).wrId(i);
             failed += qp.postSend(sends, p.chain) != 0 ? 1 : 0;
         }
         return failed;
@@ -338,7 +338,7 @@ public class NativeDataPath {
         SendWorkRequests sends = p.sends;
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            sends.get(0).id(i).flags(0).sge(p.stub.region, 0, MESSAGE);
+            sends.get(0).wrId(i).flags(0).sge(p.stub.region, 0, MESSAGE);
             failed += qp.postSend(sends, p.chain) != 0 ? 1 : 0;
         }
         return failed;
@@ -359,7 +359,7 @@ public class NativeDataPath {
         RecvWorkRequests recvs = p.recvs;
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
-            recvs.get(0).id(i);
+            recvs.get(0).wrId(i);
             failed += qp.postRecv(recvs, p.chain) != 0 ? 1 : 0;
         }
         return failed;

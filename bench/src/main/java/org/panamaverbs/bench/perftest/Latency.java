@@ -28,7 +28,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code ib_write_lat}, {@code ib_read_lat} and {@code ib_send_lat} over RC, wire-compatible with perftest 4.5:
+ * {@code ib_write_lat}, {@code ib_read_lat} and {@code ib_send_lat} over RC, wire-compatible with perftest 4.5 to 26.04:
  * each follows its C tool's sequence of handshakes ({@code write_lat.c}, {@code read_lat.c}, {@code send_lat.c})
  * and its ping-pong loop ({@code run_iter_lat_write}, {@code run_iter_lat}, {@code run_iter_lat_send}), and prints
  * perftest's latency line ({@link LatencyReport}). Every wait for the peer is bounded by {@code --timeout}.
@@ -103,7 +103,7 @@ abstract class Latency implements Callable<Integer> {
                 if (sent < iterations) {
                     posted[sent] = System.nanoTime();
                     BYTE.set(buffer, postByte, (byte) ++sent);
-                    wr.id(sent);
+                    wr.wrId(sent);
                     Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
                 }
                 if (completed < iterations) {
@@ -174,7 +174,7 @@ abstract class Latency implements Callable<Integer> {
                     .remote(s.peerVaddr(), s.peerRkey());
             for (int i = 0; i < iterations; i++) {
                 posted[i] = System.nanoTime();
-                wrs.get(0).id(i);
+                wrs.get(0).wrId(i);
                 Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", i);
                 Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA READ");
             }
@@ -233,7 +233,7 @@ abstract class Latency implements Callable<Integer> {
         private static void postReceives(PingPongSide s, RecvWorkRequests recvs, int length, int depth) {
             recvs.get(0).sge(s.buffer(), s.half(), length);
             for (int i = 0; i < depth; i++) {
-                recvs.get(0).id(i);
+                recvs.get(0).wrId(i);
                 Completions.check(s.qp().postRecv(recvs, 1), "ibv_post_recv", i);
             }
         }
@@ -270,7 +270,7 @@ abstract class Latency implements Callable<Integer> {
                 }
                 if (sent < iterations) {
                     posted[sent] = System.nanoTime();
-                    wr.id(sent);
+                    wr.wrId(sent);
                     sent++;
                     Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
                     Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "SEND");
@@ -390,7 +390,7 @@ abstract class Latency implements Callable<Integer> {
         if (warmup > 0) { // before the peer is involved: a server listens only after it
             localWarmup(o.allSizes ? 2 : o.size != null ? o.size : DEFAULT_SIZE, warmup, rxDepth);
         }
-        try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, 1, rxDepth, readTest(),
+        try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, iterations, 1, rxDepth, readTest(),
                 out, access)) {
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
             List<LatencyReport> reports = run(s, sizes, iterations);

@@ -6,7 +6,8 @@ import java.util.Locale;
 import org.panamaverbs.verbs.Gid;
 
 /**
- * One queue pair's address record as perftest 4.5 exchanges it over TCP ({@code struct pingpong_dest}
+ * One queue pair's address record as perftest exchanges it over TCP, the same in every release but for 26.04's
+ * {@code --data_validation} form ({@code struct pingpong_dest}
  * printed with {@code KEY_PRINT_FMT_GID}): {@code lid:out_reads:qpn:psn:rkey:vaddr:} in fixed-width lower-case
  * hex, sixteen {@code %02x:} GID bytes, {@code srqn:} and a NUL, 108 bytes in all. The form without a GID
  * (59 bytes, InfiniBand without {@code -x}) is never needed on RoCE, where perftest always sends a GID.
@@ -26,25 +27,36 @@ public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, lon
     /** The all-zero record perftest's {@code -R} handshakes send before the queue pair exists. */
     public static final PeerAddress EMPTY = new PeerAddress(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
 
-    /** {@code sizeof(struct pingpong_dest)}: the record's size over rdma_cm. */
+    /** {@code sizeof(struct pingpong_dest)}: the record's size over rdma_cm, before perftest 26.04. */
     public static final int BINARY_SIZE = 56;
+    /** The same from perftest 26.04 on, which added {@code tail_markers_vaddr} after {@code vaddr}. */
+    public static final int BINARY_SIZE_WITH_TAIL_MARKERS = 64;
 
     /**
      * The record as perftest sends it over its rdma_cm exchange ({@code rdma_write_keys}): {@code struct
      * pingpong_dest} with every integer big-endian: lid, out_reads, qpn, psn, rkey (4 bytes each), 4 bytes of
-     * padding, vaddr (8), the GID (16), srqn and gid_index (4 each; 0 here).
+     * padding, vaddr (8), from perftest 26.04 on tail_markers_vaddr (8; 0 here: it serves {@code --data_validation}),
+     * the GID (16), srqn and gid_index (4 each; 0 here).
      */
-    public byte[] encodeBinary() {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(BINARY_SIZE); // big-endian by default, zero padding
-        b.putInt(lid).putInt(outReads).putInt(qpn).putInt(psn).putInt(rkey).putInt(0).putLong(vaddr).put(gid.toBytes())
-                .putInt(srqn).putInt(0);
+    public byte[] encodeBinary(boolean tailMarkers) {
+        // big-endian by default, zero padding
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(tailMarkers ? BINARY_SIZE_WITH_TAIL_MARKERS : BINARY_SIZE);
+        b.putInt(lid).putInt(outReads).putInt(qpn).putInt(psn).putInt(rkey).putInt(0).putLong(vaddr);
+        if (tailMarkers) {
+            b.putLong(0);
+        }
+        b.put(gid.toBytes()).putInt(srqn).putInt(0);
         return b.array();
     }
 
-    /** The record from perftest's binary form ({@code rdma_read_keys}, which ignores srqn and gid_index too). */
-    public static PeerAddress decodeBinary(byte[] wire) {
-        if (wire.length != BINARY_SIZE) {
-            throw new PerftestException("an address record over rdma_cm is " + BINARY_SIZE + " bytes, not " + wire.length);
+    /**
+     * The record from perftest's binary form ({@code rdma_read_keys}, which ignores srqn and gid_index too; this side
+     * ignores tail_markers_vaddr as well).
+     */
+    public static PeerAddress decodeBinary(byte[] wire, boolean tailMarkers) {
+        int size = tailMarkers ? BINARY_SIZE_WITH_TAIL_MARKERS : BINARY_SIZE;
+        if (wire.length != size) {
+            throw new PerftestException("an address record over rdma_cm is " + size + " bytes, not " + wire.length);
         }
         java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(wire);
         int lid = b.getInt();
@@ -54,6 +66,9 @@ public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, lon
         int rkey = b.getInt();
         b.getInt(); // padding before the 8-byte vaddr
         long vaddr = b.getLong();
+        if (tailMarkers) {
+            b.getLong();
+        }
         byte[] gid = new byte[16];
         b.get(gid);
         return new PeerAddress(lid, outReads, qpn, psn, rkey, vaddr, Gid.of(gid), 0);
@@ -118,7 +133,7 @@ public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, lon
         String shown = new String(wire, 0, Math.min(wire.length, WIRE_SIZE), StandardCharsets.ISO_8859_1)
                 .replaceAll("[^\\x20-\\x7e]", "?");
         return new PerftestException("the peer's address record is malformed (" + why + "): \"" + shown
-                + "\" (is the peer perftest 4.5 running the same test?)");
+                + "\" (is the peer perftest running the same test?)");
     }
 
     /** {@code true} if the GID is an IPv4-mapped one (RoCE v2 over IPv4), perftest's GID-type compatibility test. */

@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
  * non-zero exit (2 for the command line, 1 for the rest), never a stack trace.
  */
 @Command(name = "perftest", mixinStandardHelpOptions = true,
-        description = "perftest 4.5's tools in Java, wire-compatible with the C ones.",
+        description = "perftest's tools in Java, wire-compatible with the C ones of perftest 4.5 to 26.04.",
         subcommands = {RdmaBandwidth.Write.class, RdmaBandwidth.Read.class, SendBandwidth.class, Latency.Write.class,
                 Latency.Read.class, Latency.Send.class})
 public final class Perftest {

@@ -67,11 +67,19 @@ public final class PerftestOptions {
     int warmup;
     @Option(names = "--loopback", description = "no peer: two queue pairs of this process on one device (bandwidth tests)")
     boolean loopback;
+    @Option(names = "--negotiation-size", paramLabel = "BYTES",
+            description = "the parameter negotiation record's size with perftest 26.01 and later: 320 (a perftest built"
+                    + " with mlx5 direct verbs, as distributions build it) or 312 (built without); default: a client"
+                    + " sends 320, a server answers with the client's size")
+    Integer negotiationSize;
     @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
             description = "how long to wait for the peer at each step of the exchange (default: ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
-    /** The largest size {@code -a} runs. */
+    /**
+     * The largest size {@code -a} runs: perftest's {@code MAX_SIZE}, also the size perftest 26.01 and later negotiate
+     * with {@code -a} (a UD test's path MTU lowers it).
+     */
     static final long MAX_ALL_SIZE = 1L << 23;
 
     boolean isClient() {
@@ -122,6 +130,11 @@ public final class PerftestOptions {
         }
         if (mtu != null && mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
             throw new PerftestException("-m must be 256, 512, 1024, 2048 or 4096, not " + mtu);
+        }
+        if (negotiationSize != null && negotiationSize != ParameterNegotiation.RECORD_SIZE
+                && negotiationSize != ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV) {
+            throw new PerftestException("--negotiation-size must be " + ParameterNegotiation.RECORD_SIZE + " or "
+                    + ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV + ", not " + negotiationSize);
         }
         if (duration != null && duration < 1) {
             throw new PerftestException("-D must be at least 1 second, not " + duration);

@@ -10,8 +10,9 @@ import org.panamaverbs.cm.ConnectionParameters;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.AddressHandle;
 import org.panamaverbs.verbs.CompletionQueue;
-import org.panamaverbs.verbs.ConnectOptions;
+import org.panamaverbs.verbs.QpConnectOptions;
 import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.DeviceAttributes;
 import org.panamaverbs.verbs.Gid;
 import org.panamaverbs.verbs.Grh;
 import org.panamaverbs.verbs.LinkLayer;
@@ -27,10 +28,11 @@ import org.panamaverbs.verbs.Rdma;
 import org.panamaverbs.verbs.SendWorkRequest;
 
 /**
- * One side of a perftest test over RC with the TCP exchange, set up in perftest 4.5's order ({@code main} of
+ * One side of a perftest test over RC with the TCP exchange, set up in perftest's order ({@code main} of
  * {@code write_bw.c}): open the device, connect the socket, exchange versions, cycle buffer, cache line and MTU,
- * create the resources and print the banner, exchange addresses, connect the queue pair, print both addresses
- * between two more handshakes. What follows (the run, the report exchange, "done") is the tool's.
+ * negotiate the parameters with perftest 26.01 and later, create the resources and print the banner, exchange
+ * addresses, connect the queue pair, print both addresses between two more handshakes. What follows (the run, the
+ * report exchange, "done") is the tool's.
  *
  * <p>The buffer is perftest's: {@code INC(max(size, cycle_buffer), cache_line)} bytes per slot, two slots per queue
  * pair ({@code -q}): the first half sent from (slot {@code i} for queue pair {@code i}), the second half offered to
@@ -87,6 +89,7 @@ final class PerftestSession implements AutoCloseable {
      * @param bandwidth   a bandwidth test (the banner shows the CQ moderation)
      * @param sendTest    a SEND test (the banner shows the receive depth on the receiving side)
      * @param messageSize the largest message of the run
+     * @param iterations  {@code -n}, as the tool runs it (for the parameter negotiation)
      * @param txDepth     send queue depth
      * @param rxDepth     receive queue depth
      * @param readTest    a READ test: this side accepts the device's {@code max_qp_rd_atom} reads outstanding
@@ -94,7 +97,8 @@ final class PerftestSession implements AutoCloseable {
      * @param access      access flags of the buffer and the queue pair
      */
     PerftestSession(PerftestOptions options, String testTitle, boolean bandwidth, boolean sendTest,
-            long messageSize, int txDepth, int rxDepth, boolean readTest, PrintStream out, Access... access) {
+            long messageSize, int iterations, int txDepth, int rxDepth, boolean readTest, PrintStream out,
+            Access... access) {
         this.options = options;
         this.out = out;
         this.readTest = readTest;
@@ -109,7 +113,8 @@ final class PerftestSession implements AutoCloseable {
                 throw new PerftestException("-s " + messageSize + " is above the largest message port " + options.ibPort
                         + " of " + context.name() + " carries (" + port.maxMessageSize() + " bytes)");
             }
-            int outReads = readTest ? Math.max(1, context.attributes().maxQpRdAtom()) : 1;
+            DeviceAttributes attributes = context.attributes();
+            int outReads = readTest ? Math.max(1, attributes.maxQpRdAtom()) : 1;
             gidIndex = options.gidIndex >= 0 ? options.gidIndex : context.defaultGidIndex(options.ibPort);
             Gid gid = context.gid(options.ibPort, gidIndex); // refuses an index the port lacks, before any peer waits
             Mtu localMtu = port.activeMtu();
@@ -144,6 +149,16 @@ final class PerftestSession implements AutoCloseable {
             if (datagram && !options.allSizes && messageSize > pathMtu.bytes()) {
                 throw new PerftestException("-s " + messageSize + " is above the path MTU (" + pathMtu.bytes()
                         + " bytes): a UD message must fit in one packet");
+            }
+            // perftest 26.01 and later: what both sides run must agree; the peer's device may lower the reads
+            ParameterNegotiation.Parameters mineNegotiated = negotiated(bandwidth, sendTest, readTest,
+                    datagram ? Math.min(messageSize, pathMtu.bytes()) : messageSize, iterations, attributes);
+            ParameterNegotiation.Parameters theirs = wire.negotiate(mineNegotiated, attributes, options.negotiationSize,
+                    timeout);
+            if (theirs != null) {
+                PerftestRelease release = wire.peerRelease();
+                ParameterNegotiation.check(mineNegotiated, theirs, release.negotiation(), release.describe());
+                outReads = ParameterNegotiation.outstandingReads(outReads, theirs, out);
             }
 
             // -R: the queue pair is rdma_cm's, on the device rdma_cm resolves the address to; between two handshakes
@@ -212,6 +227,22 @@ final class PerftestSession implements AutoCloseable {
         }
     }
 
+    /** This side's negotiated parameters, as perftest fills them in from the same flags. */
+    private ParameterNegotiation.Parameters negotiated(boolean bandwidth, boolean sendTest, boolean readTest,
+            long size, int iterations, DeviceAttributes attributes) {
+        boolean duration = options.duration != null;
+        return new ParameterNegotiation.Parameters(
+                options.allSizes ? ParameterNegotiation.RUN_ALL : ParameterNegotiation.RUN_REGULAR,
+                datagram ? ParameterNegotiation.UD : ParameterNegotiation.RC,
+                readTest ? ParameterNegotiation.READ : sendTest ? ParameterNegotiation.SEND : ParameterNegotiation.WRITE,
+                bandwidth ? ParameterNegotiation.BW : ParameterNegotiation.LAT, 0,
+                duration ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,
+                options.reportGbits ? ParameterNegotiation.GBS : ParameterNegotiation.MBS, size,
+                duration ? 0 : iterations, 0, options.queuePairs,
+                duration ? options.duration : ParameterNegotiation.DEFAULT_DURATION, options.rdmaCm ? 1 : 0, 0, 0, 0, 0,
+                attributes.maxQpRdAtom());
+    }
+
     /**
      * Exchanges address records, one handshake per queue pair (perftest's first {@code ctx_hand_shake}s), and
      * checks the GID types agree.
@@ -241,7 +272,7 @@ final class PerftestSession implements AutoCloseable {
         int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
         for (int i = 0; i < qps.size(); i++) {
             PeerAddress theirs = peers.get(i);
-            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()), ConnectOptions.builder()
+            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()), QpConnectOptions.builder()
                     .pathMtu(pathMtu).access(access).maxDestReadAtomic(mine.outReads())
                     .maxReadAtomic(Math.max(1, Math.min(theirs.outReads(), initiatorDepth))).build());
         }

@@ -12,19 +12,26 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import org.panamaverbs.verbs.DeviceAttributes;
+
 /**
- * perftest 4.5's out-of-band exchange over TCP ("Data ex. method : Ethernet"), byte for byte (see
- * ../shared/reference/perftest-protocol.md and perftest's {@code perftest_communication.c}): every message is one
- * fixed-size write; in every exchange the client writes first and then reads, the server reads first and then
- * writes; a short read is an error. Every read is bounded by a timeout, so a silent or vanished peer becomes a
- * {@link PerftestException} naming what was awaited, not a hang.
+ * perftest's out-of-band exchange over TCP ("Data ex. method : Ethernet"), byte for byte (see
+ * docs/perftest-protocol.md and perftest's {@code perftest_communication.c}): every message is one fixed-size write;
+ * in every exchange the client writes first and then reads, the server reads first and then writes; a short read is
+ * an error. Every read is bounded by a timeout, so a silent or vanished peer becomes a {@link PerftestException}
+ * naming what was awaited, not a hang. After the version exchange the wire speaks the peer's release's dialect
+ * ({@link PerftestRelease}): the parameter negotiation of 26.01 and later, the binary address record of 26.04 over
+ * rdma_cm, "done" at the close before 23.10; and every error names the peer's release.
  */
 public final class PerftestWire implements AutoCloseable {
-    /** What perftest 4.5 (Debian's 4.5+0.17) sends as its version. */
-    public static final String VERSION = "6.06";
-    /** perftest refuses peers older than this. */
-    static final double OLDEST_COMPATIBLE_VERSION = 5.70;
+    /** The version the Java tools send: perftest 26.04's, whose exchange they speak (and every older one's). */
+    public static final String VERSION = PerftestRelease.NEWEST_KNOWN_VERSION;
     static final int VERSION_SIZE = 16;
+    /**
+     * How long a parameter negotiation record's last 8 bytes may trail its first 312 over TCP: perftest writes the
+     * record in one write, so they come together; a build without mlx5 direct verbs sends no more.
+     */
+    static final Duration NEGOTIATION_GRACE = Duration.ofSeconds(1);
     public static final int DEFAULT_PORT = 18515;
     private static final byte[] DONE = {'d', 'o', 'n', 'e', 0};
 
@@ -32,6 +39,8 @@ public final class PerftestWire implements AutoCloseable {
     private final boolean client;
     /** Over rdma_cm address records travel as perftest's binary {@code struct pingpong_dest}, and no "done" follows. */
     private final boolean rdmaCm;
+    /** The peer's release, once {@link #exchangeVersion} ran. */
+    private PerftestRelease peerRelease;
 
     /** How the exchange's messages move: a TCP socket, or perftest's rdma_cm connection ({@link RdmaCmChannel}). */
     interface Transport extends AutoCloseable {
@@ -41,8 +50,20 @@ public final class PerftestWire implements AutoCloseable {
         /** Receives exactly {@code into.length} bytes within {@code timeout}. */
         void receive(String what, byte[] into, Duration timeout);
 
+        /**
+         * Receives one message of {@code shortest} to {@code into.length} bytes within {@code timeout}, the peer's
+         * single write; over TCP the bytes after the first {@code shortest} must follow within {@code grace}.
+         *
+         * @return the message's length
+         * @throws PerftestException if the peer sends less than {@code shortest} bytes or more than {@code into.length}
+         */
+        int receiveRecord(String what, byte[] into, int shortest, Duration timeout, Duration grace);
+
         /** The peer, for messages. */
         String peer();
+
+        /** Adds the peer's release to {@link #peer()}, once known. */
+        void namePeer(String release);
 
         @Override
         void close();
@@ -124,7 +145,10 @@ public final class PerftestWire implements AutoCloseable {
         return theirs;
     }
 
-    /** Exchanges versions; refuses a peer perftest would refuse, or one that sends no version at all. */
+    /**
+     * Exchanges versions; refuses a peer perftest would refuse, or one that sends no version at all. From here on the
+     * wire speaks the peer's release's dialect and names the release in its errors.
+     */
     public String exchangeVersion(Duration timeout) {
         byte[] mine = new byte[VERSION_SIZE];
         byte[] ascii = VERSION.getBytes(StandardCharsets.US_ASCII);
@@ -135,21 +159,74 @@ public final class PerftestWire implements AutoCloseable {
             end++;
         }
         String version = new String(theirs, 0, end, StandardCharsets.US_ASCII);
-        double number;
-        try {
-            number = end == VERSION_SIZE ? Double.NaN : Double.parseDouble(version);
-        } catch (NumberFormatException e) {
-            number = Double.NaN;
-        }
-        if (Double.isNaN(number)) {
+        PerftestRelease release = end == VERSION_SIZE ? null : PerftestRelease.of(version);
+        if (release == null) {
             throw new PerftestException("the peer did not send a perftest version (got \""
                     + version.replaceAll("[^\\x20-\\x7e]", "?") + "\"): is it a perftest tool?");
         }
-        if (number < OLDEST_COMPATIBLE_VERSION) {
-            throw new PerftestException("the peer runs perftest version " + version
-                    + "; versions older than 5.70 are not compatible");
+        if (release.isTooOld()) {
+            throw new PerftestException("the peer runs " + release.describe()
+                    + "; versions older than 5.70 are not compatible (perftest refuses them too): upgrade it");
         }
+        peerRelease = release;
+        transport.namePeer(release.describe());
         return version;
+    }
+
+    /** The peer's release, from {@link #exchangeVersion}; null before it. */
+    PerftestRelease peerRelease() {
+        return peerRelease;
+    }
+
+    /**
+     * perftest 26.01's {@code negotiate_params}, when the peer's release runs it (26.01 and later; nothing is sent to
+     * an older one): one record each way in the usual order. This side's record is {@code recordSize} bytes (320, or
+     * 312 for a perftest built without mlx5 direct verbs; null: a client sends 320 and a server answers with the
+     * client's size). Over TCP the sizes must agree, since perftest reads the record with one {@code read} of its own
+     * size; over rdma_cm a receive takes either.
+     *
+     * @return the peer's parameters, checked to be a well-formed record but not yet compared; null if the peer's
+     *         release does not negotiate
+     */
+    ParameterNegotiation.Parameters negotiate(ParameterNegotiation.Parameters mine, DeviceAttributes attributes,
+            Integer recordSize, Duration timeout) {
+        ParameterNegotiation.Layout layout = peerRelease.negotiation();
+        if (layout == null) {
+            return null;
+        }
+        String what = "parameter negotiation record";
+        String release = peerRelease.describe();
+        int shortest = recordSize != null ? recordSize : ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV;
+        int longest = recordSize != null ? recordSize : ParameterNegotiation.RECORD_SIZE;
+        byte[] theirs;
+        int received;
+        if (client) {
+            transport.send(what, ParameterNegotiation.encode(mine, attributes, layout, longest));
+            // a C server read what it could of it with one read of its own size and answers with that size: over TCP a
+            // shorter answer means this side's last bytes are still in its stream
+            theirs = new byte[rdmaCm ? ParameterNegotiation.RECORD_SIZE : longest];
+            try {
+                received = transport.receiveRecord(what, theirs, ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV, timeout,
+                        NEGOTIATION_GRACE);
+            } catch (PerftestException e) {
+                if (longest == ParameterNegotiation.RECORD_SIZE_WITHOUT_MLX5DV && e.getMessage().contains("closed the connection")) {
+                    throw new PerftestException(e.getMessage() + ": it did not take this side's " + longest
+                            + "-byte record; a perftest built with mlx5 direct verbs (as distributions build it) expects "
+                            + ParameterNegotiation.RECORD_SIZE + ": run this side without --negotiation-size", e);
+                }
+                throw e;
+            }
+            if (received != longest && !rdmaCm) {
+                throw new PerftestException(release + " answered the " + longest + "-byte " + what + " with "
+                        + received + " bytes: it is a build without mlx5 direct verbs and has taken only the first "
+                        + received + " bytes of this side's; run this side with --negotiation-size " + received);
+            }
+        } else {
+            theirs = new byte[longest];
+            received = transport.receiveRecord(what, theirs, shortest, timeout, NEGOTIATION_GRACE);
+            transport.send(what, ParameterNegotiation.encode(mine, attributes, layout, received));
+        }
+        return ParameterNegotiation.decode(java.util.Arrays.copyOf(theirs, received), layout, release);
     }
 
     /** Exchanges a network-order int (cycle buffer, cache line size); returns the peer's. */
@@ -179,17 +256,18 @@ public final class PerftestWire implements AutoCloseable {
 
     /** perftest's {@code ctx_hand_shake}: exchanges address records; also the barrier between phases. */
     public PeerAddress handshake(String what, PeerAddress mine, Duration timeout) {
-        return rdmaCm ? PeerAddress.decodeBinary(exchange(what, mine.encodeBinary(), timeout))
+        boolean tailMarkers = peerRelease != null && peerRelease.hasTailMarkers();
+        return rdmaCm ? PeerAddress.decodeBinary(exchange(what, mine.encodeBinary(tailMarkers), timeout), tailMarkers)
                 : PeerAddress.parse(exchange(what, mine.encode(), timeout));
     }
 
     /**
-     * perftest's {@code ctx_close_connection}: a last handshake, then over TCP "done" and a NUL that nobody
-     * reads, then the connection is closed.
+     * perftest's {@code ctx_close_connection}: a last handshake, then the connection is closed; over TCP a peer
+     * release older than 23.10 writes "done" and a NUL before that, which nobody reads, and so does this side to it.
      */
     public void closeConnection(PeerAddress mine, Duration timeout) {
         handshake("closing handshake", mine, timeout);
-        if (!rdmaCm) {
+        if (!rdmaCm && (peerRelease == null || peerRelease.writesDone())) {
             transport.send("done", DONE);
         }
         close();
@@ -205,7 +283,7 @@ public final class PerftestWire implements AutoCloseable {
         private final Socket socket;
         private final InputStream in;
         private final OutputStream out;
-        private final String peer;
+        private String peer;
 
         TcpTransport(Socket socket) throws IOException {
             this.socket = socket;
@@ -221,6 +299,11 @@ public final class PerftestWire implements AutoCloseable {
         }
 
         @Override
+        public void namePeer(String release) {
+            peer = peer + " running " + release;
+        }
+
+        @Override
         public void send(String what, byte[] message) {
             try {
                 out.write(message);
@@ -232,22 +315,46 @@ public final class PerftestWire implements AutoCloseable {
 
         @Override
         public void receive(String what, byte[] into, Duration timeout) {
+            receiveRecord(what, into, into.length, timeout, timeout);
+        }
+
+        @Override
+        public int receiveRecord(String what, byte[] into, int shortest, Duration timeout, Duration grace) {
+            int at = 0;
             try {
                 socket.setSoTimeout(millis(timeout));
-                int at = 0;
-                while (at < into.length) {
+                while (at < shortest) {
                     int n = in.read(into, at, into.length - at);
                     if (n < 0) {
                         throw new EOFException();
                     }
                     at += n;
                 }
+                if (at < into.length) { // a record of either size: the rest comes at once, or not at all
+                    socket.setSoTimeout(millis(grace));
+                    try {
+                        int n = 0;
+                        while (at < into.length && n >= 0) { // an end of stream here: the next read reports it
+                            n = in.read(into, at, into.length - at);
+                            at += Math.max(n, 0);
+                        }
+                    } catch (SocketTimeoutException e) {
+                        // the shorter record: what came is all
+                    }
+                }
+                if (shortest < into.length && at == into.length && in.available() > 0) { // the peer awaits an answer now
+                    throw new PerftestException("the peer " + peer + " sent more than " + into.length + " bytes as the "
+                            + what + " (is it out of step, or a release with a longer one?)");
+                }
+                return at;
             } catch (SocketTimeoutException e) {
-                throw new PerftestException("the peer " + peer + " sent no " + what + " within " + timeout.toSeconds()
-                        + " s (is it out of step, or a different test?)");
+                throw new PerftestException("the peer " + peer + " sent " + (at == 0 ? "no " + what
+                        : "only " + at + " of the " + shortest + " bytes of the " + what) + " within "
+                        + timeout.toSeconds() + " s (is it out of step, or a different test?)");
             } catch (EOFException e) {
-                throw new PerftestException("the peer " + peer + " closed the connection before sending the " + what
-                        + " (" + into.length + " bytes expected)");
+                throw new PerftestException("the peer " + peer + " closed the connection " + (at == 0
+                        ? "before sending the " + what : "after " + at + " bytes of the " + what) + " ("
+                        + (shortest == into.length ? into.length : shortest + " or " + into.length) + " bytes expected)");
             } catch (IOException e) {
                 throw new PerftestException("cannot read the " + what + " from " + peer + ": " + e.getMessage(), e);
             }

@@ -19,7 +19,7 @@ import picocli.CommandLine.Mixin;
 
 /**
  * {@code ib_write_bw} and {@code ib_read_bw}: RDMA WRITE or READ bandwidth between a server and a client over RC,
- * wire-compatible with perftest 4.5 in both directions (a Java client against a C server and the reverse). The
+ * wire-compatible with perftest 4.5 to 26.04 in both directions (a Java client against a C server and the reverse). The
  * client writes into (or reads from) the server's buffer {@code -n} times {@code -s} bytes (or every size with
  * {@code -a}) and prints perftest's result line; the server waits, receives the client's report and prints the
  * same line, as C's server does.
@@ -90,7 +90,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             return loopback(iterations, txDepth, largest);
         }
         boolean read = opcode == WrOpcode.RDMA_READ;
-        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, txDepth, 1, read, out,
+        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, 1, read, out,
                 read ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                         : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE})) {
             s.connectAndPrint();

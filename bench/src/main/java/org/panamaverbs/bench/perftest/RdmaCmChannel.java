@@ -29,18 +29,20 @@ import org.panamaverbs.verbs.WrOpcode;
 /**
  * perftest's out-of-band exchange over rdma_cm ("Data ex. method : rdma_cm", what {@code -R} selects in perftest
  * 4.5): an RC connection of its own on the exchange's port number in rdma_cm's TCP port space, one receive posted
- * at a time of {@code sizeof(struct pingpong_dest)} (56) bytes, each message one signaled SEND with
- * {@code wr_id} 5 ({@code SYNC_SPEC_ID}) from and into the same buffer ({@code rdma_write_data}/
- * {@code rdma_read_data} of {@code perftest_communication.c}). Every wait is bounded.
+ * at a time, each message one signaled SEND with {@code wr_id} 5 ({@code SYNC_SPEC_ID}) from and into the same
+ * buffer ({@code rdma_write_data}/{@code rdma_read_data} of {@code perftest_communication.c}). perftest's receive
+ * holds {@code sizeof(struct pingpong_dest)} (56 bytes before 26.01) or, since 26.01, the larger of that and the
+ * parameter negotiation record (312 or 320); this side's holds {@link #RECEIVE_SIZE}, enough for every release's
+ * messages. Every wait is bounded.
  */
 final class RdmaCmChannel implements PerftestWire.Transport {
-    /** {@code sizeof(struct pingpong_dest)}: what one receive holds. */
-    static final int MESSAGE_SIZE = 56;
+    /** What one receive holds: the longest message of any release, 26.01's negotiation record (320), and more. */
+    static final int RECEIVE_SIZE = 512;
     /** perftest's {@code SYNC_SPEC_ID}. */
     private static final long SYNC_ID = 5;
 
     private final CmEventChannel channel;
-    private final String peer;
+    private String peer;
     private CmId id;
     private Context context;
     private QueuePair qp;
@@ -120,8 +122,8 @@ final class RdmaCmChannel implements PerftestWire.Transport {
         recvCq = context.createCompletionQueue(1);
         buffer = pd.allocateAndRegister(PerftestSession.CYCLE_BUFFER, Access.LOCAL_WRITE);
         qp = id.createQueuePair(pd, QpConfig.builder(sendCq, recvCq).maxSendWr(1).maxRecvWr(1).build());
-        sends.get(0).id(SYNC_ID).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
-        recvs.get(0).id(SYNC_ID).sge(buffer, 0, MESSAGE_SIZE);
+        sends.get(0).wrId(SYNC_ID).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
+        recvs.get(0).wrId(SYNC_ID).sge(buffer, 0, RECEIVE_SIZE);
         postReceive();
     }
 
@@ -146,8 +148,8 @@ final class RdmaCmChannel implements PerftestWire.Transport {
 
     @Override
     public void send(String what, byte[] message) {
-        if (message.length > MESSAGE_SIZE) {
-            throw new IllegalArgumentException(what + ": " + message.length + " bytes do not fit perftest's receive of " + MESSAGE_SIZE);
+        if (message.length > RECEIVE_SIZE) {
+            throw new IllegalArgumentException(what + ": " + message.length + " bytes do not fit perftest's receive");
         }
         MemorySegment.copy(MemorySegment.ofArray(message), 0, buffer.segment(), 0, message.length);
         sends.get(0).sge(buffer, 0, message.length);
@@ -163,13 +165,21 @@ final class RdmaCmChannel implements PerftestWire.Transport {
 
     @Override
     public void receive(String what, byte[] into, Duration timeout) {
+        receiveRecord(what, into, into.length, timeout, timeout);
+    }
+
+    @Override
+    public int receiveRecord(String what, byte[] into, int shortest, Duration timeout, Duration grace) {
         WorkCompletion wc = await(recvCq, what, timeout, "receiving");
-        if (wc.opcode() != WcOpcode.RECV || wc.byteLength() != into.length) {
-            throw new PerftestException("the peer " + peer + " sent " + wc.byteLength() + " bytes as the " + what
-                    + ", not " + into.length + " (is it out of step, or a different test?)");
+        int length = wc.byteLength();
+        if (wc.opcode() != WcOpcode.RECV || length < shortest || length > into.length) {
+            throw new PerftestException("the peer " + peer + " sent " + length + " bytes as the " + what + ", not "
+                    + (shortest == into.length ? into.length : shortest + " or " + into.length)
+                    + " (is it out of step, or a different test?)");
         }
-        MemorySegment.copy(buffer.segment(), 0, MemorySegment.ofArray(into), 0, into.length);
+        MemorySegment.copy(buffer.segment(), 0, MemorySegment.ofArray(into), 0, length);
         postReceive();
+        return length;
     }
 
     /** Polls {@code cq} for the exchange's one completion, bounded by {@code timeout}. */
@@ -198,6 +208,11 @@ final class RdmaCmChannel implements PerftestWire.Transport {
     @Override
     public String peer() {
         return peer;
+    }
+
+    @Override
+    public void namePeer(String release) {
+        peer = peer + " running " + release;
     }
 
     @Override

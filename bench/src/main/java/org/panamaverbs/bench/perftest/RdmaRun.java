@@ -218,7 +218,7 @@ public final class RdmaRun implements AutoCloseable {
         for (int j = 0; j < postList; j++) {
             long request = first + j;
             boolean signaled = request % cqModeration == cqModeration - 1 || request == last;
-            chain.get(j).id((long) q << 32 | request).flags((signaled ? SendFlags.SIGNALED : 0) | inline);
+            chain.get(j).wrId((long) q << 32 | request).flags((signaled ? SendFlags.SIGNALED : 0) | inline);
         }
         SendWorkRequest wr = chain.get(0);
         long offset = offsets[q];

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code ib_send_bw} over RC, wire-compatible with perftest 4.5 ({@code send_bw.c}): the client sends, the server
+ * {@code ib_send_bw} over RC, wire-compatible with perftest 4.5 to 26.04 ({@code send_bw.c}): the client sends, the server
  * keeps {@code -r} receives posted and reposts each one as it completes; both print their own result line (the
  * server's peak is 0, as perftest's, which measures no peak on the receiving side), and no report is exchanged.
  */
@@ -41,7 +41,7 @@ public final class SendBandwidth implements Callable<Integer> {
         int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
-        try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, txDepth, rxDepth, false,
+        try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
                 out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
             // a handshake so no send comes before them; the run; each side's own line; close

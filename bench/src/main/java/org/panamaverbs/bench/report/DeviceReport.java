@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.HardwareClass;
 import org.panamaverbs.verbs.Rdma;
+import org.panamaverbs.verbs.RdmaCore;
 import org.panamaverbs.verbs.RdmaDevice;
 import org.panamaverbs.verbs.RdmaUnavailableException;
 import org.panamaverbs.verbs.VerbsException;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code scripts/device-report}: what each RDMA device of this machine allows a Panama Verbs program.
- * Prints the device's identity, limits, ports and GID tables (as {@code ibv_devinfo -v} names them), the
+ * Prints the rdma-core (libibverbs) it runs on with any fallback it takes, then each device's identity, limits, ports and GID tables (as {@code ibv_devinfo -v} names them), the
  * detected profile with the reasons it was chosen, and one line per {@link org.panamaverbs.verbs.Capability}
  * from {@link Context#capabilities()}: allowed, limited, refused with the message the refusing verb throws,
  * or absent. {@code --profile pvrdma-hwv13|pvrdma-hwv14} answers as that emulated older host would;
@@ -26,7 +27,8 @@ import picocli.CommandLine.Option;
  * command line) or 1 (the rest).
  */
 @Command(name = "device-report", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "What each RDMA device allows a Panama Verbs program: identity, limits, ports, GIDs, the"
+        description = "What each RDMA device allows a Panama Verbs program: the rdma-core it runs on, identity, limits,"
+                + " ports, GIDs, the"
                 + " detected profile and why, and every capability allowed, limited, refused (with the message a"
                 + " program gets) or absent.")
 public final class DeviceReport implements Callable<Integer> {
@@ -48,7 +50,7 @@ public final class DeviceReport implements Callable<Integer> {
     }
 
     /** Runs the report with {@code args}, printing to {@code out} and errors (one line each) to {@code err}. */
-    static int run(PrintWriter out, PrintWriter err, String... args) {
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
         DeviceReport report = new DeviceReport();
         report.out = out;
         CommandLine cli = new CommandLine(report).setOut(out).setErr(err);
@@ -78,7 +80,8 @@ public final class DeviceReport implements Callable<Integer> {
                 devices.add(DeviceFacts.read(context));
             }
         }
-        out.print(json ? ReportFormat.json(devices) + "\n" : ReportFormat.text(devices));
+        RdmaCore library = Rdma.rdmaCore();
+        out.print(json ? ReportFormat.json(library, devices) + "\n" : ReportFormat.text(library, devices));
         out.flush();
         return 0;
     }

@@ -12,6 +12,7 @@ import org.panamaverbs.verbs.DeviceAttributes;
 import org.panamaverbs.verbs.GidEntry;
 import org.panamaverbs.verbs.GidType;
 import org.panamaverbs.verbs.PortAttributes;
+import org.panamaverbs.verbs.RdmaCore;
 
 /**
  * The device report's two forms, text for people and one JSON document for scripts, made from the same
@@ -91,12 +92,16 @@ final class ReportFormat {
     // ---------------------------------------------------------------------------------------------
     // text
 
-    static String text(List<DeviceFacts> devices) {
+    /** {@code library}: the rdma-core the report ran on, first line, with one more line per fallback it takes. */
+    static String text(RdmaCore library, List<DeviceFacts> devices) {
         StringBuilder out = new StringBuilder();
+        out.append("rdma-core ").append(library.version() == null ? "of unknown version" : library.version())
+                .append(" (").append(library.libibverbs() == null ? "libibverbs.so.1" : library.libibverbs()).append(")\n");
+        for (String fallback : library.fallbacks()) {
+            out.append("  fallback: ").append(fallback).append('\n');
+        }
         for (DeviceFacts facts : devices) {
-            if (!out.isEmpty()) {
-                out.append('\n');
-            }
+            out.append('\n');
             out.append("device ").append(facts.device().name()).append('\n');
             out.append("  ").append(joined(identity(facts))).append('\n');
             out.append("  limits: ").append(joined(limits(facts.attributes()))).append('\n');
@@ -130,7 +135,7 @@ final class ReportFormat {
     // ---------------------------------------------------------------------------------------------
     // JSON
 
-    static String json(List<DeviceFacts> devices) {
+    static String json(RdmaCore library, List<DeviceFacts> devices) {
         List<Object> list = new ArrayList<>();
         for (DeviceFacts facts : devices) {
             Map<String, Object> device = new LinkedHashMap<>();
@@ -176,6 +181,11 @@ final class ReportFormat {
             list.add(device);
         }
         Map<String, Object> document = new LinkedHashMap<>();
+        Map<String, Object> rdmaCore = new LinkedHashMap<>();
+        rdmaCore.put("version", library.version());
+        rdmaCore.put("libibverbs", library.libibverbs() == null ? null : library.libibverbs().toString());
+        rdmaCore.put("fallbacks", library.fallbacks());
+        document.put("rdma_core", rdmaCore);
         document.put("devices", list);
         return JsonText.write(document);
     }

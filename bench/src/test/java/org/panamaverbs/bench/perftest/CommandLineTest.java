@@ -49,6 +49,7 @@ class CommandLineTest {
         // as getopt: the last of a repeated flag counts (here the valid -s 64 would be overridden by 0)
         assertOneLine(run("ib_write_bw", "-s", "64", "-s", "0"), 1, "-s must be at least 1");
         assertOneLine(run("ib_write_bw", "-R", "--loopback"), 1, "-R connects to a peer");
+        assertOneLine(run("ib_write_bw", "--negotiation-size", "316"), 1, "--negotiation-size must be 320 or 312, not 316");
     }
 
     @Test

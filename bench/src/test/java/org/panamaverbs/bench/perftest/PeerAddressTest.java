@@ -43,14 +43,26 @@ class PeerAddressTest {
     @Test
     void binaryRecordIsPerftestsStructInNetworkOrder() {
         PeerAddress a = PeerAddress.parse(wire(C_RECORD));
-        byte[] binary = a.encodeBinary();
+        byte[] binary = a.encodeBinary(false);
         assertEquals(56, binary.length);
-        assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x11, 0, (byte) 0xab, (byte) 0xcd, (byte) 0xef,
-                0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x7f, 0, 0, 0, 0x10, 0}, Arrays.copyOf(binary, 32));
+        byte[] head = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x11, 0, (byte) 0xab, (byte) 0xcd, (byte) 0xef,
+            0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x7f, 0, 0, 0, 0x10, 0};
+        assertArrayEquals(head, Arrays.copyOf(binary, 32));
         assertArrayEquals(a.gid().toBytes(), Arrays.copyOfRange(binary, 32, 48));
-        assertEquals(a, PeerAddress.decodeBinary(binary));
-        assertEquals(PeerAddress.EMPTY, PeerAddress.decodeBinary(new byte[56]));
-        assertThrows(PerftestException.class, () -> PeerAddress.decodeBinary(new byte[55]));
+        assertEquals(a, PeerAddress.decodeBinary(binary, false));
+        assertEquals(PeerAddress.EMPTY, PeerAddress.decodeBinary(new byte[56], false));
+        assertThrows(PerftestException.class, () -> PeerAddress.decodeBinary(new byte[55], false));
+
+        // perftest 26.04: tail_markers_vaddr (8 bytes) after vaddr moves the GID to offset 40; 64 bytes in all
+        byte[] with = a.encodeBinary(true);
+        assertEquals(64, with.length);
+        assertArrayEquals(head, Arrays.copyOf(with, 32));
+        assertArrayEquals(new byte[8], Arrays.copyOfRange(with, 32, 40));
+        assertArrayEquals(a.gid().toBytes(), Arrays.copyOfRange(with, 40, 56));
+        byte[] theirs = with.clone();
+        theirs[39] = 0x40; // a 26.04 peer's tail_markers_vaddr is ignored
+        assertEquals(a, PeerAddress.decodeBinary(theirs, true));
+        assertThrows(PerftestException.class, () -> PeerAddress.decodeBinary(binary, true));
     }
 
     @Test

@@ -67,13 +67,13 @@ class PerftestWireTest {
         });
         try (PerftestWire wire = PerftestWire.connect("127.0.0.1", port, SHORT)) {
             // a client that waited to read first would time out here: the fake server reads first
-            assertEquals("6.06", wire.exchangeVersion(SHORT));
+            assertEquals("6.06", wire.exchangeVersion(SHORT)); // the peer's
             assertEquals(8192, wire.exchangeInt("cycle buffer", 4096, SHORT));
             assertEquals(64, wire.exchangeInt("cache line", 64, SHORT));
             assertEquals(2, wire.exchangeMtu(3, SHORT));
         }
         byte[] sent = seen.get(5, TimeUnit.SECONDS);
-        assertEquals("6.06", new String(sent, 0, 4, StandardCharsets.US_ASCII));
+        assertEquals(PerftestWire.VERSION, new String(sent, 0, 4, StandardCharsets.US_ASCII));
         assertEquals(0, sent[4]);
         assertEquals(0x1000, ((sent[18] & 0xff) << 8) | (sent[19] & 0xff));
         assertEquals('3', sent[24]);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -21,6 +22,7 @@ import org.panamaverbs.verbs.LinkLayer;
 import org.panamaverbs.verbs.Mtu;
 import org.panamaverbs.verbs.PortAttributes;
 import org.panamaverbs.verbs.PortState;
+import org.panamaverbs.verbs.RdmaCore;
 import org.panamaverbs.verbs.RdmaDevice;
 import org.panamaverbs.verbs.Transport;
 
@@ -48,10 +50,18 @@ class ReportFormatTest {
                 List.of(new DeviceFacts.PortFacts(1, port, gids)), DeviceProfile.detect(attributes, gids), verdicts);
     }
 
+    /** CentOS 7.9's rdma-core, which lacks both newer functions. */
+    private static final RdmaCore CENTOS_7_9 = new RdmaCore("22.4", Path.of("/usr/lib64/libibverbs.so.1.5.22.4"),
+            List.of("no ibv_reg_mr_iova2 (IBVERBS_1.8, rdma-core 28): memory registered with ibv_reg_mr",
+                    "no _ibv_query_gid_table (IBVERBS_1.11, rdma-core 32): GID tables from ibv_query_gid"));
+
     @Test
-    void textShowsIdentityLimitsGidsProfileAndEveryVerdict() throws Exception {
-        String text = ReportFormat.text(List.of(esxi65()));
-        assertTrue(text.startsWith("device vmw_pvrdma0\n  node_guid 0050:56ff:feb2:668c, transport IB, vendor_id 0x15ad,"
+    void textShowsTheLibraryIdentityLimitsGidsProfileAndEveryVerdict() throws Exception {
+        String text = ReportFormat.text(CENTOS_7_9, List.of(esxi65()));
+        assertTrue(text.startsWith("rdma-core 22.4 (/usr/lib64/libibverbs.so.1.5.22.4)\n"
+                + "  fallback: no ibv_reg_mr_iova2 (IBVERBS_1.8, rdma-core 28): memory registered with ibv_reg_mr\n"
+                + "  fallback: no _ibv_query_gid_table (IBVERBS_1.11, rdma-core 32): GID tables from ibv_query_gid\n"
+                + "\ndevice vmw_pvrdma0\n  node_guid 0050:56ff:feb2:668c, transport IB, vendor_id 0x15ad,"
                 + " vendor_part_id 2080, hw_ver 0x1, fw_ver 3.0.000, phys_port_cnt 1\n"), text);
         assertTrue(text.contains("  limits: max_qp 32768, max_qp_wr 1024, max_sge 16,"), text);
         assertTrue(text.contains("max_srq 0,"), text);
@@ -70,8 +80,11 @@ class ReportFormatTest {
 
     @Test
     void jsonIsOneDocumentWithTheSameFields() throws Exception {
-        String json = ReportFormat.json(List.of(esxi65(), esxi65()));
-        assertTrue(json.startsWith("{\"devices\":[{\"name\":\"vmw_pvrdma0\",\"node_guid\":\"0050:56ff:feb2:668c\","), json);
+        String json = ReportFormat.json(new RdmaCore("44.0", Path.of("/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0"),
+                List.of()), List.of(esxi65(), esxi65()));
+        assertTrue(json.startsWith("{\"rdma_core\":{\"version\":\"44.0\",\"libibverbs\":"
+                + "\"/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0\",\"fallbacks\":[]},"
+                + "\"devices\":[{\"name\":\"vmw_pvrdma0\",\"node_guid\":\"0050:56ff:feb2:668c\","), json);
         assertTrue(json.contains("\"vendor_id\":\"0x15ad\",\"vendor_part_id\":2080,"), json);
         assertTrue(json.contains("\"limits\":{\"max_qp\":32768,"), json);
         assertTrue(json.contains("\"gids\":[{\"index\":0,\"gid\":\"fe80:0000:0000:0000:0250:56ff:feb2:668c\",\"type\":\"IB/RoCE v1\"}"), json);

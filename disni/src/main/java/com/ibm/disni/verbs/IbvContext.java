@@ -89,6 +89,11 @@ public class IbvContext {
         return CONTEXTS.computeIfAbsent(context, IbvContext::new);
     }
 
+    /** Every device context of this module in the JVM (a live view): where raw addresses are looked up. */
+    static java.util.Collection<IbvContext> all() {
+        return CONTEXTS.values();
+    }
+
     Context panama() throws IOException {
         if (pv == null) {
             throw Failures.notOurs(this);

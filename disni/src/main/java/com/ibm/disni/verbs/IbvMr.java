@@ -74,6 +74,11 @@ public class IbvMr {
 
     /** The Panama Verbs region behind this object; null for one made with the public constructor. */
     final MemoryRegion pv;
+    /**
+     * Whether the region's memory has a lifetime Java sees: registered from a buffer (or by an address inside such a
+     * region), not by a trusted raw address. Raw addresses are checked against these regions ({@link KnownMemory}).
+     */
+    final boolean memoryKnown;
 
     /**
      * A description of a region with no registration behind it ({@link #deregMr()} then fails); kept because
@@ -100,9 +105,10 @@ public class IbvMr {
         this.handle = handle;
         this.isOpen = true;
         this.pv = null;
+        this.memoryKnown = false;
     }
 
-    IbvMr(IbvContext context, MemoryRegion pv, int access, int handle) {
+    IbvMr(IbvContext context, MemoryRegion pv, int access, int handle, boolean memoryKnown) {
         this.verbs = PanamaVerbs.INSTANCE;
         this.context = context;
         this.pv = pv;
@@ -113,6 +119,7 @@ public class IbvMr {
         this.rkey = pv.rkey();
         this.handle = handle;
         this.isOpen = true;
+        this.memoryKnown = memoryKnown;
     }
 
     /**

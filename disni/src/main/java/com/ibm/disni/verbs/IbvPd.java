@@ -85,7 +85,13 @@ public class IbvPd {
 
     /**
      * Prepares the registration of {@code buffer}'s whole capacity (position and limit are ignored, as in
-     * DiSNI). The region keeps the buffer reachable until it is deregistered (DiSNI did not).
+     * DiSNI). The region keeps the buffer reachable until it is deregistered (DiSNI did not), so the JVM cannot
+     * free a direct buffer's memory while the device may still use it. Not covered, because DiSNI's API gives
+     * the library no arena to watch: a buffer over memory that something else frees explicitly (for example
+     * {@code MemorySegment.asByteBuffer()} of an arena that is then closed, or a pool's own release). Once
+     * that memory is freed, posts naming the region are refused, but a receive posted before, or a peer's RDMA
+     * WRITE with the region's rkey, still lets the device write into it: deregister the region before
+     * freeing such memory.
      *
      * @param buffer a direct buffer
      * @param access {@code IbvMr.IBV_ACCESS_*} bits
@@ -97,14 +103,24 @@ public class IbvPd {
     }
 
     /**
-     * Prepares the registration of {@code length} bytes at {@code address}, memory the caller keeps alive
-     * until the region is deregistered.
+     * Prepares the registration of {@code length} bytes at {@code address}.
      *
-     * @param address the native address
+     * <p>What is checked: if the address lies in a region registered through this module from a buffer
+     * ({@link #regMr(ByteBuffer, int)}), the bytes must lie wholly inside that buffer, and the new region is
+     * registered over the buffer's memory: it keeps the buffer reachable, and a post from it sees that memory
+     * freed (its arena closed) and is refused with {@code IOException}. Any other address is trusted:
+     * {@code ibv_reg_mr} refuses memory that is not mapped when it runs, but nothing can see the memory freed
+     * later, and an inline send ({@code IBV_SEND_INLINE}) from a region whose memory was unmapped crashes the
+     * process in the provider's copy. Keep such memory alive and mapped until the region is deregistered and
+     * every request naming it has completed; the safe alternative is {@link #regMr(ByteBuffer, int)} (or an
+     * address inside a buffer registered that way).
+     *
+     * @param address the native address of the first byte
      * @param length bytes
      * @param access {@code IbvMr.IBV_ACCESS_*} bits
      * @return the call; {@code execute()} runs {@code ibv_reg_mr}
-     * @throws IOException if the arguments are refused
+     * @throws IOException if the arguments are refused, or the bytes start inside a registered buffer and run past
+     *                     its end
      */
     public SVCRegMr regMr(long address, int length, int access) throws IOException {
         return verbs.regMr(this, address, length, access);

@@ -20,29 +20,28 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.VerbsException;
 
 /**
- * This module's {@link RdmaCm}, on Panama Verbs' {@link CmId}. Panama Verbs' address, route and connection
- * calls wait for their outcome; DiSNI's return at once and report through the channel's event queue. So each
- * such call runs Panama Verbs' waiting call on a virtual thread and turns its outcome into the DiSNI event
- * (a {@link CmException} names the failure event and status); a listening id's virtual thread turns
- * connection requests into {@code CONNECT_REQUEST} events, and an established id's waits for
- * {@code DISCONNECTED}. Every wait is bounded, and every thread ends when its id is destroyed.
+ * This module's {@link RdmaCm}, on Panama Verbs' {@link CmId}. As in DiSNI, the address, route and connection
+ * calls return at once ({@link CmId#beginResolveAddress}, {@link CmId#beginResolveRoute},
+ * {@link CmId#beginConnect}, {@link CmId#accept}) and their outcome is the event the kernel reports for the
+ * id, whenever it comes: a virtual thread per call hands that event on to the DiSNI channel's queue
+ * unchanged (type, status, private data). No event is ever made up on the Java side: the timeout a program
+ * passes bounds the kernel's work, as in DiSNI, and the endpoint layer's waits ({@code RdmaEndpoint}) bound
+ * how long a program waits for the event. A listening id's virtual thread turns connection requests into
+ * {@code CONNECT_REQUEST} events, and an established id's reports {@code DISCONNECTED}. Every such thread
+ * ends when its id is destroyed.
  */
 final class PanamaCm extends RdmaCm {
 
     static final PanamaCm INSTANCE = new PanamaCm();
 
-    /** How long a connect or accept waits for ESTABLISHED before it reports CONNECT_ERROR (ETIMEDOUT). */
-    private static final Duration ESTABLISH_TIMEOUT = Duration.ofSeconds(120);
     /**
      * How long the threads that watch an id (for DISCONNECTED, for connection requests) wait for its next
      * event: until the id is destroyed, which wakes them ({@code CmId.close}). No timed re-check, so a
      * connection costs its process no wake-up while nothing happens on it.
      */
     private static final Duration UNTIL_DESTROYED = Duration.ofNanos(Long.MAX_VALUE);
-    private static final int ETIMEDOUT = 110;
     private static final AtomicInteger QP_HANDLES = new AtomicInteger();
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -67,19 +66,30 @@ final class PanamaCm extends RdmaCm {
         }
     }
 
-    /** The failure event an exception of a waiting call stands for. */
-    private static void postFailure(RdmaCmId id, RuntimeException e, CmEventType otherwise) {
-        if (id.pv.isClosed()) {
-            return; // destroyed meanwhile: nobody waits for this id's events
+    /**
+     * Hands the id's next event to the DiSNI channel as it came from the kernel; after ESTABLISHED goes on to
+     * report DISCONNECTED. Ends without posting when the id is destroyed first.
+     */
+    private static void forwardOutcome(RdmaCmId id) {
+        CmEvent event;
+        try {
+            event = id.pv.awaitEvent(UNTIL_DESTROYED);
+        } catch (RuntimeException destroyed) {
+            return; // the id was destroyed while waiting: nobody waits for its events
         }
-        if (e instanceof CmException cm && cm.event() != null) {
-            post(id, cm.event(), cm.status(), null, cm.privateData());
-        } else if (e instanceof CmException cm && cm.timedOut()) {
-            post(id, otherwise, -ETIMEDOUT, null, null);
-        } else if (e instanceof VerbsException v) {
-            post(id, otherwise, -v.errno(), null, null);
-        } else {
-            post(id, otherwise, -1, null, null);
+        if (event == null || id.pv.isClosed()) {
+            return;
+        }
+        post(id, event.type(), event.status(), null, event.privateData());
+        if (event.type() == CmEventType.ESTABLISHED) {
+            watchDisconnect(id);
+        }
+    }
+
+    /** The failure event a refused listening id stands for. */
+    private static void postFailure(RdmaCmId id, CmException e) {
+        if (!id.pv.isClosed()) {
+            post(id, e.event() != null ? e.event() : CmEventType.CONNECT_ERROR, e.status(), null, e.privateData());
         }
     }
 
@@ -110,14 +120,15 @@ final class PanamaCm extends RdmaCm {
         throw new IOException(call + ": " + address + " is not an InetSocketAddress");
     }
 
-    private static ConnectionParameters parameters(RdmaConnParam p) throws IOException {
+    private static ConnectionParameters parameters(RdmaConnParam p, String call) throws IOException {
         byte[] data = new byte[0];
         int length = Byte.toUnsignedInt(p.getPrivate_data_len());
         if (length > 0) {
             if (p.getPrivate_data() == 0) {
-                throw new IOException("private data of " + length + " bytes at address 0");
+                throw new IOException(call + ": private data of " + length + " bytes at address 0");
             }
-            data = MemorySegment.ofAddress(p.getPrivate_data()).reinterpret(length).toArray(ValueLayout.JAVA_BYTE);
+            // inside a region registered through this module: read through it; else a trusted address, copied by the kernel
+            data = KnownMemory.copy(p.getPrivate_data(), length, call + ": private data");
         }
         int responder = Byte.toUnsignedInt(p.getResponder_resources());
         int initiator = Byte.toUnsignedInt(p.getInitiator_depth());
@@ -207,8 +218,8 @@ final class PanamaCm extends RdmaCm {
                 CmEvent request;
                 try {
                     request = id.awaitConnectionRequest(UNTIL_DESTROYED);
-                } catch (CmException e) {
-                    postFailure(idPriv, e, CmEventType.CONNECT_ERROR);
+                } catch (CmException e) { // another event reached the listening id (DEVICE_REMOVAL)
+                    postFailure(idPriv, e);
                     continue;
                 } catch (RuntimeException closed) {
                     return;
@@ -228,29 +239,23 @@ final class PanamaCm extends RdmaCm {
         if (src != null) {
             bindAddr(idPriv, src);
         }
-        Duration wait = Duration.ofMillis(Math.max(1, timeout));
-        async("resolve-addr", () -> {
-            try {
-                id.resolveAddress(destination, wait);
-                post(idPriv, CmEventType.ADDR_RESOLVED, 0, null, null);
-            } catch (RuntimeException e) {
-                postFailure(idPriv, e, CmEventType.ADDR_ERROR);
-            }
-        });
+        try {
+            id.beginResolveAddress(destination, Duration.ofMillis(Math.max(1, timeout)));
+        } catch (RuntimeException e) {
+            throw Failures.io("rdma_resolve_addr", e);
+        }
+        async("resolve-addr", () -> forwardOutcome(idPriv));
     }
 
     @Override
     public void resolveRoute(RdmaCmId idPriv, int timeout) throws IOException {
         CmId id = idPriv.panama();
-        Duration wait = Duration.ofMillis(Math.max(1, timeout));
-        async("resolve-route", () -> {
-            try {
-                id.resolveRoute(wait);
-                post(idPriv, CmEventType.ROUTE_RESOLVED, 0, null, null);
-            } catch (RuntimeException e) {
-                postFailure(idPriv, e, CmEventType.ROUTE_ERROR);
-            }
-        });
+        try {
+            id.beginResolveRoute(Duration.ofMillis(Math.max(1, timeout)));
+        } catch (RuntimeException e) {
+            throw Failures.io("rdma_resolve_route", e);
+        }
+        async("resolve-route", () -> forwardOutcome(idPriv));
     }
 
     @Override
@@ -269,38 +274,25 @@ final class PanamaCm extends RdmaCm {
         if (id.queuePair() == null) {
             throw new IOException("rdma_connect: create the id's queue pair first (RdmaCmId.createQP)");
         }
-        ConnectionParameters parameters = parameters(connParam);
-        async("connect", () -> {
-            try {
-                CmEvent established = id.connect(parameters, ESTABLISH_TIMEOUT);
-                post(idPriv, CmEventType.ESTABLISHED, established.status(), null, established.privateData());
-            } catch (RuntimeException e) {
-                postFailure(idPriv, e, CmEventType.CONNECT_ERROR);
-                return;
-            }
-            watchDisconnect(idPriv);
-        });
+        ConnectionParameters parameters = parameters(connParam, "rdma_connect");
+        try {
+            id.beginConnect(parameters);
+        } catch (RuntimeException e) {
+            throw Failures.io("rdma_connect", e);
+        }
+        async("connect", () -> forwardOutcome(idPriv));
     }
 
     @Override
     public void accept(RdmaCmId idPriv, RdmaConnParam connParam) throws IOException {
         CmId id = idPriv.panama();
-        ConnectionParameters parameters = parameters(connParam);
+        ConnectionParameters parameters = parameters(connParam, "rdma_accept");
         try {
             id.accept(parameters);
         } catch (RuntimeException e) {
             throw Failures.io("rdma_accept", e);
         }
-        async("accept", () -> {
-            try {
-                CmEvent established = id.awaitEstablished(ESTABLISH_TIMEOUT);
-                post(idPriv, CmEventType.ESTABLISHED, established.status(), null, established.privateData());
-            } catch (RuntimeException e) {
-                postFailure(idPriv, e, CmEventType.CONNECT_ERROR);
-                return;
-            }
-            watchDisconnect(idPriv);
-        });
+        async("accept", () -> forwardOutcome(idPriv));
     }
 
     @Override

@@ -102,16 +102,25 @@ final class PanamaVerbs extends RdmaVerbs {
         }
         // the whole capacity from element 0, as DiSNI registered it; the segment keeps the buffer reachable
         MemorySegment memory = MemorySegment.ofBuffer(buffer.duplicate().clear());
-        return new RegMrCall(pd, memory, access);
+        return new RegMrCall(pd, memory, access, true);
     }
 
+    /**
+     * Inside a region registered from a buffer, the new region is registered over that buffer's memory (it keeps the
+     * buffer reachable, and a post sees that memory freed); any other address is trusted (see {@link IbvPd}).
+     */
     @Override
     public SVCRegMr regMr(IbvPd pd, long address, int length, int access) throws IOException {
         if (address == 0 || length <= 0) {
             throw new IOException("ibv_reg_mr: no memory at address 0x" + Long.toHexString(address) + ", length "
                     + length);
         }
-        return new RegMrCall(pd, MemorySegment.ofAddress(address).reinterpret(length), access);
+        MemorySegment known = KnownMemory.slice(address, length, "ibv_reg_mr");
+        if (known != null) {
+            return new RegMrCall(pd, known, access, true);
+        }
+        // the address is trusted: ibv_reg_mr itself refuses memory that is not mapped now (EFAULT), nothing more can be seen
+        return new RegMrCall(pd, MemorySegment.ofAddress(address).reinterpret(length), access, false);
     }
 
     @Override

@@ -1,13 +1,18 @@
 package com.ibm.disni.verbs;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.function.Supplier;
 
 /**
  * The native work-request chains of one post call (or completion arrays of one poll call), one per executing
- * thread: Panama Verbs binds a chain to the thread that uses it, while a DiSNI SVC may be executed from any thread. A thread's first execution allocates
- * its chain; {@link #closeAll()} frees every thread's chain when the call is freed.
+ * thread: Panama Verbs binds a chain to the thread that uses it, while a DiSNI SVC may be executed from any
+ * thread. A thread's first execution allocates its chain, and first frees the chains of every thread that has
+ * ended since (a thread-per-request server would otherwise keep one native chain, and one in-flight marker that
+ * every region close scans, per request ever served): the chains held are those of the threads alive, plus at
+ * most the ended ones since the last new thread came. {@link #closeAll()} frees every thread's chain when the
+ * call is freed.
  *
  * @param <T> what a thread holds: its chain and whatever is derived from it
  */
@@ -17,8 +22,13 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         void close();
     }
 
+    /** A thread's chain, with the thread, so that it is freed once the thread has ended. */
+    private record Held<T>(Thread thread, T chain) {
+    }
+
     private final ThreadLocal<T> perThread;
-    private final List<T> all = new ArrayList<>();
+    /** Guarded by itself. */
+    private final List<Held<T>> all = new ArrayList<>();
     /** The first thread to execute, which usually is the only one, skips the thread-local lookup. */
     private volatile Thread owner;
     private T ownerChain;
@@ -27,10 +37,29 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         perThread = ThreadLocal.withInitial(() -> {
             T t = allocate.get();
             synchronized (all) {
-                all.add(t);
+                releaseEnded();
+                all.add(new Held<>(Thread.currentThread(), t));
             }
             return t;
         });
+    }
+
+    /**
+     * Frees the chains of the threads that have ended (none of them can be inside a call: a thread found not alive
+     * has finished, and its last actions are visible here). Holds the lock of {@link #all}.
+     */
+    private void releaseEnded() {
+        for (Iterator<Held<T>> i = all.iterator(); i.hasNext(); ) {
+            Held<T> held = i.next();
+            if (!held.thread().isAlive()) {
+                if (held.thread() == owner) {
+                    owner = null; // a new thread may take the fast path; no live thread can have matched the ended one
+                    ownerChain = null;
+                }
+                held.chain().close();
+                i.remove();
+            }
+        }
     }
 
     /** This thread's part, allocated on its first use. */
@@ -77,11 +106,18 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         }
     }
 
+    /** How many threads' chains are held now (allocated and not yet freed). */
+    int held() {
+        synchronized (all) {
+            return all.size();
+        }
+    }
+
     /** Frees every thread's chain. */
     void closeAll() {
         synchronized (all) {
-            for (T t : all) {
-                t.close();
+            for (Held<T> held : all) {
+                held.chain().close();
             }
             all.clear();
         }

@@ -47,6 +47,11 @@ final class PollCqCall extends SVCPollCq {
         }
     }
 
+    /** How many threads' completion arrays this call holds. */
+    int chainsHeld() {
+        return arrays.held();
+    }
+
     @Override
     public SVCPollCq execute() throws IOException {
         if (!valid) {

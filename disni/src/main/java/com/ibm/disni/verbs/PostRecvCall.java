@@ -36,14 +36,17 @@ final class PostRecvCall extends SVCPostRecv {
         wrId = new long[count];
         numSge = new int[count];
         sgeStart = new int[count];
-        int totalSge = 0;
+        long totalSge = 0;
         int most = 1;
-        for (IbvRecvWR wr : wrList) {
-            totalSge += Math.max(0, wr.getNum_sge());
-            most = Math.max(most, wr.getNum_sge());
+        for (int i = 0; i < count; i++) {
+            // each count against its own list first: a num_sge far beyond it must not size anything
+            IbvRecvWR wr = wrList.get(i);
+            int entries = SgeTable.checkCount(wr.getSg_list(), wr.getNum_sge(), "ibv_post_recv: request " + i);
+            totalSge += entries;
+            most = Math.max(most, entries);
         }
         maxSge = most;
-        sges = new SgeTable(totalSge);
+        sges = SgeTable.of(totalSge, "ibv_post_recv");
         mods = new RecvWRMod[count];
         int start = 0;
         for (int i = 0; i < count; i++) {
@@ -69,7 +72,7 @@ final class PostRecvCall extends SVCPostRecv {
         IbvContext context = qp.getContext();
         for (int i = 0; i < count; i++) {
             RecvWorkRequest r = t.chain.get(i);
-            r.id(wrId[i]);
+            r.wrId(wrId[i]);
             sges.writeInto(r, sgeStart[i], numSge[i], t.resolved, context);
         }
     }

@@ -98,14 +98,17 @@ final class PostSendCall extends SVCPostSend {
         reserved = new int[count];
         compareAdd = new long[count];
         swap = new long[count];
-        int totalSge = 0;
+        long totalSge = 0;
         int most = 1;
-        for (IbvSendWR wr : wrList) {
-            totalSge += Math.max(0, wr.getNum_sge());
-            most = Math.max(most, wr.getNum_sge());
+        for (int i = 0; i < count; i++) {
+            // each count against its own list first: a num_sge far beyond it must not size anything
+            IbvSendWR wr = wrList.get(i);
+            int entries = SgeTable.checkCount(wr.getSg_list(), wr.getNum_sge(), "ibv_post_send: request " + i);
+            totalSge += entries;
+            most = Math.max(most, entries);
         }
         maxSge = most;
-        sges = new SgeTable(totalSge);
+        sges = SgeTable.of(totalSge, "ibv_post_send");
         mods = new WrMod[count];
         int start = 0;
         for (int i = 0; i < count; i++) {
@@ -149,7 +152,7 @@ final class PostSendCall extends SVCPostSend {
     /** Writes every request's identifier into the thread's chain. */
     private void writeIds(SendWorkRequests chain) {
         for (int i = 0; i < count; i++) {
-            chain.get(i).id(wrId[i]);
+            chain.get(i).wrId(wrId[i]);
         }
     }
 

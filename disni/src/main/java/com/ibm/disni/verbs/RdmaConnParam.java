@@ -9,7 +9,12 @@ import java.io.IOException;
  *
  * <p>Private data is named by address and length ({@link #setPrivate_data(long)}): that memory (for example a
  * direct buffer, {@code MemoryUtils.getAddress}) must stay alive until the connect or accept that reads it
- * has returned.
+ * has returned. Connect and accept check what can be checked: bytes inside a region registered through this
+ * module from a buffer must lie wholly inside it and are read through it (freed memory is refused); any other
+ * address is trusted and copied by the kernel, so memory that is not mapped is refused with
+ * {@code IOException} (EFAULT) instead of crashing the process, while freed memory that is still mapped is
+ * sent as it is. The safe alternative is a direct buffer kept reachable, or one registered with
+ * {@code IbvPd.regMr(ByteBuffer, int)}.
  *
  * <p>DiSNI 2.1 refused {@code setResponder_resources}, {@code setInitiator_depth}, {@code setFlow_control},
  * {@code setSrq} and {@code setQp_num} with {@code IOException("Operation currently not supported")}; here
@@ -78,7 +83,10 @@ public class RdmaConnParam {
     }
 
     /**
-     * Sets the native address of the private data; its length is {@link #setPrivate_data_len(byte)}'s.
+     * Sets the native address of the private data; its length is {@link #setPrivate_data_len(byte)}'s. The address
+     * is trusted unless it lies in a region registered through this module from a buffer (see the class comment):
+     * connect and accept refuse unreadable memory with {@code IOException}, but cannot tell freed memory that is
+     * still mapped from live memory.
      *
      * @param private_data the address, 0 for none
      * @throws IOException never; declared as in DiSNI 2.1

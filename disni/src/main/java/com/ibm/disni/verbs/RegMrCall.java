@@ -12,10 +12,12 @@ final class RegMrCall extends SVCRegMr {
     private final MemorySegment memory;
     private final int accessBits;
     private final Access[] access;
+    /** Whether the memory's lifetime is visible to Java (a buffer), not a trusted raw address. */
+    private final boolean memoryKnown;
     private volatile boolean valid = true;
     private volatile IbvMr mr;
 
-    RegMrCall(IbvPd pd, MemorySegment memory, int accessBits) throws IOException {
+    RegMrCall(IbvPd pd, MemorySegment memory, int accessBits, boolean memoryKnown) throws IOException {
         if (pd.pv == null) {
             throw Failures.notOurs(pd);
         }
@@ -23,9 +25,11 @@ final class RegMrCall extends SVCRegMr {
         this.memory = memory;
         this.accessBits = accessBits;
         this.access = PanamaVerbs.access(accessBits);
+        this.memoryKnown = memoryKnown;
     }
 
     @Override
+    @SuppressWarnings("deprecation") // DiSNI's API gives a buffer or an address, never an arena to tie the region to
     public SVCRegMr execute() throws IOException {
         if (!valid) {
             throw new IOException("ibv_reg_mr: this call was freed");
@@ -36,7 +40,8 @@ final class RegMrCall extends SVCRegMr {
         } catch (RuntimeException e) {
             throw Failures.io("ibv_reg_mr", e);
         }
-        IbvMr registered = new IbvMr(pd.getContext(), region, accessBits, PanamaVerbs.REGION_HANDLES.incrementAndGet());
+        IbvMr registered = new IbvMr(pd.getContext(), region, accessBits, PanamaVerbs.REGION_HANDLES.incrementAndGet(),
+                memoryKnown);
         pd.getContext().regions.put(registered.getLkey(), registered);
         mr = registered;
         return this;

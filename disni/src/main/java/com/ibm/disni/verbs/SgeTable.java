@@ -23,8 +23,27 @@ final class SgeTable {
         lkey = new int[count];
     }
 
-    /** Copies the first {@code count} entries of {@code list} to positions {@code start..}. */
-    void copy(List<IbvSge> list, int count, int start, String what) throws IOException {
+    /**
+     * A table of {@code total} entries: the sum of the requests' counts, each checked against its list by
+     * {@link #checkCount} first (so the total is bounded by the lists' real sizes).
+     *
+     * @throws IOException if the total exceeds what one table can hold
+     */
+    static SgeTable of(long total, String verb) throws IOException {
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IOException(verb + ": " + total + " scatter-gather entries in one call are more than it can hold");
+        }
+        return new SgeTable((int) total);
+    }
+
+    /**
+     * Checks a request's {@code num_sge} against its list, before anything is sized by it: not negative, and no
+     * more than the entries the list has.
+     *
+     * @return {@code count}
+     * @throws IOException naming {@code what} otherwise
+     */
+    static int checkCount(List<IbvSge> list, int count, String what) throws IOException {
         if (count < 0) {
             throw new IOException(what + ": num_sge " + count + " is negative");
         }
@@ -32,6 +51,12 @@ final class SgeTable {
             throw new IOException(what + ": num_sge is " + count + " but the scatter-gather list has "
                     + (list == null ? "no" : list.size()) + " entries");
         }
+        return count;
+    }
+
+    /** Copies the first {@code count} entries of {@code list} to positions {@code start..}. */
+    void copy(List<IbvSge> list, int count, int start, String what) throws IOException {
+        checkCount(list, count, what);
         for (int j = 0; j < count; j++) {
             IbvSge sge = list.get(j);
             addr[start + j] = sge.getAddr();

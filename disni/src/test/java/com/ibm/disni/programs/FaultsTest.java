@@ -1,6 +1,6 @@
 package com.ibm.disni.programs;
 
-import static com.ibm.disni.programs.ProgramProcess.host;
+import static com.ibm.disni.DeviceUnderTest.host;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * end in an {@code IOException} naming the CM event within a bound, a killed peer must show as a failed
  * completion or an error, and repeating the faults must leave no RDMA file descriptor and no thread behind.
  */
-@Tag("device")
+@Tag("rdma-device")
 class FaultsTest {
     private static final long SECONDS = 240;
     /** Each failed connect, one by one; rdma_resolve_addr's own timeout is 2 s. */

@@ -38,12 +38,6 @@ final class ProgramProcess implements AutoCloseable {
     private final List<String> lines = new ArrayList<>();
     private final Thread reader;
 
-    /** The address of the test device's interface: RDMA_TEST_ADDRESS or the guest's rxe0 address. */
-    static String host() {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        return address == null || address.isEmpty() ? "10.250.0.1" : address;
-    }
-
     private static synchronized String classPath() throws IOException {
         if (classPath == null) {
             assertTrue(Files.isRegularFile(REFERENCE_JAR), REFERENCE_JAR + " (Maven copies it before the tests)");

@@ -1,6 +1,6 @@
 package com.ibm.disni.programs;
 
-import static com.ibm.disni.programs.ProgramProcess.host;
+import static com.ibm.disni.DeviceUnderTest.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * completion and byte itself and exits 1 on a mismatch; the test checks exit codes and the lines that report
  * what was verified.
  */
-@Tag("device")
+@Tag("rdma-device")
 class ProgramsTest {
     private static final long SECONDS = 180;
 

@@ -1,5 +1,6 @@
 package com.ibm.disni.verbs;
 
+import static com.ibm.disni.DeviceUnderTest.host;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -20,19 +21,14 @@ import org.junit.jupiter.api.Test;
 /**
  * DiSNI's raw connection-manager API ({@code RdmaEventChannel}, {@code RdmaCmId}, {@code RdmaCmEvent}) in the
  * order DiSNI's verbs examples use it, server and client in this JVM on the Soft-RoCE address of the test
- * guest ({@code RDMA_TEST_ADDRESS}, default 10.250.0.1): resolve, connect with private data, accept, SEND /
+ * guest ({@code RDMA_TEST_ADDRESS}): resolve, connect with private data, accept, SEND /
  * RECV, disconnect seen by both sides; then a connect with nothing listening ends in {@code REJECTED}.
  */
-@Tag("device")
+@Tag("rdma-device")
 class CmLoopbackTest {
 
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
             | IbvMr.IBV_ACCESS_REMOTE_READ;
-
-    private static String host() {
-        String address = System.getenv("RDMA_TEST_ADDRESS");
-        return address == null || address.isEmpty() ? "10.250.0.1" : address;
-    }
 
     private static RdmaCmEvent expect(RdmaEventChannel channel, RdmaCmEvent.EventType type) throws IOException {
         RdmaCmEvent event = channel.getCmEvent(15_000);
@@ -177,7 +173,7 @@ class CmLoopbackTest {
         completions.destroyCompChannel();
     }
 
-    private static IbvSge sge(IbvMr mr, int offset, int length) {
+    static IbvSge sge(IbvMr mr, int offset, int length) {
         IbvSge sge = new IbvSge();
         sge.setAddr(mr.getAddr() + offset);
         sge.setLength(length);

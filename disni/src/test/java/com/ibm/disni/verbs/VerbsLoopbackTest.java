@@ -1,5 +1,6 @@
 package com.ibm.disni.verbs;
 
+import static com.ibm.disni.DeviceUnderTest.open;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.Rdma;
 
 /**
  * DiSNI's verbs API ({@code IbvPd.regMr}, {@code IbvQP.postSend/postRecv}, {@code IbvCQ.poll},
@@ -30,16 +30,11 @@ import org.panamaverbs.verbs.Rdma;
  * process. The queue pairs are made with Panama Verbs and wrapped, since {@code RdmaCmId.createQP} (the
  * DiSNI way) is not in this module yet; everything after that is DiSNI's API.
  */
-@Tag("device")
+@Tag("rdma-device")
 class VerbsLoopbackTest {
 
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
             | IbvMr.IBV_ACCESS_REMOTE_READ;
-
-    private static Context open() {
-        String name = System.getenv("RDMA_TEST_DEVICE");
-        return name == null || name.isEmpty() ? Rdma.openFirst() : Rdma.open(name);
-    }
 
     @Test
     void sendReceiveWriteReadAndNotificationsThroughDisnisApi() throws Exception {

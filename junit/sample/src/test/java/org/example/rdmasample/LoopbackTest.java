@@ -29,6 +29,7 @@ import org.panamaverbs.verbs.WrOpcode;
  * the peer's registered memory. The kit injects the protection domain and the completion queues and closes them
  * (with the queue pairs and memory regions made on them) after each test.
  */
+// snippet:test (docs/guide/junit.md shows this part)
 @RequiresRdmaDevice
 class LoopbackTest {
     /** Generous: the Soft-RoCE guest runs under emulation. */
@@ -45,9 +46,9 @@ class LoopbackTest {
         QueuePair.connectLoopback(sender, receiver);
 
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
-            recvs.get(0).id(2).sge(incoming, 0, 4096);
+            recvs.get(0).wrId(2).sge(incoming, 0, 4096);
             receiver.postRecvOrThrow(recvs, 1);
-            sends.get(0).id(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(outgoing, 0, message.length);
+            sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(outgoing, 0, message.length);
             sender.postSendOrThrow(sends, 1);
         }
 
@@ -61,6 +62,7 @@ class LoopbackTest {
         assertEquals(message.length, received.byteLength());
         assertArrayEquals(message, incoming.segment().asSlice(0, message.length).toArray(ValueLayout.JAVA_BYTE));
     }
+    // end-snippet
 
     @Test
     void rdmaWritePlacesTheBytesInThePeersMemory(ProtectionDomain pd, CompletionQueue cq) {
@@ -75,7 +77,7 @@ class LoopbackTest {
         QueuePair.connectLoopback(writer, target);
 
         try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
-            sends.get(0).id(7).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(local, 0, length)
+            sends.get(0).wrId(7).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(local, 0, length)
                     .remote(remote.address(), remote.rkey());
             writer.postSendOrThrow(sends, 1);
         }

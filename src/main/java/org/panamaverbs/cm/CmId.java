@@ -1,0 +1,901 @@
+package org.panamaverbs.cm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.ref.WeakReference;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+import org.panamaverbs.ffi.rdmacm.rdma_addr;
+import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
+import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
+import org.panamaverbs.ffi.rdmacm.rdma_conn_param;
+import org.panamaverbs.ffi.rdmacm.rdma_route;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.Liveness;
+import org.panamaverbs.internal.SocketAddresses;
+import org.panamaverbs.internal.Unchecked;
+import org.panamaverbs.internal.VerbsBridge;
+import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.DeviceAttributes;
+import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QpType;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.Transport;
+import org.panamaverbs.verbs.VerbsException;
+
+/**
+ * {@code struct rdma_cm_id} from {@code rdma_create_id} (or from a connection request), destroyed with
+ * {@code rdma_destroy_id}: one end of an rdma_cm connection, the RDMA counterpart of a socket.
+ *
+ * <p>Active side: {@link #resolveAddress}, {@link #resolveRoute}, {@link #createQueuePair},
+ * {@link #connect}. Passive side: {@link #bind}, {@link #listen}, {@link #awaitConnectionRequest} (which
+ * gives the request's new id), then on that id {@link #createQueuePair} and {@link #accept} or
+ * {@link #reject}. Either side: {@link #disconnect}, {@link #awaitDisconnected}. Every wait has a bound and
+ * a failure event becomes a {@link CmException} naming it ({@code RDMA_CM_EVENT_REJECTED} with "nothing is
+ * listening" or the peer's private data, {@code ADDR_ERROR}, {@code ROUTE_ERROR}, {@code UNREACHABLE},
+ * {@code CONNECT_ERROR}, timeouts).
+ *
+ * <p>Ownership: the device context ({@code cm_id->verbs}) is librdmacm's; {@link #context()} wraps it
+ * without ever closing the device, one wrapper per device. The queue pair made by
+ * {@link #createQueuePair} is an ordinary {@link QueuePair} with the same allocation-free data path, but
+ * this id owns it: closing either frees it once with {@code rdma_destroy_qp}, and closing the id
+ * (idempotent) closes it first. Private data is copied in and out; no buffer needs to outlive a call.
+ */
+public final class CmId implements AutoCloseable {
+    /**
+     * How much longer than the timeout handed to librdmacm ({@code rdma_resolve_addr},
+     * {@code rdma_resolve_route}) Java waits for the event that ends such a call. The timeout bounds the
+     * kernel's work, after which the kernel always reports an event (success or an error such as
+     * {@code RDMA_CM_EVENT_ADDR_ERROR}); this margin is for that event to reach the waiting Java thread, which
+     * in a cold JVM, or under emulation, took seconds. A wait that passes even this is reported as a timeout
+     * of the wait ({@link CmException#timedOut()}), not as a failure event.
+     */
+    public static final Duration EVENT_DELIVERY_MARGIN = Duration.ofSeconds(30);
+
+    /**
+     * The wrapper of each device context rdma_cm opened, by {@code cm_id->verbs}, held weakly: a context the
+     * application no longer reaches must stay collectable, so that its backstop frees what was left open on it.
+     */
+    private static final java.util.Map<Long, WeakReference<Context>> CONTEXTS = new java.util.HashMap<>();
+
+    private final CmEventChannel channel;
+    /** The id, as a read-only segment of {@link #liveness}: every call that hands it to librdmacm keeps it alive. */
+    private final MemorySegment id;
+    /** The id's address, for {@code rdma_destroy_id} once {@link #liveness} has ended. */
+    private final MemorySegment rawId;
+    private final Liveness liveness = new Liveness();
+    private final PortSpace portSpace;
+    private final CmEventQueue events = new CmEventQueue();
+    /** Set when a close begins: every later call throws. */
+    private volatile boolean closed;
+    /** A close is under way on some thread; guarded by this. */
+    private boolean closing;
+    /** {@code rdma_destroy_id} has run; guarded by this. */
+    private boolean destroyed;
+    private volatile boolean disconnected;
+    private volatile QueuePair queuePair;
+
+    private static final class Native {
+        static final MethodHandle CREATE_ID = capturing(rdma_cma_h.rdma_create_id$address(), rdma_cma_h.rdma_create_id$descriptor());
+        static final MethodHandle BIND = capturing(rdma_cma_h.rdma_bind_addr$address(), rdma_cma_h.rdma_bind_addr$descriptor());
+        static final MethodHandle RESOLVE_ADDR = capturing(rdma_cma_h.rdma_resolve_addr$address(), rdma_cma_h.rdma_resolve_addr$descriptor());
+        static final MethodHandle RESOLVE_ROUTE = capturing(rdma_cma_h.rdma_resolve_route$address(), rdma_cma_h.rdma_resolve_route$descriptor());
+        static final MethodHandle LISTEN = capturing(rdma_cma_h.rdma_listen$address(), rdma_cma_h.rdma_listen$descriptor());
+        static final MethodHandle CREATE_QP = capturing(rdma_cma_h.rdma_create_qp$address(), rdma_cma_h.rdma_create_qp$descriptor());
+        static final MethodHandle CONNECT = capturing(rdma_cma_h.rdma_connect$address(), rdma_cma_h.rdma_connect$descriptor());
+        static final MethodHandle ACCEPT = capturing(rdma_cma_h.rdma_accept$address(), rdma_cma_h.rdma_accept$descriptor());
+        static final MethodHandle REJECT = capturing(rdma_cma_h.rdma_reject$address(), rdma_cma_h.rdma_reject$descriptor());
+        static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
+        static final MethodHandle DESTROY_ID = capturing(rdma_cma_h.rdma_destroy_id$address(), rdma_cma_h.rdma_destroy_id$descriptor());
+        static final MethodHandle GETADDRINFO = capturing(rdma_cma_h.rdma_getaddrinfo$address(), rdma_cma_h.rdma_getaddrinfo$descriptor());
+        static final MethodHandle CREATE_EP = capturing(rdma_cma_h.rdma_create_ep$address(), rdma_cma_h.rdma_create_ep$descriptor());
+        static final MethodHandle MIGRATE_ID = capturing(rdma_cma_h.rdma_migrate_id$address(), rdma_cma_h.rdma_migrate_id$descriptor());
+
+        private static MethodHandle capturing(MemorySegment address, java.lang.foreign.FunctionDescriptor descriptor) {
+            return CallState.capturingErrno(address, descriptor);
+        }
+    }
+
+    private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace) {
+        this.channel = channel;
+        this.rawId = MemorySegment.ofAddress(id.address());
+        this.id = liveness.scope(id.reinterpret(rdma_cm_id.layout().byteSize()));
+        this.portSpace = portSpace;
+        channel.register(this);
+    }
+
+    /**
+     * {@code rdma_create_id(channel, &id, NULL, ps)}.
+     *
+     * @param channel   the open channel that will report this id's events; closing it closes the id
+     * @param portSpace {@link PortSpace#TCP} for an id that connects an RC queue pair, {@link PortSpace#UDP}
+     *                  for UD
+     * @return a new id, neither bound nor resolved and without a device yet; the caller closes it
+     * @throws IllegalStateException if {@code channel} is closed
+     * @throws VerbsException naming {@code rdma_create_id} and the errno
+     */
+    public static CmId create(CmEventChannel channel, PortSpace portSpace) {
+        synchronized (channel) {
+            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+                MemorySegment slot = arena.allocate(ADDRESS);
+                int rc = (int) Native.CREATE_ID.invokeExact(state.segment(), channel.handle(), slot, MemorySegment.NULL,
+                        portSpace.code());
+                if (rc != 0) {
+                    throw new VerbsException("rdma_create_id", state.errno(), "port space " + portSpace);
+                }
+                return new CmId(channel, slot.get(ADDRESS, 0), portSpace);
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
+            }
+        }
+    }
+
+    /**
+     * {@code rdma_create_ep}: an id for {@code address} made by librdmacm's own resolution
+     * ({@code rdma_getaddrinfo}; for the active side the address and route are resolved synchronously inside
+     * librdmacm, which bounds each step at 2 s), then moved to {@code channel} with {@code rdma_migrate_id}
+     * so that connecting, accepting and disconnecting are event-driven like every other id. No queue pair is
+     * made: call {@link #createQueuePair}.
+     *
+     * <p>Refused on PVRDMA (VMware lists {@code rdma_create_ep} as unsupported there): the device that would
+     * serve the address is found first (resolving or binding a probe id; for a wildcard passive address,
+     * every device), and its policy decides before {@code rdma_create_ep} is called.
+     *
+     * @param channel   the open channel the new id is moved to and reports its events to
+     * @param address   a resolved IP address and port (passed to {@code rdma_getaddrinfo} in numeric form, so
+     *                  no name lookup happens): the local address to bind when {@code passive} (port 0
+     *                  picks a free one; the wildcard address checks every device), else the peer to reach
+     * @param passive true for a listening endpoint ({@code RAI_PASSIVE}: {@code address} is local), false to
+     *                connect to {@code address}
+     * @param portSpace {@link PortSpace#TCP} for RC, {@link PortSpace#UDP} for UD; also the queue pair type
+     *                  given to {@code rdma_getaddrinfo} as a hint
+     * @param timeout   bounds only the address resolution of the probe id that finds the device on the
+     *                  active side (not used when {@code passive}); librdmacm's own steps inside
+     *                  {@code rdma_create_ep} keep their fixed bounds. Not null
+     * @return the new id on {@code channel}: bound to {@code address} when passive (call {@link #listen}
+     *         next), or with address and route resolved (call {@link #createQueuePair}, then
+     *         {@link #connect}); the caller closes it
+     * @throws org.panamaverbs.verbs.UnsupportedVerbException on a PVRDMA device (detected or emulated)
+     * @throws VerbsException naming {@code rdma_getaddrinfo}, {@code rdma_create_ep} or {@code rdma_migrate_id}
+     */
+    public static CmId createEndpoint(CmEventChannel channel, InetSocketAddress address, boolean passive,
+            PortSpace portSpace, Duration timeout) {
+        requireCreateEndpoint(channel, address, passive, portSpace, timeout);
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment hints = arena.allocate(org.panamaverbs.ffi.rdmacm.rdma_addrinfo.layout());
+            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_flags(hints, (passive ? rdma_cma_h.RAI_PASSIVE() : 0)
+                    | rdma_cma_h.RAI_NUMERICHOST());
+            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_port_space(hints, portSpace.code());
+            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_qp_type(hints, portSpace == PortSpace.TCP ? QpType.RC.code()
+                    : QpType.UD.code());
+            MemorySegment info = arena.allocate(ADDRESS);
+            MemorySegment node = arena.allocateFrom(address.getAddress().getHostAddress());
+            MemorySegment service = arena.allocateFrom(Integer.toString(address.getPort()));
+            int rc = (int) Native.GETADDRINFO.invokeExact(state.segment(), node, service, hints, info);
+            if (rc != 0) {
+                throw new VerbsException("rdma_getaddrinfo", rc < 0 ? state.errno() : rc, address
+                        + (passive ? " (passive)" : ""));
+            }
+            MemorySegment res = info.get(ADDRESS, 0);
+            try {
+                MemorySegment slot = arena.allocate(ADDRESS);
+                rc = (int) Native.CREATE_EP.invokeExact(state.segment(), slot, res, MemorySegment.NULL, MemorySegment.NULL);
+                if (rc != 0) {
+                    throw new VerbsException("rdma_create_ep", state.errno(), address + (passive ? " (passive)" : ""));
+                }
+                MemorySegment id = slot.get(ADDRESS, 0);
+                synchronized (channel) {
+                    rc = (int) Native.MIGRATE_ID.invokeExact(state.segment(), id, channel.handle());
+                    if (rc != 0) {
+                        int errno = state.errno();
+                        rdma_cma_h.rdma_destroy_ep(id);
+                        throw new VerbsException("rdma_migrate_id", errno, "moving the endpoint for " + address
+                                + " to " + channel);
+                    }
+                    return new CmId(channel, id, portSpace);
+                }
+            } finally {
+                rdma_cma_h.rdma_freeaddrinfo(res);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** Finds the device(s) that would serve {@code address} and asks their policy about {@code rdma_create_ep}. */
+    private static void requireCreateEndpoint(CmEventChannel channel, InetSocketAddress address, boolean passive,
+            PortSpace portSpace, Duration timeout) {
+        if (passive && address.getAddress().isAnyLocalAddress()) {
+            for (org.panamaverbs.verbs.RdmaDevice device : org.panamaverbs.verbs.Rdma.devices()) {
+                try (Context context = org.panamaverbs.verbs.Rdma.open(device.name())) {
+                    VerbsBridge.get().requireCreateEndpoint(context);
+                }
+            }
+            return;
+        }
+        try (CmId probe = create(channel, portSpace)) {
+            if (passive) {
+                probe.bind(address);
+            } else {
+                probe.resolveAddress(address, timeout);
+            }
+            VerbsBridge.get().requireCreateEndpoint(probe.context());
+        }
+    }
+
+    /** The id of a connection request, made by the channel's reader. */
+    static CmId ofRequest(CmEventChannel channel, MemorySegment id, PortSpace portSpace) {
+        return new CmId(channel, id, portSpace);
+    }
+
+    long address() {
+        return rawId.address();
+    }
+
+    /**
+     * The port space this id was created in.
+     *
+     * @return {@link PortSpace#TCP} (RC) or {@link PortSpace#UDP} (UD), as given at creation or, for a
+     *         connection request's id, as the listening id's
+     */
+    public PortSpace portSpace() {
+        return portSpace;
+    }
+
+    /**
+     * The channel this id reports to.
+     *
+     * @return the event channel that delivers this id's events and closes the id when it is closed
+     */
+    public CmEventChannel channel() {
+        return channel;
+    }
+
+    /**
+     * The device this id is bound to ({@code cm_id->verbs}), known after {@link #bind} to a device's address,
+     * {@link #resolveAddress}, or on a connection request's id. Closing the returned context closes what was
+     * created on it, never the device (librdmacm keeps it open).
+     *
+     * @return the device context; the same wrapper for every id on that device, as long as it is neither closed
+     *         nor unreachable (the library keeps no strong reference to it: once the application drops it, its
+     *         backstop may free what was left open on it, and a later call returns a new wrapper)
+     * @throws IllegalStateException if the id is closed or not bound to a device yet
+     */
+    public Context context() {
+        ensureOpen(); // for the message; the read below throws too once the id is closed, and never overlaps its free
+        MemorySegment verbs = rdma_cm_id.verbs(id);
+        if (verbs.equals(MemorySegment.NULL)) {
+            throw new IllegalStateException(this + " is not bound to a device yet: bind it to a device's address or"
+                    + " resolve an address first");
+        }
+        synchronized (CONTEXTS) {
+            CONTEXTS.values().removeIf(held -> held.get() == null);
+            WeakReference<Context> held = CONTEXTS.get(verbs.address());
+            Context context = held == null ? null : held.get();
+            if (context == null || context.isClosed()) {
+                context = VerbsBridge.get().borrowContext(verbs, "librdmacm (rdma_cm's device context)");
+                CONTEXTS.put(verbs.address(), new WeakReference<>(context));
+            }
+            return context;
+        }
+    }
+
+    /**
+     * The port of {@link #context()} this id uses ({@code cm_id->port_num}), read from librdmacm's structure.
+     *
+     * @return the port number, 1-based; 0 while the id has no device
+     * @throws IllegalStateException if the id is closed (its structure is freed)
+     */
+    public int port() {
+        ensureOpen();
+        // a read through the id's lifetime: it throws once closed, and the id is freed only after every read ended
+        return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
+    }
+
+    /**
+     * The local address ({@code rdma_get_local_addr}), or null before bind/resolve, read from librdmacm's
+     * structure.
+     *
+     * @return the local IP address and port (the port picked by {@link #bind} when 0 was asked for); null
+     *         while no IPv4 or IPv6 address is set
+     * @throws IllegalStateException if the id is closed (its structure is freed)
+     */
+    public InetSocketAddress localAddress() {
+        ensureOpen();
+        return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
+    }
+
+    /** {@link #localAddress()}, or null once the id is closed (for descriptions, which must not throw). */
+    InetSocketAddress localAddressOrNull() {
+        try {
+            return localAddress();
+        } catch (IllegalStateException closedMeanwhile) {
+            return null;
+        }
+    }
+
+    /**
+     * The peer's address ({@code rdma_get_peer_addr}), or null before resolve / a request, read from
+     * librdmacm's structure.
+     *
+     * @return the peer's IP address and port; null while no IPv4 or IPv6 address is set
+     * @throws IllegalStateException if the id is closed (its structure is freed)
+     */
+    public InetSocketAddress peerAddress() {
+        ensureOpen();
+        return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
+    }
+
+    /** {@link #peerAddress()}, or null once the id is closed (for descriptions, which must not throw). */
+    InetSocketAddress peerAddressOrNull() {
+        try {
+            return peerAddress();
+        } catch (IllegalStateException closedMeanwhile) {
+            return null;
+        }
+    }
+
+    /**
+     * {@code rdma_bind_addr}: binds to a local address (and port; 0 picks one). Binding to a specific address
+     * also binds the id to that address's RDMA device; the wildcard ({@code 0.0.0.0} or {@code ::}) listens
+     * on every device.
+     *
+     * @param local the local IP address and port, resolved (not a host name to look up); port 0 lets the
+     *              kernel pick a free port ({@link #localAddress()} tells which)
+     * @throws IllegalStateException if the id is closed
+     * @throws VerbsException EADDRINUSE when the port is taken, EADDRNOTAVAIL / ENODEV when no RDMA device has the address
+     */
+    public void bind(InetSocketAddress local) {
+        call("rdma_bind_addr", "binding to " + local + " (EADDRNOTAVAIL/ENODEV: no RDMA device has this address;"
+                + " EADDRINUSE: the port is taken)", Native.BIND, local, null);
+    }
+
+    /**
+     * {@code rdma_resolve_addr}, then waits for {@code RDMA_CM_EVENT_ADDR_RESOLVED}: finds the local device
+     * and port that reach {@code destination}.
+     *
+     * @param destination the peer's IP address and port (resolved; the port is the peer's rdma_cm port)
+     * @param timeout     given to {@code rdma_resolve_addr} in milliseconds (at least 1 ms): the kernel's
+     *                    bound on the resolution. The wait for its event is at most
+     *                    {@link #EVENT_DELIVERY_MARGIN} longer; not null
+     * @throws CmException on {@code ADDR_ERROR} (no route from an RDMA device; a resolution that took the
+     *                     kernel longer than {@code timeout} ends in ADDR_ERROR with status -110), or
+     *                     {@link CmException#timedOut()} when no event came within the wait's bound
+     * @throws VerbsException naming {@code rdma_resolve_addr} when the call itself is refused
+     */
+    public void resolveAddress(InetSocketAddress destination, Duration timeout) {
+        resolveAddress(destination, timeout, timeout.plus(EVENT_DELIVERY_MARGIN));
+    }
+
+    /** {@link #resolveAddress(InetSocketAddress, Duration)} with the wait for the event bounded by {@code wait}. */
+    void resolveAddress(InetSocketAddress destination, Duration timeout, Duration wait) {
+        beginResolveAddress(destination, timeout);
+        events.expectAfterNativeTimeout(CmEventType.ADDR_RESOLVED, "rdma_resolve_addr", timeout,
+                wait.minus(timeout), "resolving " + destination, this);
+    }
+
+    /**
+     * {@code rdma_resolve_addr} alone: starts the resolution and returns. Its outcome is this id's next event
+     * ({@link #awaitEvent}): {@code ADDR_RESOLVED}, or {@code ADDR_ERROR} with a negative errno as status
+     * (-110, ETIMEDOUT, when the kernel could not resolve within {@code timeout}). For programs that handle
+     * events themselves; {@link #resolveAddress(InetSocketAddress, Duration)} waits for it.
+     *
+     * @param destination the peer's IP address and port (resolved; the port is the peer's rdma_cm port)
+     * @param timeout     given to {@code rdma_resolve_addr} in milliseconds (at least 1 ms); not null
+     * @throws IllegalStateException if the id is closed
+     * @throws VerbsException naming {@code rdma_resolve_addr} and the errno when the call is refused
+     */
+    public void beginResolveAddress(InetSocketAddress destination, Duration timeout) {
+        call("rdma_resolve_addr", "resolving " + destination, Native.RESOLVE_ADDR, destination, timeout);
+    }
+
+    /**
+     * {@code rdma_resolve_route}, then waits for {@code RDMA_CM_EVENT_ROUTE_RESOLVED}.
+     *
+     * @param timeout given to {@code rdma_resolve_route} in milliseconds (at least 1 ms): the kernel's bound
+     *                on the resolution. The wait for its event is at most {@link #EVENT_DELIVERY_MARGIN}
+     *                longer; not null
+     * @throws CmException on {@code ROUTE_ERROR}, or {@link CmException#timedOut()} when no event came within
+     *                     the wait's bound
+     * @throws VerbsException naming {@code rdma_resolve_route} when the call itself is refused
+     * @throws IllegalStateException if the id is closed, or has no device yet (resolve an address first)
+     */
+    public void resolveRoute(Duration timeout) {
+        resolveRoute(timeout, timeout.plus(EVENT_DELIVERY_MARGIN));
+    }
+
+    /** {@link #resolveRoute(Duration)} with the wait for the event bounded by {@code wait}. */
+    void resolveRoute(Duration timeout, Duration wait) {
+        beginResolveRoute(timeout);
+        events.expectAfterNativeTimeout(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", timeout,
+                wait.minus(timeout), "to " + peerAddress(), this);
+    }
+
+    /**
+     * {@code rdma_resolve_route} alone: starts the resolution and returns. Its outcome is this id's next event
+     * ({@link #awaitEvent}): {@code ROUTE_RESOLVED} or {@code ROUTE_ERROR}. {@link #resolveRoute(Duration)}
+     * waits for it.
+     *
+     * @param timeout given to {@code rdma_resolve_route} in milliseconds (at least 1 ms); not null
+     * @throws IllegalStateException if the id is closed, or has no device yet (no address resolved)
+     * @throws VerbsException naming {@code rdma_resolve_route} and the errno when the call is refused
+     */
+    public void beginResolveRoute(Duration timeout) {
+        ensureOpen();
+        if (!hasDevice()) { // librdmacm's rdma_resolve_route reads cm_id->verbs->device unchecked
+            throw new IllegalStateException("rdma_resolve_route on " + this + ": the id has no device yet; resolve an"
+                    + " address first (resolveAddress, or beginResolveAddress and its ADDR_RESOLVED event)");
+        }
+        try (CallState state = CallState.open()) {
+            int rc = (int) Native.RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
+            if (rc != 0) {
+                throw new VerbsException("rdma_resolve_route", state.errno(), "to " + peerAddress());
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code rdma_listen}: connection requests arrive as {@link #awaitConnectionRequest} results.
+     *
+     * @param backlog how many connection requests may wait to be taken; the kernel replaces 0, and anything
+     *                above its limit ({@code net.rdma_ucm.max_backlog}, 1024 by default), with that limit
+     * @throws IllegalStateException if the id is closed
+     * @throws VerbsException naming {@code rdma_listen} and the errno (for example when the id is not bound)
+     */
+    public void listen(int backlog) {
+        ensureOpen();
+        try (CallState state = CallState.open()) {
+            int rc = (int) Native.LISTEN.invokeExact(state.segment(), id, backlog);
+            if (rc != 0) {
+                throw new VerbsException("rdma_listen", state.errno(), "on " + localAddress() + " (bind first)");
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * Waits for a connection request on this listening id. The event's {@link CmEvent#id()} is the request's
+     * new id: create its queue pair and {@link #accept} or {@link #reject} it, and close it when done.
+     *
+     * @param timeout the longest wait, not null
+     * @return the CONNECT_REQUEST event, or null if none arrived within {@code timeout}
+     * @throws CmException if another event reached the listening id instead (for example
+     *                     {@code DEVICE_REMOVAL})
+     */
+    public CmEvent awaitConnectionRequest(Duration timeout) {
+        CmEvent event = awaitEvent(timeout);
+        if (event != null && event.type() != CmEventType.CONNECT_REQUEST) {
+            throw new CmException("rdma_listen", CmException.EPROTO, event.type(), event.status(), event.privateData(),
+                    "a listening id received " + event.type().cName() + " instead of a connection request");
+        }
+        return event;
+    }
+
+    /**
+     * {@code rdma_create_qp(id, pd, &init_attr)}: a queue pair on this id's device and port, which rdma_cm
+     * moves through its states as the connection progresses (RC: INIT now, RTR/RTS on connect or accept;
+     * UD: straight to RTS with Q_Key {@code RDMA_UDP_QKEY}). The type must match the port space (RC for
+     * {@link PortSpace#TCP}, UD for {@link PortSpace#UDP}); the completion queues and {@code pd} must belong
+     * to {@link #context()}. The id owns the queue pair (see the class comment).
+     *
+     * @param pd     a protection domain of {@link #context()} (allocate it with
+     *               {@code id.context().allocateProtectionDomain()})
+     * @param config the queue pair's type, completion queues and capacities; its port is ignored (the id's
+     *               {@link #port()} is used), and the capacities are checked against the device's limits
+     * @return the queue pair, owned by this id; also returned by {@link #queuePair()} from now on
+     * @throws IllegalStateException    if the id already has a queue pair or no device yet
+     * @throws IllegalArgumentException for a type that does not match the port space, or foreign objects
+     * @throws VerbsException           naming {@code rdma_create_qp} and the errno
+     */
+    public QueuePair createQueuePair(ProtectionDomain pd, QpConfig config) {
+        QpType expected = portSpace == PortSpace.TCP ? QpType.RC : QpType.UD;
+        if (config.type() != expected) {
+            throw new IllegalArgumentException("an id in port space " + portSpace + " connects " + expected
+                    + " queue pairs, not " + config.type());
+        }
+        if (pd.context() != context()) {
+            throw new IllegalArgumentException("the protection domain must belong to this id's device context ("
+                    + context() + "): create it with id.context().allocateProtectionDomain()");
+        }
+        // under the lock close() takes to read the queue pair: a queue pair is created before a close begins (and
+        // that close closes it) or not at all
+        synchronized (this) {
+            ensureOpen();
+            if (queuePair != null && !queuePair.isClosed()) {
+                throw new IllegalStateException(this + " already has " + queuePair);
+            }
+            QpConfig onPort = new QpConfig(config.type(), config.sendCq(), config.recvCq(), config.maxSendWr(),
+                    config.maxRecvWr(), config.maxSendSge(), config.maxRecvSge(), config.maxInlineData(),
+                    config.signalAll(), port(), config.gidIndex(), config.srq());
+            QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) -> {
+                try (CallState state = CallState.open()) {
+                    int rc = (int) Native.CREATE_QP.invokeExact(state.segment(), id, pdHandle, init);
+                    if (rc != 0) {
+                        throw new VerbsException("rdma_create_qp", state.errno(), expected + " queue pair on " + this
+                                + " (max_send_wr " + config.maxSendWr() + ", max_recv_wr " + config.maxRecvWr() + ")");
+                    }
+                    return rdma_cm_id.qp(id);
+                } catch (Throwable t) {
+                    throw Unchecked.rethrow(t);
+                }
+            }, "rdma_cm id " + this, this::destroyQueuePair);
+            if (expected == QpType.UD) {
+                VerbsBridge.get().datagramsReady(qp);
+            }
+            queuePair = qp;
+            return qp;
+        }
+    }
+
+    /**
+     * Gives the queue pair back: {@code rdma_destroy_qp}, run by the queue pair's close, which {@link #close()}
+     * runs before it ends the id's lifetime.
+     */
+    private void destroyQueuePair() {
+        rdma_cma_h.rdma_destroy_qp(id);
+    }
+
+    /**
+     * The queue pair made by {@link #createQueuePair}, or null.
+     *
+     * @return the queue pair (possibly closed already), or null if none was created
+     */
+    public QueuePair queuePair() {
+        return queuePair;
+    }
+
+    /**
+     * {@code rdma_connect}, then waits for the connection: {@code RDMA_CM_EVENT_ESTABLISHED}. On UD ids this
+     * resolves the peer's queue pair ({@link CmEvent#udPeer()}).
+     *
+     * @param parameters what to negotiate: private data for the peer (at most 56 bytes on InfiniBand/RoCE,
+     *                   180 on UD ids, 255 on iWARP; copied, so it need not outlive the call), responder
+     *                   resources and initiator depth (each lowered to the device's limit), retry counts
+     * @param timeout    the longest wait for the outcome after {@code rdma_connect} returned; not null
+     * @return the ESTABLISHED event (the peer's private data and parameters)
+     * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
+     * @throws IllegalArgumentException if the private data exceeds the limit
+     * @throws CmException {@code REJECTED} (nothing listening, or the server refused: {@link CmException#privateData()}),
+     *                     {@code UNREACHABLE}, {@code CONNECT_ERROR}, or nothing in time
+     */
+    public CmEvent connect(ConnectionParameters parameters, Duration timeout) {
+        beginConnect(parameters);
+        return expect(CmEventType.ESTABLISHED, "rdma_connect", timeout, "connecting to " + peerAddress());
+    }
+
+    /**
+     * {@code rdma_connect} alone: sends the connection request and returns. Its outcome is this id's next
+     * event ({@link #awaitEvent}): {@code ESTABLISHED}, or {@code REJECTED}, {@code UNREACHABLE},
+     * {@code CONNECT_ERROR}; the connection manager's own retries bound how long the kernel tries.
+     * {@link #connect(ConnectionParameters, Duration)} waits for it.
+     *
+     * @param parameters as for {@link #connect(ConnectionParameters, Duration)}; copied
+     * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
+     * @throws IllegalArgumentException if the private data exceeds the limit
+     * @throws VerbsException           naming {@code rdma_connect} and the errno when the call is refused
+     */
+    public void beginConnect(ConnectionParameters parameters) {
+        ensureOpen();
+        requireQueuePair("rdma_connect");
+        int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA
+                : ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
+        connectOrAccept("rdma_connect", Native.CONNECT, parameters, limit, "to " + peerAddress());
+    }
+
+    /**
+     * {@code rdma_accept} on a connection request's id. RC connections are established when the
+     * ESTABLISHED event arrives ({@link #awaitEstablished}); a UD request is answered at once.
+     *
+     * @param parameters what to answer with: private data for the peer (at most 196 bytes on
+     *                   InfiniBand/RoCE, 136 on UD ids, 255 on iWARP; copied), responder resources and
+     *                   initiator depth (each lowered to the device's limit), retry counts
+     * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
+     * @throws IllegalArgumentException if the private data exceeds the limit
+     * @throws VerbsException           naming {@code rdma_accept} and the errno
+     */
+    public void accept(ConnectionParameters parameters) {
+        ensureOpen();
+        requireQueuePair("rdma_accept");
+        int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA
+                : ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
+        connectOrAccept("rdma_accept", Native.ACCEPT, parameters, limit, "from " + peerAddress());
+    }
+
+    /**
+     * Waits for {@code RDMA_CM_EVENT_ESTABLISHED} after {@link #accept} on an RC id (a UD accept has no such
+     * event to wait for).
+     *
+     * @param timeout the longest wait, not null
+     * @return the ESTABLISHED event; the queue pair can post sends from now on
+     * @throws CmException on failure or timeout
+     */
+    public CmEvent awaitEstablished(Duration timeout) {
+        return expect(CmEventType.ESTABLISHED, "rdma_accept", timeout, "accepting " + peerAddress());
+    }
+
+    /**
+     * {@code rdma_reject} on a connection request's id, with private data for the peer (at most 148 bytes on RC).
+     * The peer sees {@code RDMA_CM_EVENT_REJECTED} (on InfiniBand/RoCE with reject reason 28, consumer
+     * defined). The id stays open: close it afterwards.
+     *
+     * @param privateData bytes for the peer's {@link CmException#privateData()}, or null for none; at most
+     *                    148 bytes on InfiniBand/RoCE, 255 on iWARP; copied
+     * @throws IllegalStateException    if the id is closed
+     * @throws IllegalArgumentException if the private data exceeds the limit
+     * @throws VerbsException           naming {@code rdma_reject} and the errno
+     */
+    public void reject(byte[] privateData) {
+        ensureOpen();
+        byte[] data = privateData == null ? new byte[0] : privateData;
+        checkPrivateData("rdma_reject", data, privateDataLimit(ConnectionParameters.MAX_REJECT_PRIVATE_DATA));
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, data);
+            int rc = (int) Native.REJECT.invokeExact(state.segment(), id, copy, (byte) data.length);
+            if (rc != 0) {
+                throw new VerbsException("rdma_reject", state.errno(), "request from " + peerAddress());
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code rdma_disconnect}: moves the queue pair to ERR (outstanding requests flush) and tells the peer,
+     * which gets {@code RDMA_CM_EVENT_DISCONNECTED}; so does this side ({@link #awaitDisconnected}).
+     *
+     * @throws VerbsException naming {@code rdma_disconnect} (EINVAL: not connected, also when the id has no
+     *                        device yet)
+     */
+    public void disconnect() {
+        ensureOpen();
+        if (!hasDevice()) { // librdmacm before rdma-core 21 reads cm_id->verbs->device unchecked; later ones say EINVAL
+            throw new VerbsException("rdma_disconnect", EINVAL, this + " (EINVAL: not connected; the id has no device)");
+        }
+        try (CallState state = CallState.open()) {
+            int rc = (int) Native.DISCONNECT.invokeExact(state.segment(), id);
+            if (rc != 0) {
+                throw new VerbsException("rdma_disconnect", state.errno(), toString() + " (EINVAL: not connected)");
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * Waits until {@code RDMA_CM_EVENT_DISCONNECTED} arrived for this id (after either side's
+     * {@link #disconnect}, or when the peer's process died).
+     *
+     * <p>Events of other types that arrive meanwhile are taken from this id's queue and dropped.
+     *
+     * @param timeout the longest wait, not null
+     * @return whether it arrived within {@code timeout}: true at once if it had already arrived (or the
+     *         device was removed, {@code RDMA_CM_EVENT_DEVICE_REMOVAL}), false if the timeout passed first
+     */
+    public boolean awaitDisconnected(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!disconnected) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return false;
+            }
+            CmEvent event = awaitEvent(Duration.ofNanos(remaining));
+            if (event != null && event.type() == CmEventType.DEVICE_REMOVAL) {
+                return true;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@code RDMA_CM_EVENT_DISCONNECTED} has arrived for this id.
+     *
+     * @return true once DISCONNECTED (or DEVICE_REMOVAL) was delivered to this id; it never turns false again
+     */
+    public boolean isDisconnected() {
+        return disconnected;
+    }
+
+    /**
+     * The next event for this id, oldest first.
+     *
+     * <p>Each event is returned once; events that arrived before the call are returned first, without waiting.
+     *
+     * @param timeout the longest wait, not null
+     * @return the event, or null if none arrived within {@code timeout}
+     * @throws IllegalStateException if the id is closed, also while waiting ({@link #close()} wakes every
+     *                               waiter at once), or the thread was interrupted while waiting (its
+     *                               interrupt status is set again)
+     */
+    public CmEvent awaitEvent(Duration timeout) {
+        ensureOpen();
+        return events.await(timeout, this);
+    }
+
+    /** Called by the channel's reader for every event of this id. */
+    void deliver(CmEvent event) {
+        if (event.type() == CmEventType.DISCONNECTED || event.type() == CmEventType.DEVICE_REMOVAL) {
+            disconnected = true;
+        }
+        events.deliver(event);
+    }
+
+    private CmEvent expect(CmEventType wanted, String call, Duration timeout, String what) {
+        ensureOpen();
+        return events.expect(wanted, call, timeout, what, this);
+    }
+
+    /** CM reject reason 8: no listener for the service id (port). */
+    static final int REJECT_INVALID_SERVICE_ID = CmEventQueue.REJECT_INVALID_SERVICE_ID;
+    /** CM reject reason 28: the consumer (the peer's application) rejected. */
+    static final int REJECT_CONSUMER = CmEventQueue.REJECT_CONSUMER;
+
+    private void connectOrAccept(String call, MethodHandle handle, ConnectionParameters parameters, int limit, String what) {
+        byte[] data = parameters.privateData();
+        checkPrivateData(call, data, limit);
+        DeviceAttributes device = context().attributes();
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment param = arena.allocate(rdma_conn_param.layout());
+            if (data.length > 0) {
+                rdma_conn_param.private_data(param, arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, data));
+                rdma_conn_param.private_data_len(param, (byte) data.length);
+            }
+            // more than the device allows fails the RTR/RTS transition inside rdma_cm with a bare EINVAL
+            rdma_conn_param.responder_resources(param, (byte) Math.min(parameters.responderResources(), device.maxQpRdAtom()));
+            rdma_conn_param.initiator_depth(param, (byte) Math.min(parameters.initiatorDepth(), device.maxQpInitRdAtom()));
+            rdma_conn_param.retry_count(param, (byte) parameters.retryCount());
+            rdma_conn_param.rnr_retry_count(param, (byte) parameters.rnrRetryCount());
+            int rc = (int) handle.invokeExact(state.segment(), id, param);
+            if (rc != 0) {
+                throw new VerbsException(call, state.errno(), what + " on " + this);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    private int privateDataLimit(int infinibandLimit) {
+        return context().device().transport() == Transport.IWARP ? ConnectionParameters.MAX_IWARP_PRIVATE_DATA : infinibandLimit;
+    }
+
+    private static void checkPrivateData(String call, byte[] data, int limit) {
+        if (data.length > limit) {
+            throw new IllegalArgumentException(call + " carries at most " + limit + " bytes of private data here, not "
+                    + data.length);
+        }
+    }
+
+    private void requireQueuePair(String call) {
+        QueuePair qp = queuePair;
+        if (qp == null || qp.isClosed()) {
+            throw new IllegalStateException(call + " on " + this + " needs its queue pair: call createQueuePair first");
+        }
+    }
+
+    /** An address call ({@code rdma_bind_addr} or {@code rdma_resolve_addr}) with a socket address argument. */
+    private void call(String name, String what, MethodHandle handle, InetSocketAddress address, Duration timeout) {
+        ensureOpen();
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment sockaddr = arena.allocate(SocketAddresses.STORAGE_SIZE, 8);
+            SocketAddresses.write(address, sockaddr);
+            int rc = timeout == null ? (int) handle.invokeExact(state.segment(), id, sockaddr)
+                    : (int) handle.invokeExact(state.segment(), id, MemorySegment.NULL, sockaddr, millis(timeout));
+            if (rc != 0) {
+                throw new VerbsException(name, state.errno(), what);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    private static int millis(Duration timeout) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    }
+
+    /** errno's EINVAL (the same number on every Linux architecture). */
+    private static final int EINVAL = 22;
+
+    /** Whether librdmacm has bound the id to a device ({@code cm_id->verbs}); never unset once set. */
+    private boolean hasDevice() {
+        return !rdma_cm_id.verbs(id).equals(MemorySegment.NULL);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    /**
+     * Whether {@link #close()} has begun.
+     *
+     * @return true once {@link #close()} (or the channel's) has started closing this id; every call throws from then on
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Closes the queue pair ({@code rdma_destroy_qp}) if it is open, then {@code rdma_destroy_id}. Does not
+     * disconnect first: the peer then sees DISCONNECTED when the kernel tears the connection down. Idempotent.
+     *
+     * <p>The same lifecycle as the verbs objects' ({@link org.panamaverbs.verbs.VerbsResource#close()}): from the
+     * start of the close every call on this id throws {@link IllegalStateException} (a thread waiting for an event
+     * is woken with it), and a call already inside librdmacm with this id is waited for, at most 10 s, before the
+     * id is freed. A second caller returns once the id is freed.
+     *
+     * @throws VerbsException        naming {@code rdma_destroy_id} if it fails; the id is closed for Java regardless
+     * @throws IllegalStateException if a call on the id (or a post on its queue pair) has not returned within 10 s:
+     *                               the id then stays allocated (freeing it could crash that call), and closing
+     *                               it again waits again and frees it once the call returned
+     */
+    @Override
+    public void close() {
+        QueuePair qp;
+        synchronized (this) {
+            long deadline = System.nanoTime() + 3 * Liveness.CLOSE_WAIT_NANOS;
+            while (closing) { // another thread's close is waiting for calls in flight: wait for its outcome
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException(this + " is being closed by another thread, which waits for a call"
+                            + " on it that has not returned");
+                }
+                try {
+                    wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while " + this + " was being closed by another thread", e);
+                }
+            }
+            if (destroyed) {
+                return;
+            }
+            closing = true;
+            closed = true;
+            qp = queuePair;
+        }
+        try {
+            if (qp != null) {
+                qp.close(); // waits for posts in flight; rdma_destroy_qp needs the id, so it goes first
+            }
+            events.close();
+            liveness.end(this); // waits for the calls that hold the id
+        } catch (RuntimeException stuck) {
+            synchronized (this) {
+                closing = false; // left allocated: a later close tries again
+                notifyAll();
+            }
+            throw stuck;
+        }
+        channel.unregister(this);
+        int rc;
+        int errno;
+        try (CallState state = CallState.open()) {
+            rc = (int) Native.DESTROY_ID.invokeExact(state.segment(), rawId);
+            errno = state.errno();
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        } finally {
+            synchronized (this) {
+                destroyed = true;
+                closing = false;
+                notifyAll();
+            }
+        }
+        if (rc != 0) {
+            throw new VerbsException("rdma_destroy_id", errno, toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CmId[" + portSpace + " 0x" + Long.toHexString(rawId.address()) + "]";
+    }
+}

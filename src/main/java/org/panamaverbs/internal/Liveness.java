@@ -1,0 +1,61 @@
+package org.panamaverbs.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The lifetime of one native object as the FFM runtime sees it: the object's pointer as a read-only segment of a
+ * shared arena, which every downcall given that segment keeps alive until it returns, and which {@link #end}
+ * closes, waiting (bounded) for such calls. Used by every object of the verbs tree and by rdma_cm ids, so that
+ * "a close waits for the calls in flight, and later calls throw" means the same everywhere.
+ *
+ * <p>The view is read-only: Java may read the native struct and pass its address to C, never write the
+ * provider's fields (a zeroed {@code cq->context} crashes {@code ibv_destroy_cq}; a changed function pointer
+ * would be called by the provider). Reading it after {@link #end} throws {@link IllegalStateException}, and a
+ * read racing {@link #end} either completes first or throws: the native object is freed only after.
+ */
+public final class Liveness {
+    /** How long a close waits for a call in flight before it gives up and leaves the object allocated. */
+    public static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Pointers from the generated bindings come unbounded; only the struct layouts we read give a size. */
+    private static final long MAX_HANDLE_SIZE = 1 << 20;
+
+    private final Arena arena = Arena.ofShared();
+
+    /** {@code raw} (a pointer returned by a C call) as a read-only segment of this lifetime, of {@code raw}'s size. */
+    public MemorySegment scope(MemorySegment raw) {
+        long size = raw.byteSize() > MAX_HANDLE_SIZE ? 0 : raw.byteSize();
+        return raw.reinterpret(size, arena, null).asReadOnly();
+    }
+
+    /** {@return whether {@link #end} has not run to completion} */
+    public boolean isAlive() {
+        return arena.scope().isAlive();
+    }
+
+    /**
+     * Ends the lifetime: from here on every access and every downcall given a segment of it throws. Waits for the
+     * downcalls that hold it at most {@link #CLOSE_WAIT_NANOS}. Does nothing if an earlier call ended it.
+     *
+     * @param what the object, for the message
+     * @throws IllegalStateException if a call given the object has not returned in time; the lifetime is then
+     *                               still open, and a later call of this method waits again
+     */
+    public void end(Object what) {
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        while (arena.scope().isAlive()) {
+            try {
+                arena.close();
+                return;
+            } catch (IllegalStateException inUse) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("cannot close " + what + ": a call given its handle has not"
+                            + " returned within " + TimeUnit.NANOSECONDS.toSeconds(CLOSE_WAIT_NANOS)
+                            + " s; it stays allocated (close again once the call returned)");
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+}

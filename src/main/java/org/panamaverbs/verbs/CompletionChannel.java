@@ -1,0 +1,160 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.panamaverbs.ffi.ibv_comp_channel;
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.FdPoller;
+import org.panamaverbs.internal.Libc;
+import org.panamaverbs.internal.Unchecked;
+
+/**
+ * {@code struct ibv_comp_channel} from {@code ibv_create_comp_channel}, destroyed with
+ * {@code ibv_destroy_comp_channel}: the file descriptor on which armed completion queues signal that a
+ * completion arrived. Completion queues created with this channel depend on it and are closed first.
+ *
+ * <p>{@link #awaitEvent(Duration)} is {@code ibv_get_cq_event} on a non-blocking descriptor: the
+ * waiting thread parks (a virtual thread unmounts) while one shared poller thread watches the
+ * descriptor, so waiting never blocks a carrier thread inside native code. Each event must be
+ * acknowledged ({@link CompletionQueue#acknowledgeEvents()}, done for you every
+ * {@link CompletionQueue#ACK_BATCH} events and before the queue is destroyed, since
+ * {@code ibv_destroy_cq} waits for all acknowledgements).
+ *
+ * <p>Errors: {@link VerbsException} naming {@code ibv_create_comp_channel}, {@code ibv_get_cq_event} or
+ * {@code ibv_destroy_comp_channel}.
+ */
+public final class CompletionChannel extends VerbsResource {
+    private final Context context;
+    private final MemorySegment handle;
+    private final int fd;
+    /** The queues created with this channel, by native address: read by the event reader without any lock. */
+    private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
+
+    private static final class Native {
+        static final MethodHandle CREATE = CallState.capturingErrno(
+                ibverbs_h.ibv_create_comp_channel$address(), ibverbs_h.ibv_create_comp_channel$descriptor());
+        static final MethodHandle GET_CQ_EVENT = CallState.capturingErrno(
+                ibverbs_h.ibv_get_cq_event$address(), ibverbs_h.ibv_get_cq_event$descriptor());
+    }
+
+    private CompletionChannel(Context context, MemorySegment handle) {
+        super(context.treeLock(), context);
+        this.context = context;
+        this.handle = scoped(handle);
+        this.fd = ibv_comp_channel.fd(handle);
+        MemorySegment raw = raw(handle);
+        String what = toString();
+        own(() -> check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(raw), what));
+    }
+
+    static CompletionChannel create(Context context) {
+        MemorySegment channel;
+        try (CallState state = CallState.open()) {
+            channel = (MemorySegment) Native.CREATE.invokeExact(state.segment(), context.handle());
+            if (channel.equals(MemorySegment.NULL)) {
+                throw new VerbsException("ibv_create_comp_channel", state.errno(), "device " + context.name()
+                        + " (EMFILE: too many open files)");
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+        channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
+        int rc = Libc.setNonBlocking(ibv_comp_channel.fd(channel));
+        if (rc != 0) {
+            ibverbs_h.ibv_destroy_comp_channel(channel);
+            throw new VerbsException("fcntl", rc, "making the completion channel's descriptor non-blocking");
+        }
+        return new CompletionChannel(context, channel);
+    }
+
+    /** {@return the context this channel belongs to} */
+    public Context context() {
+        return context;
+    }
+
+    /**
+     * The channel's file descriptor (non-blocking), for applications that multiplex it themselves. It
+     * becomes readable when an armed queue signals; reading the event is still {@link #awaitEvent(Duration)}'s
+     * job (with a zero timeout after the application's own poll), so that the event is counted for
+     * acknowledgement. The descriptor is closed with the channel.
+     *
+     * @return the file descriptor, {@code ibv_comp_channel.fd}
+     * @throws IllegalStateException if the channel is closed
+     */
+    public int fd() {
+        ensureOpen();
+        return fd;
+    }
+
+    MemorySegment handleForCq() {
+        return handle;
+    }
+
+    void attach(CompletionQueue cq) {
+        queues.put(cq.address(), cq);
+    }
+
+    /** After the queue was destroyed: no event of it can arrive any more ({@code ibv_destroy_cq} drained them). */
+    void detach(CompletionQueue cq) {
+        queues.remove(cq.address(), cq);
+    }
+
+    int attachedCount() {
+        return queues.size();
+    }
+
+    /**
+     * {@code ibv_get_cq_event}: waits up to {@code timeout} for an armed completion queue of this channel to
+     * signal, and returns it (its event counted for acknowledgement). The queue must be re-armed with
+     * {@link CompletionQueue#requestNotification(boolean)} to signal again.
+     *
+     * @param timeout how long to wait at most; zero or negative makes one non-blocking attempt; not null
+     * @return the completion queue that signalled, or null on timeout or if the thread is interrupted (its
+     *         interrupt status stays set)
+     * @throws VerbsException        naming {@code ibv_get_cq_event} on failure
+     * @throws IllegalStateException if the channel is closed
+     */
+    public CompletionQueue awaitEvent(Duration timeout) {
+        return FdPoller.instance().awaitNonBlocking(fd, timeout.toNanos(), this::tryGetEvent);
+    }
+
+    /** One non-blocking {@code ibv_get_cq_event}; null when no event is pending. */
+    private CompletionQueue tryGetEvent() {
+        ensureOpen();
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment cqOut = arena.allocate(ADDRESS);
+            MemorySegment contextOut = arena.allocate(ADDRESS);
+            int rc = (int) Native.GET_CQ_EVENT.invokeExact(state.segment(), handle, cqOut, contextOut);
+            if (rc != 0) {
+                int errno = state.errno();
+                if (errno == Errno.EAGAIN) {
+                    return null;
+                }
+                throw new VerbsException("ibv_get_cq_event", errno, toString());
+            }
+            long address = cqOut.get(ADDRESS, 0).address();
+            // no lock of the tree here: a close of this CQ holds it while ibv_destroy_cq waits for this very event
+            CompletionQueue cq = queues.get(address);
+            if (cq == null) {
+                throw new IllegalStateException("completion event for an unknown CQ at 0x" + Long.toHexString(address));
+            }
+            cq.eventReceived();
+            return cq;
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CompletionChannel[" + context.name() + ", fd " + fd + "]";
+    }
+}

@@ -1,0 +1,352 @@
+package org.panamaverbs.verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import org.panamaverbs.ffi.ibv_mr;
+import org.panamaverbs.ffi.ibverbs_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.ControlEvents;
+import org.panamaverbs.internal.Unchecked;
+import org.panamaverbs.internal.VerbsSymbols;
+
+/**
+ * {@code struct ibv_mr}: native memory registered with the device, from {@code ibv_reg_mr}, closed with
+ * {@code ibv_dereg_mr}. Gives the local key (for scatter-gather entries), the remote key and address
+ * (for a peer's RDMA READ/WRITE), and bounds-checked slices.
+ *
+ * <p>{@code ibv_reg_mr} is a macro in verbs.h that ends in the exported
+ * {@code ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access)} whenever the access flags are not a
+ * compile-time constant, which from Java they never are; that is what is called here. rdma-core before 28 has
+ * no {@code ibv_reg_mr_iova2}: there the exported {@code ibv_reg_mr(pd, addr, length, access)} is called, which
+ * registers the same region but knows no optional access flags, so a registration asking for one
+ * ({@link Access#RELAXED_ORDERING}) is refused there, naming the release that has them.
+ *
+ * <p>Memory lifetime: a region made by {@link ProtectionDomain#register(Arena, MemorySegment, Access...)}
+ * is tied to the arena of its memory, whose close closes the region before it frees the memory; one made by
+ * {@link ProtectionDomain#allocateAndRegister} owns its memory and frees it after deregistration. A region
+ * made by the deprecated {@code register(MemorySegment, ...)} relies on the caller to keep the memory alive
+ * until the region is closed.
+ */
+public final class MemoryRegion extends VerbsResource {
+    /** Alignment of memory the library allocates for regions. */
+    static final long PAGE_SIZE = 4096;
+
+    private final ProtectionDomain pd;
+    private final Context context;
+    private final MemorySegment handle;
+    private final MemorySegment segment;
+    private final Arena ownedMemory;
+    private final int lkey;
+    private final int rkey;
+    private final int access;
+
+    private static final class Native {
+        /** The exported {@code ibv_reg_mr} (IBVERBS_1.1), for a libibverbs without {@code ibv_reg_mr_iova2}. */
+        static final MethodHandle REG_MR = CallState.capturingErrno(
+                ibverbs_h.ibv_reg_mr$address(), ibverbs_h.ibv_reg_mr$descriptor());
+    }
+
+    private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access) {
+        super(pd.treeLock(), pd);
+        this.pd = pd;
+        this.context = pd.context();
+        this.handle = scoped(handle);
+        this.segment = segment;
+        this.ownedMemory = ownedMemory;
+        this.lkey = ibv_mr.lkey(handle);
+        this.rkey = ibv_mr.rkey(handle);
+        this.access = access;
+        MemorySegment raw = raw(handle);
+        String what = toString();
+        Arena memory = ownedMemory; // a local: the lambda must not capture this region
+        own(() -> {
+            check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(raw), what);
+            if (memory != null) {
+                memory.close(); // only once deregistered: the device may use it until then
+            }
+        });
+    }
+
+    /**
+     * Registers memory of {@code memoryOwner} and ties the region to it: a cleanup added to the arena now,
+     * after the memory's allocation, runs before the arena frees that memory (an arena runs its cleanups
+     * newest first) and closes the region there. The cleanup holds the region weakly, so that it neither
+     * keeps a closed region nor, for an automatic arena, the arena itself reachable; a region that is open is
+     * reachable from its protection domain.
+     */
+    static MemoryRegion registerTied(ProtectionDomain pd, Arena memoryOwner, MemorySegment segment, int access) {
+        ArenaCloseHook hook = new ArenaCloseHook();
+        // first, so that a thread the arena refuses (a confined arena's other threads) registers nothing
+        MemorySegment.NULL.reinterpret(memoryOwner, ignored -> hook.arenaClosing());
+        MemoryRegion region = register(pd, segment, null, access);
+        if (!hook.tie(region)) { // the arena closed while the region was being registered: undo it
+            region.close();
+            throw new IllegalStateException("the arena of " + region + " was closed while it was being registered");
+        }
+        return region;
+    }
+
+    /** The arena's cleanup: closes the region, if it is still open, before the arena frees its memory. */
+    private static final class ArenaCloseHook {
+        private java.lang.ref.WeakReference<MemoryRegion> region;
+        private boolean arenaClosed;
+
+        /** Whether the arena is still open; if so, its close will close {@code created}. */
+        synchronized boolean tie(MemoryRegion created) {
+            region = new java.lang.ref.WeakReference<>(created);
+            return !arenaClosed;
+        }
+
+        void arenaClosing() {
+            MemoryRegion created;
+            synchronized (this) {
+                arenaClosed = true;
+                created = region == null ? null : region.get();
+            }
+            if (created != null) {
+                created.close(); // waits for posts in flight; the memory is freed after this returns
+            }
+        }
+    }
+
+    static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, Arena ownedMemory, int access) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("only native memory can be registered: the device cannot address a"
+                    + " heap segment, which the garbage collector may move (allocate with an Arena instead)");
+        }
+        if (segment.byteSize() == 0) {
+            throw new IllegalArgumentException("a memory region needs at least one byte; the segment is empty");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the segment's arena is already closed");
+        }
+        pd.context().policy().requireRemoteAccess(access);
+        if ((access & (Access.REMOTE_WRITE.bit() | Access.REMOTE_ATOMIC.bit())) != 0) {
+            access |= Access.LOCAL_WRITE.bit();
+        }
+        VerbsSymbols symbols = pd.context().symbols();
+        UnsupportedVerbException tooOld = optionalAccessRefusal(symbols, access);
+        if (tooOld != null) {
+            throw pd.context().policy().refused(tooOld);
+        }
+        MethodHandle regMrIova2 = symbols.handle(VerbsSymbols.Newer.REG_MR_IOVA2);
+        Object event = ControlEvents.begin(ControlEvents.Kind.MEMORY_REGION_CREATE);
+        try (CallState state = CallState.open()) {
+            MemorySegment mr = regMrIova2 != null
+                    ? (MemorySegment) regMrIova2.invokeExact(state.segment(), pd.handle(), segment, segment.byteSize(),
+                            segment.address(), access)
+                    : (MemorySegment) Native.REG_MR.invokeExact(state.segment(), pd.handle(), segment, segment.byteSize(),
+                            access);
+            if (mr.equals(MemorySegment.NULL)) {
+                DeviceAttributes limits = pd.context().attributes();
+                throw new VerbsException("ibv_reg_mr", state.errno(), "registering " + segment.byteSize()
+                        + " bytes at 0x" + Long.toHexString(segment.address()) + " with access 0x"
+                        + Integer.toHexString(access) + " (max_mr_size " + limits.maxMrSize() + ", max_mr "
+                        + limits.maxMr() + "; ENOMEM/EFAULT often mean RLIMIT_MEMLOCK is too low: ulimit -l)");
+            }
+            MemoryRegion created = new MemoryRegion(pd, mr.reinterpret(ibv_mr.layout().byteSize()), segment, ownedMemory,
+                    access);
+            ControlEvents.memoryRegionCreated(event, pd.context().name(), created.toString(), segment.byteSize(), access,
+                    created.lkey, created.rkey, ownedMemory != null);
+            return created;
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * The refusal of a registration with an optional access flag ({@code IBV_ACCESS_OPTIONAL_RANGE}, e.g.
+     * {@link Access#RELAXED_ORDERING}) by a libibverbs without {@code ibv_reg_mr_iova2}, whose {@code ibv_reg_mr}
+     * would pass the flag to a kernel that may refuse it or, worse, misread it; null when {@code symbols} has
+     * {@code ibv_reg_mr_iova2} or {@code access} has no optional flag.
+     */
+    static UnsupportedVerbException optionalAccessRefusal(VerbsSymbols symbols, int access) {
+        if (symbols.handle(VerbsSymbols.Newer.REG_MR_IOVA2) != null || (access & VerbsSymbols.ACCESS_OPTIONAL_RANGE) == 0) {
+            return null;
+        }
+        return new UnsupportedVerbException("ibv_reg_mr", symbols.lacking(VerbsSymbols.Newer.REG_MR_IOVA2,
+                "access 0x" + Integer.toHexString(access) + " with an optional flag (RELAXED_ORDERING)"),
+                "register without Access.RELAXED_ORDERING, or " + VerbsSymbols.upgrade(VerbsSymbols.Newer.REG_MR_IOVA2));
+    }
+
+    /**
+     * Wraps an {@code ibv_mr} that {@code owner} registered in {@code pd} over {@code memory} and deregisters
+     * with {@code giveBack} (see {@link org.panamaverbs.internal.VerbsBridge#adoptMemoryRegion}). The region
+     * does not own {@code memory}, which must stay alive until the region is closed.
+     *
+     * @throws IllegalArgumentException if {@code mr->pd}, {@code addr} or {@code length} disagree with
+     *                                  {@code pd} and {@code memory}, or {@code memory} is not native
+     */
+    static MemoryRegion adopt(ProtectionDomain pd, MemorySegment mr, MemorySegment memory, int access, String owner,
+            Runnable giveBack) {
+        MemorySegment handle = mr.reinterpret(ibv_mr.layout().byteSize());
+        if (!memory.isNative()) {
+            throw new IllegalArgumentException("a memory region's memory must be native, not a heap segment");
+        }
+        Adoption.requireSame("mr->pd", ibv_mr.pd(handle), pd.handle());
+        Adoption.requireSame("mr->addr", ibv_mr.addr(handle), memory);
+        if (ibv_mr.length(handle) != memory.byteSize()) {
+            throw new IllegalArgumentException("mr->length is " + ibv_mr.length(handle) + ", the memory has "
+                    + memory.byteSize() + " bytes");
+        }
+        synchronized (pd.treeLock()) {
+            pd.ensureOpen();
+            MemoryRegion adopted = new MemoryRegion(pd, handle, memory, null, access);
+            adopted.heldBy(owner, giveBack);
+            return adopted;
+        }
+    }
+
+    /**
+     * {@return the protection domain this region belongs to} Only queue pairs of the same protection domain
+     * may use its keys.
+     */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /**
+     * The registered memory. For a region that owns its memory, it is freed when the region closes.
+     *
+     * @return the segment the region covers, exactly ({@link #length()} bytes from {@link #address()})
+     * @throws IllegalStateException if the region is closed
+     */
+    public MemorySegment segment() {
+        ensureOpen();
+        return segment;
+    }
+
+    /**
+     * The local key, for scatter-gather entries.
+     *
+     * @return {@code mr->lkey}; {@link #sge(long, int)} puts it into the entries it makes
+     * @throws IllegalStateException if the region is closed
+     */
+    public int lkey() {
+        ensureOpen();
+        return lkey;
+    }
+
+    /**
+     * The remote key, to give a peer for RDMA READ/WRITE into this region.
+     *
+     * @return {@code mr->rkey}, which a peer's requests name with an address within {@link #address()} and
+     *         {@link #address()} + {@link #length()}; usable only for the remote access the region was
+     *         registered with
+     * @throws IllegalStateException if the region is closed
+     */
+    public int rkey() {
+        ensureOpen();
+        return rkey;
+    }
+
+    /**
+     * The virtual address of the first byte (the registration's iova).
+     *
+     * @return the address a peer's RDMA READ/WRITE or atomic request starts from (plus an offset), together
+     *         with {@link #rkey()}
+     * @throws IllegalStateException if the region is closed
+     */
+    public long address() {
+        ensureOpen();
+        return segment.address();
+    }
+
+    /** {@return the length in bytes of the registered memory} Still answers after the region is closed. */
+    public long length() {
+        return segment.byteSize();
+    }
+
+    /**
+     * The access flags the region was registered with (as C bits).
+     *
+     * @return the {@code IBV_ACCESS_*} bits passed to {@code ibv_reg_mr}, including the
+     *         {@link Access#LOCAL_WRITE} added for remote write or atomic access
+     */
+    public int access() {
+        return access;
+    }
+
+    /**
+     * A scatter-gather entry for {@code length} bytes at {@code offset} of this region.
+     *
+     * @param offset the byte offset of the slice's first byte, from 0
+     * @param length the slice's length in bytes, at most {@link #length()} - {@code offset}
+     * @return an immutable entry naming this region, its address and its lkey; the region must stay open,
+     *         and its memory alive, until every request using the entry has completed
+     * @throws IndexOutOfBoundsException if the slice leaves the region
+     * @throws IllegalStateException     if the region is closed or its memory is no longer alive
+     */
+    public Sge sge(long offset, int length) {
+        return new Sge(this, sliceAddress(offset, length), length, lkey);
+    }
+
+    /**
+     * The address of {@code [offset, offset + length)}, after checking it lies in this region and the
+     * region is usable; cheap enough for the data path (one closed check, one liveness check).
+     *
+     * @throws IndexOutOfBoundsException if it does not lie inside
+     * @throws IllegalStateException     if the region is closed or its memory is no longer alive
+     */
+    long sliceAddress(long offset, int length) {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
+            throw new IndexOutOfBoundsException("slice [" + offset + ", " + offset + " + " + length
+                    + ") is outside " + this);
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the memory of " + this + " was freed (its arena is closed) while registered");
+        }
+        return segment.address() + offset;
+    }
+
+    /** The context this region's protection domain belongs to. */
+    Context context() {
+        return context;
+    }
+
+    /** Whether the memory belongs to the caller (registered, not allocated here): its arena may close any time. */
+    boolean callerOwnsMemory() {
+        return ownedMemory == null;
+    }
+
+    /** The scope of the registered memory: alive while it is allocated. */
+    MemorySegment.Scope memoryScope() {
+        return segment.scope();
+    }
+
+    /**
+     * Closing a region moves its context's region generation on before the close handshake, so that every
+     * chain posted later checks its entries again and refuses the closed region.
+     */
+    @Override
+    void beforeHandshake() {
+        context.regionClosed();
+    }
+
+    /** Any post in flight may name this region in a scatter-gather entry: closing waits for all of them. */
+    @Override
+    boolean waitsFor(int inside) {
+        return true;
+    }
+
+    /** The registered memory's start address, unchecked (for offsets; {@link #sliceAddress} checks). */
+    long baseAddress() {
+        return segment.address();
+    }
+
+    /** The local key without the closed check, for callers that just passed {@link #sliceAddress}. */
+    int lkeyUnchecked() {
+        return lkey;
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryRegion[0x" + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, lkey 0x"
+                + Integer.toHexString(lkey) + "]";
+    }
+}

@@ -1,0 +1,351 @@
+package org.panamaverbs.verbs;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.panamaverbs.internal.ControlEvents;
+import org.panamaverbs.internal.Liveness;
+
+/**
+ * A native verbs object owned by Java: a node of the resource tree
+ * (context → protection domain → memory regions and queue pairs; context → completion queues).
+ *
+ * <p>Ownership rules, the same for every subclass:
+ * <ul>
+ *   <li>{@link #close()} is idempotent.</li>
+ *   <li>Closing an object first closes everything that depends on it, newest first: closing a context
+ *       closes its queue pairs, memory regions, completion queues and protection domains; closing a
+ *       completion queue closes the queue pairs that use it. So a parent never frees native memory a
+ *       child still uses, and try-with-resources in any nesting is safe.</li>
+ *   <li>Any use of a closed object throws {@link IllegalStateException} before native code is reached.</li>
+ *   <li>Closing while another thread is inside a native call on the object (polling a completion queue,
+ *       posting to a queue pair) waits for that call to return, and later calls throw
+ *       {@link IllegalStateException}. Control-path calls get this from the FFM runtime: the native handle
+ *       is a segment of a shared arena owned by the object, kept alive for the duration of every downcall
+ *       that receives it. Posts and polls pass raw addresses, to pay no atomic operation per call, and get
+ *       it from a per-thread in-flight marker that close waits for ({@code InFlight}).</li>
+ *   <li>A public {@code handle()} is a read-only view of the native struct, for C code: passed to a downcall it
+ *       keeps the object alive until the call returns, and its fields can be read; a write through it throws
+ *       {@link IllegalArgumentException}, since the provider owns every field (a changed pointer crashes its
+ *       next call, the destroy included).</li>
+ *   <li>If the native destroy fails (a {@link VerbsException}), the object is closed for Java and its native
+ *       resources are leaked; the exception says why.</li>
+ *   <li>A node is either <em>owned</em> (this library created it and destroys it) or <em>held by another
+ *       owner</em> that created it and frees it: rdma_cm's {@code cm_id->verbs} context (librdmacm keeps it
+ *       open) and the queue pair {@code rdma_create_qp} made ({@code rdma_destroy_qp} frees it). Closing a held
+ *       node still closes its dependents first and ends all use from Java, then hands the native object back
+ *       to its owner instead of destroying it, so nothing is freed twice.</li>
+ * </ul>
+ * Creation and destruction of all objects of one context are serialized on that context's lock, which a
+ * close does not hold while it waits for calls in flight; the data path (post, poll) takes no lock.
+ */
+public abstract sealed class VerbsResource implements AutoCloseable
+        permits Context, ProtectionDomain, MemoryRegion, CompletionQueue, CompletionChannel, QueuePair, AddressHandle, SharedReceiveQueue {
+
+    /**
+     * The tree's {@link Backstop}, one per context tree, which is also the tree's lock: creation and destruction
+     * in the tree synchronize on it, and a close waits on it for another thread's close.
+     */
+    private final Backstop treeLock;
+    /** Scope of the native handle: downcalls receiving it keep it alive; closing it ends all use. */
+    private final Liveness liveness = new Liveness();
+    private final VerbsResource[] owners;
+    private final List<VerbsResource> dependents = new ArrayList<>();
+    private static final java.util.concurrent.atomic.AtomicInteger CALL_IDS = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * This object's name in {@link InFlight} markers: never 0, unique among live objects (it wraps after 2^32
+     * creations; a collision would only make a close wait for a short call on another object).
+     */
+    final int callId = nextCallId();
+    /** Read on the data path: a plain volatile read, no lock. Set when a close begins. */
+    volatile boolean closed;
+    /** The native object was freed (or given back); guarded by the tree lock. */
+    private boolean destroyed;
+    /** A close gave up waiting for a call on this object; the native object stays allocated. Tree lock. */
+    private boolean abandoned;
+    /** Frees the native object (a function of raw addresses only); null until {@link #own} ran. */
+    private Runnable nativeFree;
+    /** This object's entry in its tree's {@link Backstop}, while the backstop may have to free it. */
+    private Backstop.Entry backstopEntry;
+    /** Null when this library destroys the native object; else who does, and how it is given back. */
+    private String heldBy;
+    private Runnable giveBack;
+
+    /** Registers this object with its owners; callers hold {@code treeLock} and have checked the owners are open. */
+    VerbsResource(Backstop treeLock, VerbsResource... owners) {
+        this.treeLock = treeLock;
+        this.owners = owners;
+        for (VerbsResource owner : owners) {
+            if (!owner.dependents.contains(this)) {
+                owner.dependents.add(this);
+            }
+        }
+    }
+
+    private static int nextCallId() {
+        int id;
+        do {
+            id = CALL_IDS.incrementAndGet();
+        } while (id == 0);
+        return id;
+    }
+
+    /**
+     * {@code raw} (a pointer returned by a verb) as a read-only segment of this object's liveness scope: what
+     * the public {@code handle()} methods return and the control path passes to C.
+     */
+    final MemorySegment scoped(MemorySegment raw) {
+        return liveness.scope(raw);
+    }
+
+    /** The plain address of a scoped handle, for the destroy call after the scope has ended. */
+    static MemorySegment raw(MemorySegment scoped) {
+        return MemorySegment.ofAddress(scoped.address());
+    }
+
+    /**
+     * Marks this node as held by {@code owner}, which frees the native object: {@link #close()} runs
+     * {@code giveBack} (under the tree lock, after the dependents closed) instead of {@link #destroy()}.
+     * Called once, right after construction.
+     */
+    final void heldBy(String owner, Runnable giveBack) {
+        this.heldBy = owner;
+        this.giveBack = giveBack;
+        disown();
+    }
+
+    /**
+     * Called at the end of each constructor: how to free the native object, by close or, if the whole tree
+     * becomes unreachable unclosed, by the {@link Backstop}. {@code free} must not refer to this object.
+     */
+    final void own(Runnable free) {
+        this.nativeFree = free;
+        this.backstopEntry = treeLock.add(toString(), free);
+    }
+
+    /** The backstop forgets this object: another owner frees it, or it was freed another way. */
+    final void disown() {
+        if (backstopEntry != null) {
+            treeLock.remove(backstopEntry);
+            backstopEntry = null;
+        }
+    }
+
+    /** Throws {@link VerbsException} naming {@code verb} unless {@code rc} is 0 (for native destroy calls). */
+    static void check(String verb, int rc, String what) {
+        if (rc != 0) {
+            throw new VerbsException(verb, rc, what);
+        }
+    }
+
+    /**
+     * Who frees the native object: null when this library does, else a description of the other owner.
+     *
+     * @return null for an owned object, or the holder's description (for example the rdma_cm id whose
+     *         {@code rdma_destroy_qp} frees a queue pair), to which {@link #close()} hands the object back
+     */
+    public final String heldBy() {
+        return heldBy;
+    }
+
+    /** The name of the device this object's tree belongs to, for logs and events. */
+    final String deviceName() {
+        return treeLock.deviceName();
+    }
+
+    /** The tree's backstop, which is the lock serializing creation and destruction in this object's tree. */
+    final Backstop treeLock() {
+        return treeLock;
+    }
+
+    /**
+     * Whether {@link #close()} has begun: from then on every use throws.
+     *
+     * @return true once a close of this object, or of an object it depends on, has started, even if the
+     *         native destroy is still waiting for a call in flight or failed
+     */
+    public final boolean isClosed() {
+        return closed;
+    }
+
+    /** Throws if this object is closed. */
+    final void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    /**
+     * Closes every dependent object (newest first), then destroys this one. Idempotent; a second caller
+     * (or a caller closing a dependent the first one is closing) returns once the object is freed.
+     *
+     * <p>Three steps, so that a slow call in flight stalls nobody else in the context: under the tree lock,
+     * the subtree is marked closed (new calls and new children are refused from here on); without the lock,
+     * each object's close handshake runs and the close waits for posts and polls still inside; under the lock
+     * again, the native objects are destroyed, children first.
+     *
+     * @throws VerbsException        if a native destroy fails; the object is closed regardless
+     * @throws IllegalStateException if a call on the object has not returned within {@link InFlight#CLOSE_WAIT_NANOS}
+     *                               (the native object is then left allocated: freeing it could crash that call;
+     *                               a later close waits again and frees it once the call returned)
+     */
+    @Override
+    public final void close() {
+        List<VerbsResource> closing = new ArrayList<>();
+        synchronized (treeLock) {
+            if (!closed) {
+                markClosing(closing);
+            } else if (abandoned && !destroyed) {
+                reclaimAbandoned(closing); // an earlier close gave up on a call: try again, it may have returned
+            } else {
+                awaitDestroyed(this);
+                return;
+            }
+        }
+        try {
+            for (VerbsResource r : closing) {
+                r.liveness.end(r);
+            }
+            // the arena closes above were handshakes of all threads: now every post or poll that can still be
+            // inside one of these objects (or use it through a work request) is visible in its marker
+            InFlight.awaitCalls(inside -> {
+                for (VerbsResource r : closing) {
+                    if (r.waitsFor(inside)) {
+                        return true;
+                    }
+                }
+                return false;
+            }, this);
+        } catch (RuntimeException stuck) {
+            synchronized (treeLock) {
+                for (VerbsResource r : closing) {
+                    r.abandoned = true;
+                }
+                treeLock.notifyAll();
+            }
+            throw stuck;
+        }
+        synchronized (treeLock) {
+            try {
+                destroyAll(closing);
+            } finally {
+                treeLock.notifyAll();
+            }
+        }
+    }
+
+    /** Marks this object and its open dependents closed, children first, and lists them in that order. */
+    private void markClosing(List<VerbsResource> closing) {
+        for (VerbsResource dependent : List.copyOf(dependents).reversed()) {
+            if (!dependent.closed) {
+                dependent.markClosing(closing);
+            }
+        }
+        beforeHandshake();
+        closed = true;
+        closing.add(this);
+    }
+
+    /**
+     * Lists this object and the dependents an earlier close abandoned (closed, not freed), children first, and
+     * clears their flag so that this close waits for their calls again. Holds the tree lock.
+     */
+    private void reclaimAbandoned(List<VerbsResource> closing) {
+        for (VerbsResource dependent : List.copyOf(dependents).reversed()) {
+            if (dependent.abandoned && !dependent.destroyed) {
+                dependent.reclaimAbandoned(closing);
+            }
+        }
+        abandoned = false;
+        closing.add(this);
+    }
+
+    /** Destroys the listed objects in order; the first failure is thrown once all were tried. Holds the tree lock. */
+    private void destroyAll(List<VerbsResource> closing) {
+        RuntimeException failure = null;
+        for (VerbsResource r : closing) {
+            try {
+                // a dependent another thread is closing must be freed before its owner
+                for (VerbsResource dependent : List.copyOf(r.dependents)) {
+                    awaitDestroyed(dependent);
+                }
+                Object event = ControlEvents.begin(ControlEvents.Kind.RESOURCE_DESTROY);
+                boolean succeeded = false;
+                try {
+                    if (r.giveBack == null) {
+                        r.destroy();
+                    } else {
+                        r.giveBack.run();
+                    }
+                    succeeded = true;
+                } finally {
+                    ControlEvents.destroyed(event, r.deviceName(), r.getClass().getSimpleName(), r,
+                            r.giveBack != null, succeeded);
+                    r.destroyed = true;
+                    r.disown(); // freed, or failed to free: either way not the backstop's to retry
+                    for (VerbsResource owner : r.owners) {
+                        owner.dependents.remove(r);
+                    }
+                }
+                r.afterClose();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Waits (holding the tree lock, released while waiting) until another thread's close of {@code r} freed it. */
+    private void awaitDestroyed(VerbsResource r) {
+        long deadline = System.nanoTime() + 3 * InFlight.CLOSE_WAIT_NANOS;
+        while (!r.destroyed) {
+            long left = deadline - System.nanoTime();
+            if (r.abandoned || left <= 0) {
+                throw new IllegalStateException((r == this ? "" : "cannot free " + this + ": ") + r
+                        + " is being closed by another thread, which waits for a call on it that has not returned");
+            }
+            try {
+                treeLock.wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while " + r + " was being closed by another thread", e);
+            }
+        }
+    }
+
+    /** The live objects that depend on this one, oldest first (a snapshot). */
+    final List<VerbsResource> dependents() {
+        synchronized (treeLock) {
+            return List.copyOf(dependents);
+        }
+    }
+
+    /**
+     * Whether a post or poll inside the object with call id {@code inside} may be using this object, so that
+     * closing this one waits for it: the object itself, and for objects a work request points to (address
+     * handles), every call.
+     */
+    boolean waitsFor(int inside) {
+        return inside == callId;
+    }
+
+    /** Runs under the tree lock just before this object is marked closed (its close handshake comes later). */
+    void beforeHandshake() {
+    }
+
+    /** Frees the native object; throws {@link VerbsException} on failure. */
+    void destroy() {
+        nativeFree.run();
+    }
+
+    /** Releases what the native object used (memory it owned); runs once, after a successful destroy. */
+    void afterClose() {
+    }
+}

@@ -1,0 +1,229 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A flyweight over one work request of a chain ({@link SendWorkRequests} or {@link RecvWorkRequests}): what
+ * {@link SendWorkRequest} and {@link RecvWorkRequest} share, {@code wr_id} and the scatter-gather list.
+ * Setters write the native fields directly and return the concrete request type, so calls chain
+ * ({@code sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(region, 0, 64)}); nothing is allocated. Fields keep
+ * their values between posts until changed. The {@code next} and {@code sg_list} pointers belong to the chain.
+ *
+ * <p>Threads: once a thread has posted the chain, every setter called from another thread throws
+ * {@link WrongThreadException} and changes nothing, as a post would: what a post checks (regions, address
+ * handles, inline lengths) is then exactly what the provider reads. Before the first post any thread may fill it.
+ *
+ * @param <W> the concrete request type, which the setters return
+ */
+public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
+    private final WorkRequestChain chain;
+    /** The chain's in-flight marker, which knows the posting thread: every setter asks it first ({@link #beginWrite}). */
+    private final InFlight marker;
+    /** The chain's native array; the subclass writes its own fields at {@link #base} plus their offsets. */
+    final MemorySegment requests;
+    final int index;
+    /** Offset of this request in {@link #requests}. */
+    final long base;
+    // Absolute offsets, computed once: ibv_send_wr and ibv_recv_wr both have these fields, at offsets the
+    // subclass passes in rather than this class assuming they coincide.
+    private final long wrIdAt;
+    private final long numSgeAt;
+
+    WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
+        this.chain = chain;
+        this.marker = chain.marker();
+        this.requests = chain.requests;
+        this.index = index;
+        this.base = index * requestSize;
+        this.wrIdAt = base + wrIdOffset;
+        this.numSgeAt = base + numSgeOffset;
+    }
+
+    /**
+     * Called by every setter before it writes: refuses a thread other than the one that posts the chain. Pair
+     * with {@link #endWrite(boolean)} in a finally block, passing what this returned.
+     *
+     * @return true while the chain has no posting thread yet (the write is then counted, so that the first post
+     *         waits for it), false on the posting thread
+     * @throws WrongThreadException if another thread has posted the chain
+     */
+    final boolean beginWrite() {
+        return marker.beginWrite();
+    }
+
+    /** Ends a setter's write begun with {@link #beginWrite()}, which returned {@code unbound}. */
+    final void endWrite(boolean unbound) {
+        if (unbound) {
+            marker.endUnboundWrite();
+        }
+    }
+
+    /**
+     * {@code this} as the concrete type. Safe: the sealed subclasses are exactly
+     * {@code SendWorkRequest extends WorkRequest<SendWorkRequest>} and {@code RecvWorkRequest extends
+     * WorkRequest<RecvWorkRequest>}. An unchecked cast erases to nothing, unlike an overridden method.
+     */
+    @SuppressWarnings("unchecked")
+    private W self() {
+        return (W) this;
+    }
+
+    /**
+     * Sets {@code wr_id}, returned in this request's completion.
+     *
+     * @param wrId any value the application chooses, typically an index or a buffer id; the library never
+     *             reads it, and {@link WorkCompletion#wrId()} returns it unchanged
+     * @return this request, for chaining
+     * @throws WrongThreadException      if another thread has posted the chain
+     */
+    public final W wrId(long wrId) {
+        boolean unbound = beginWrite();
+        try {
+            requests.set(JAVA_LONG, wrIdAt, wrId);
+        } finally {
+            endWrite(unbound);
+        }
+        return self();
+    }
+
+    /** {@return {@code wr_id}, as last set (0 in a new chain); {@link WorkCompletion#wrId()} reads it back} */
+    public final long wrId() {
+        return requests.get(JAVA_LONG, wrIdAt);
+    }
+
+    /**
+     * Sets {@code wr_id}; the old name of {@link #wrId(long)}, which has the name of the C field and of
+     * {@link WorkCompletion#wrId()}.
+     *
+     * @param wrId any value the application chooses, returned unchanged by {@link WorkCompletion#wrId()}
+     * @return this request, for chaining
+     * @throws WrongThreadException if another thread has posted the chain
+     * @deprecated use {@link #wrId(long)}, the same setter under the name of the C field
+     */
+    @Deprecated(since = "0.2.0")
+    public final W id(long wrId) {
+        return wrId(wrId);
+    }
+
+    /**
+     * {@return {@code wr_id}, as last set (0 in a new chain)}
+     *
+     * @deprecated use {@link #wrId()}, the same value under the name of the C field
+     */
+    @Deprecated(since = "0.2.0")
+    public final long id() {
+        return wrId();
+    }
+
+    /**
+     * Makes this request carry exactly one scatter-gather entry: {@code length} bytes at {@code offset}
+     * of {@code region}.
+     *
+     * @param region the registered region the bytes lie in; it must stay open, and its memory alive, until
+     *               the request's completion is polled (a post checks it is open; the device uses the memory
+     *               after the post returns, except for an inline send, which copies it during the post)
+     * @param offset the first byte, counted from the start of {@code region}, 0 to its size
+     * @param length the number of bytes, 0 or more, with {@code offset + length} within the region
+     * @return this request, for chaining
+     * @throws IndexOutOfBoundsException if the slice leaves the region, or the chain has no SGE room
+     * @throws IllegalStateException     if the region is closed
+     * @throws WrongThreadException      if another thread has posted the chain
+     */
+    public final W sge(MemoryRegion region, long offset, int length) {
+        boolean unbound = beginWrite();
+        try {
+            chain.writeSge(index, 0, region, offset, length);
+            requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists and was just checked: writeSge checked it against maxSge
+        } finally {
+            endWrite(unbound);
+        }
+        return self();
+    }
+
+    /**
+     * Writes scatter-gather entry {@code sgeIndex} (0-based); set the count with {@link #numSge(int)}.
+     *
+     * @param sgeIndex the entry, 0 to the chain's {@code maxSge} - 1
+     * @param region   the registered region the bytes lie in; it must stay open, and its memory alive, until
+     *                 the request's completion is polled (a post checks it is open; the device uses the memory
+     *                 after the post returns, except for an inline send, which copies it during the post)
+     * @param offset   the first byte, counted from the start of {@code region}, 0 to its size
+     * @param length   the number of bytes, 0 or more, with {@code offset + length} within the region
+     * @return this request, for chaining
+     * @throws IndexOutOfBoundsException if the slice leaves the region or {@code sgeIndex} exceeds the chain's maxSge
+     * @throws IllegalStateException     if the region is closed
+     * @throws WrongThreadException      if another thread has posted the chain
+     */
+    public final W sge(int sgeIndex, MemoryRegion region, long offset, int length) {
+        boolean unbound = beginWrite();
+        try {
+            chain.writeSge(index, sgeIndex, region, offset, length);
+        } finally {
+            endWrite(unbound);
+        }
+        return self();
+    }
+
+    /**
+     * Writes scatter-gather entry {@code sgeIndex} from an {@link Sge}; set the count with {@link #numSge(int)}.
+     *
+     * @param sgeIndex the entry, 0 to the chain's {@code maxSge} - 1
+     * @param sge      the slice to write; its region must stay open, and its memory alive, until the request's
+     *                 completion is polled
+     * @return this request, for chaining
+     * @throws IndexOutOfBoundsException if {@code sgeIndex} exceeds the chain's maxSge
+     * @throws IllegalStateException     if the entry's region was closed since the entry was made
+     * @throws WrongThreadException      if another thread has posted the chain
+     */
+    public final W sge(int sgeIndex, Sge sge) {
+        boolean unbound = beginWrite();
+        try {
+            chain.writeSge(index, sgeIndex, sge);
+        } finally {
+            endWrite(unbound);
+        }
+        return self();
+    }
+
+    /**
+     * Sets {@code num_sge}: how many of this request's entries are used.
+     *
+     * @param count the number of entries, 0 to the chain's {@code maxSge}; entries 0 to {@code count - 1}
+     *              must have been written (an unwritten entry is all zero and names no memory)
+     * @return this request, for chaining
+     * @throws IndexOutOfBoundsException if {@code count} is negative or exceeds the chain's maxSge
+     * @throws WrongThreadException      if another thread has posted the chain
+     */
+    public final W numSge(int count) {
+        boolean unbound = beginWrite();
+        try {
+            chain.checkSgeCount(count);
+            int old = requests.get(JAVA_INT, numSgeAt);
+            requests.set(JAVA_INT, numSgeAt, count);
+            if (count > old) {
+                chain.entriesAdded(index); // entries the last region check never walked are in use now
+            }
+        } finally {
+            endWrite(unbound);
+        }
+        return self();
+    }
+
+    /** {@return {@code num_sge}: how many entries the request uses, as last set} */
+    public final int numSge() {
+        return requests.get(JAVA_INT, numSgeAt);
+    }
+
+    /** {@return the index of this request in its chain, 0-based} */
+    public final int index() {
+        return index;
+    }
+
+    /** The sum of the lengths of the first {@code num_sge} entries: the payload of a send, the room of a receive. */
+    final long payloadLength() {
+        return chain.payloadLength(index, numSge());
+    }
+}

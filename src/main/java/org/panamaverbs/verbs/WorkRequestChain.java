@@ -1,0 +1,401 @@
+package org.panamaverbs.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
+
+import org.panamaverbs.ffi.ibv_sge;
+
+/**
+ * What {@link SendWorkRequests} and {@link RecvWorkRequests} share: a native array of work requests
+ * linked through {@code next}, each with its own scatter-gather array, and the {@code bad_wr} slot the
+ * provider fills when a post fails. Posting the first {@code n} requests cuts the chain after request
+ * {@code n - 1} for the duration of the call, so one array serves any count without re-linking.
+ *
+ * <p>Memory: the arrays belong to an automatic arena, and the post hands the provider that segment, whose
+ * scope costs a downcall nothing (no atomic acquire/release, unlike a shared arena's). Java writes the
+ * requests through a second view of the same memory scoped to a shared arena, which {@link #close()}
+ * ends: flyweights then throw, posts throw, and the memory is returned once the chain is unreachable, so a
+ * post racing a close from another thread still reads live memory.
+ *
+ * <p>Threads: a chain belongs to the first thread that posts it; a post, or a setter of a request
+ * ({@link WorkRequest}), from any other thread throws {@link WrongThreadException}. Fill it on any thread
+ * before that first post (which waits for a setter still running on another thread), then only on the posting
+ * thread. So the checks a post makes (regions, address handles, inline and atomic lengths) read what the provider
+ * reads next: no other thread can change a request between the two.
+ */
+abstract sealed class WorkRequestChain implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
+    static final long SGE_SIZE = ibv_sge.layout().byteSize();
+    static final long SGE_ADDR = ibv_sge.addr$offset();
+    static final long SGE_LENGTH = ibv_sge.length$offset();
+    static final long SGE_LKEY = ibv_sge.lkey$offset();
+
+    /** Scope of the Java-side views; closing it ends every flyweight access. */
+    private final Arena views;
+    /** The Java-side views (flyweights write here). */
+    final MemorySegment requests;
+    final MemorySegment sges;
+    private final MemorySegment badRequest;
+    /** The same memory in its automatic arena: what the provider is given. */
+    private final MemorySegment requestsForCall;
+    private final MemorySegment badRequestForCall;
+    private final long requestsAddress;
+    private final long badRequestAddress;
+    private final InFlight inFlight;
+    private volatile boolean closed;
+    private final long requestSize;
+    private final long nextOffset;
+    private final long numSgeOffset;
+    private final int capacity;
+    private final int maxSge;
+    private int lastResult;
+    /** Per scatter-gather entry, the region it was cut from; null for an entry never written (all zero). */
+    private final MemoryRegion[] sgeRegions;
+    /**
+     * What the last region check proved: requests [0, checkedCount) name only open regions of
+     * {@code checkedContext}, as of that context's region generation {@code checkedGeneration}. A post
+     * within it checks nothing more than the liveness of {@code callerScopes}; closing any region of the context moves the
+     * generation on, and the next post walks its entries again.
+     */
+    private int checkedCount;
+    private Context checkedContext;
+    private int checkedGeneration;
+    /**
+     * The scopes of caller-owned memory the checked entries lie in (an arena the caller can close behind the
+     * library's back, which no generation records): a post reads each one's liveness, not every entry.
+     */
+    private final MemorySegment.Scope[] callerScopes = new MemorySegment.Scope[TRACKED_SCOPES];
+    private int callerScopeCount;
+    /** More distinct caller scopes than this and every post walks its entries. */
+    private static final int TRACKED_SCOPES = 4;
+
+    WorkRequestChain(MemoryLayout requestLayout, long nextOffset, long sgListOffset, long numSgeOffset, int capacity, int maxSge) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be positive, not " + capacity);
+        }
+        if (maxSge < 0) {
+            throw new IllegalArgumentException("maxSge must not be negative, not " + maxSge);
+        }
+        Arena memory = Arena.ofAuto();
+        this.views = Arena.ofShared();
+        this.requestSize = requestLayout.byteSize();
+        this.nextOffset = nextOffset;
+        this.numSgeOffset = numSgeOffset;
+        this.capacity = capacity;
+        this.maxSge = maxSge;
+        this.requestsForCall = memory.allocate(requestLayout, capacity);
+        this.badRequestForCall = memory.allocate(ADDRESS);
+        MemorySegment sgesForCall = memory.allocate(ibv_sge.layout(), Math.max(1, (long) capacity * maxSge));
+        this.requests = requestsForCall.reinterpret(views, null);
+        this.sges = sgesForCall.reinterpret(views, null);
+        this.badRequest = badRequestForCall.reinterpret(views, null);
+        this.requestsAddress = requestsForCall.address();
+        this.badRequestAddress = badRequestForCall.address();
+        this.inFlight = InFlight.register(this, "work-request chain");
+        this.sgeRegions = new MemoryRegion[capacity * maxSge];
+        // all three arrays share the automatic arena's session, which requestsForCall keeps reachable as long
+        // as the chain is: the scatter-gather memory, named only by native pointers, lives as long too
+        for (int i = 0; i < capacity; i++) {
+            long base = i * requestSize;
+            requests.set(ADDRESS, base + nextOffset, i + 1 < capacity ? requests.asSlice(base + requestSize) : MemorySegment.NULL);
+            requests.set(ADDRESS, base + sgListOffset, maxSge == 0 ? MemorySegment.NULL : sges.asSlice(sgeBase(i)));
+        }
+    }
+
+    /** {@return how many work requests the chain holds, at least 1: the largest count one post accepts} */
+    public final int capacity() {
+        return capacity;
+    }
+
+    /** {@return how many scatter-gather entries each request can carry, 0 or more, as allocated} */
+    public final int maxSge() {
+        return maxSge;
+    }
+
+    final long sgeBase(int request) {
+        return (long) request * maxSge * SGE_SIZE;
+    }
+
+    /**
+     * Marks a post into {@code target} as started by this thread; pair with {@link #exit()} in a finally block.
+     * Everything the post checks that another thread may close (the target, address handles) is checked
+     * after this, so a close either sees the mark and waits or the check sees the close.
+     *
+     * @throws WrongThreadException  if another thread posts with this chain
+     * @throws IllegalStateException if the target or this chain is closed
+     */
+    final void enter(VerbsResource target) {
+        inFlight.enter(target);
+        if (closed) {
+            inFlight.exit();
+            throw new IllegalStateException("this work-request chain is closed");
+        }
+    }
+
+    /** Marks the post as returned. */
+    final void exit() {
+        inFlight.exit();
+    }
+
+    /** The chain's in-flight marker, which the requests' setters ask who may write ({@link InFlight#beginWrite()}). */
+    final InFlight marker() {
+        return inFlight;
+    }
+
+    /**
+     * {@code num_sge} of request {@code request} grew: the entries it brings in were never walked by a region
+     * check (an entry written before its region closed, then counted in), so the next post walks them.
+     */
+    final void entriesAdded(int request) {
+        checkedCount = Math.min(checkedCount, request);
+    }
+
+    /**
+     * Checks, between {@link #enter} and {@link #exit}, that the entries of the first {@code count} requests
+     * name open regions of {@code context} whose memory is alive: a post must never hand the provider the
+     * address of freed memory (an inline send copies from it in user space, a receive lets the device write
+     * into it). Costs a few loads while nothing changed since the last check.
+     *
+     * @throws IllegalStateException    if an entry's region is closed or its memory was freed
+     * @throws IllegalArgumentException if an entry's region belongs to another device context
+     */
+    final void checkRegions(Context context, int count) {
+        if (count > checkedCount || context != checkedContext || context.regionGeneration != checkedGeneration) {
+            recheckRegions(context, count);
+            return;
+        }
+        for (int i = 0; i < callerScopeCount; i++) {
+            if (!callerScopes[i].isAlive()) {
+                recheckRegions(context, count); // finds the entry and says which
+                return;
+            }
+        }
+    }
+
+    private void recheckRegions(Context context, int count) {
+        // the generation is read first: a region closed after this read waits for this post (it is marked)
+        int generation = context.regionGeneration;
+        checkedCount = 0;
+        int scopes = 0;
+        boolean untracked = false;
+        for (int request = 0; request < Math.min(count, capacity); request++) {
+            int entries = Math.min(Math.max(numSgeOf(request), 0), maxSge);
+            for (int entry = 0; entry < entries; entry++) {
+                MemoryRegion region = sgeRegions[request * maxSge + entry];
+                if (region == null) {
+                    continue; // never written: a zero entry, naming no memory
+                }
+                if (region.closed) {
+                    throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
+                            + " names " + region + ", which is closed: write the entry again from an open region");
+                }
+                if (region.context() != context) {
+                    throw new IllegalArgumentException("work request " + request + ", scatter-gather entry " + entry
+                            + " names " + region + " of " + region.context() + ", not of " + context
+                            + " where it is posted");
+                }
+                if (region.callerOwnsMemory()) {
+                    MemorySegment.Scope scope = region.memoryScope();
+                    if (!scope.isAlive()) {
+                        throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
+                                + " names " + region + ", whose memory was freed (its arena closed) while registered");
+                    }
+                    if (!tracksScope(scope, scopes)) {
+                        if (scopes < TRACKED_SCOPES) {
+                            callerScopes[scopes++] = scope;
+                        } else {
+                            untracked = true;
+                        }
+                    }
+                }
+            }
+        }
+        callerScopeCount = scopes;
+        checkedContext = context;
+        checkedGeneration = generation;
+        // with scopes beyond those tracked, proving nothing makes every post walk the entries again
+        checkedCount = untracked ? 0 : count;
+    }
+
+    /** Whether {@code scope} is among the first {@code count} tracked caller scopes. */
+    private boolean tracksScope(MemorySegment.Scope scope, int count) {
+        for (int i = 0; i < count; i++) {
+            if (callerScopes[i] == scope) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code num_sge} of request {@code request}. */
+    private int numSgeOf(int request) {
+        return requests.get(JAVA_INT, request * requestSize + numSgeOffset);
+    }
+
+    /**
+     * Posts the first {@code count} requests through a provider's post function ({@code post_send},
+     * {@code post_recv} or {@code post_srq_recv}) to the QP or SRQ at {@code target}: the one place the chain
+     * is cut, posted and relinked. Called between {@link #enter} and {@link #exit}, which keep the target alive;
+     * this chain's memory is an automatic arena's, alive while the chain is reachable.
+     *
+     * @return 0, or the provider's errno value
+     * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
+     */
+    final int post(MemorySegment function, long target, int count) {
+        cutAfter(count);
+        int rc = -1;
+        try {
+            rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
+            return rc;
+        } finally {
+            relinkAfter(count, rc);
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Cuts the chain after request {@code count - 1}, and clears {@code bad_wr} if the last post failed; called
+     * before a post. Providers write {@code bad_wr} only when they refuse a request, and {@link #failedIndex()}
+     * reads it only after a failure, so after a success it still holds the 0 written here: posting the whole
+     * chain after a success costs one comparison here, no store (each instruction counts under emulation).
+     */
+    final void cutAfter(int count) {
+        if (count != capacity) {
+            if (count < 1 || count > capacity) {
+                throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
+            }
+            requestsForCall.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
+        }
+        if (lastResult != 0) {
+            badRequestForCall.set(JAVA_LONG, 0, 0L);
+        }
+    }
+
+    /** Restores the link cut by {@link #cutAfter}, and records the post's result; runs even if the post threw. */
+    final void relinkAfter(int count, int result) {
+        if (count != capacity) {
+            long base = (count - 1) * requestSize;
+            requestsForCall.set(JAVA_LONG, base + nextOffset, requestsAddress + base + requestSize);
+        }
+        lastResult = result;
+    }
+
+    final MemorySegment badRequestSlot() {
+        return badRequest;
+    }
+
+    /**
+     * After a post that returned non-zero: the index of the request the provider refused (the requests
+     * before it were posted, those from it on were not). -1 if the last post succeeded, and -1 too if it
+     * failed without the provider naming a request of this chain in {@code bad_wr} (then which requests
+     * were posted is unknown; the library clears {@code bad_wr} before every post so a stale value never answers).
+     *
+     * @return the 0-based index of the refused request, or -1 as described above
+     */
+    public final int failedIndex() {
+        if (lastResult == 0) {
+            return -1;
+        }
+        long failed = badRequest.get(JAVA_LONG, 0);
+        long offset = failed - requests.address();
+        if (failed == 0 || offset < 0 || offset % requestSize != 0 || offset / requestSize >= capacity) {
+            return -1;
+        }
+        return (int) (offset / requestSize);
+    }
+
+    /** Says which of the {@code count} requests of the last (failed) post were refused, for an exception message. */
+    final String describeFailure(int count) {
+        int failed = failedIndex();
+        return failed >= 0 ? "work request " + failed + " of " + count + " was refused (requests before it were posted)"
+                : "the provider named no refused request of the " + count + " (which were posted is unknown)";
+    }
+
+    /**
+     * The result of the last post: 0, or the errno value the provider returned.
+     *
+     * @return 0 after a successful post (and before any post), else the provider's errno value, for example
+     *         {@code ENOMEM} (12) for a full queue or {@code EINVAL} (22) for a malformed request
+     */
+    public final int lastResult() {
+        return lastResult;
+    }
+
+    /** Writes scatter-gather entry {@code index} of request {@code request}, after checking the slice. */
+    final void writeSge(int request, int index, MemoryRegion region, long offset, int length) {
+        checkSgeIndex(index);
+        putSge(request, index, region, region.sliceAddress(offset, length), length, region.lkeyUnchecked());
+    }
+
+    /** Writes an entry from an {@link Sge}, checking its region again (it may have closed since the slice was cut). */
+    final void writeSge(int request, int index, Sge sge) {
+        checkSgeIndex(index);
+        MemoryRegion region = sge.region();
+        if (region != null) { // null only for encoding tests, which never post
+            region.sliceAddress(sge.address() - region.baseAddress(), sge.length()); // checks closed and freed once
+        }
+        putSge(request, index, region, sge.address(), sge.length(), sge.lkey());
+    }
+
+    /** Writes an entry whose index and slice were checked, and remembers its region for the post's check. */
+    private void putSge(int request, int index, MemoryRegion region, long address, int length, int lkey) {
+        long at = sgeBase(request) + index * SGE_SIZE;
+        sges.set(JAVA_LONG, at + SGE_ADDR, address);
+        sges.set(JAVA_INT, at + SGE_LENGTH, length);
+        sges.set(JAVA_INT, at + SGE_LKEY, lkey);
+        sgeRegions[request * maxSge + index] = region;
+        // the region was open just now: the last check still holds unless it is of another context, lies in
+        // caller memory whose liveness the post does not read yet, or its context closed a region since (then
+        // the post walks the entries anyway)
+        if (region == null || region.context() != checkedContext
+                || region.callerOwnsMemory() && !tracksScope(region.memoryScope(), callerScopeCount)) {
+            checkedCount = Math.min(checkedCount, request);
+        }
+    }
+
+    /** Sum of the lengths of the first {@code count} entries of request {@code request}. */
+    final long payloadLength(int request, int count) {
+        long total = 0;
+        for (int i = 0; i < Math.min(count, maxSge); i++) {
+            total += Integer.toUnsignedLong(sges.get(JAVA_INT, sgeBase(request) + i * SGE_SIZE + SGE_LENGTH));
+        }
+        return total;
+    }
+
+    /** Length of entry {@code index} of request {@code request}. */
+    final int sgeLength(int request, int index) {
+        return sges.get(JAVA_INT, sgeBase(request) + index * SGE_SIZE + SGE_LENGTH);
+    }
+
+    final void checkSgeIndex(int index) {
+        if (index < 0 || index >= maxSge) {
+            throw new IndexOutOfBoundsException("scatter-gather entry " + index + " of " + maxSge
+                    + " per work request (allocate the chain with a larger maxSge)");
+        }
+    }
+
+    final void checkSgeCount(int count) {
+        if (count < 0 || count > maxSge) {
+            throw new IndexOutOfBoundsException("num_sge " + count + " exceeds the " + maxSge
+                    + " entries allocated per work request");
+        }
+    }
+
+    /**
+     * Ends the chain: later posts and flyweight accesses throw {@link IllegalStateException}; the native
+     * arrays are returned when the chain becomes unreachable (a post racing this close still reads live
+     * memory). Idempotent.
+     */
+    @Override
+    public final synchronized void close() {
+        if (!closed) {
+            closed = true;
+            views.close();
+        }
+    }
+}
