@@ -334,6 +334,15 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         }
     }
 
+    /** Auto-read went off: a read asked for earlier is not done (loop thread, or handed to it). */
+    void clearReadPending() {
+        if (!isRegistered() || eventLoop().inEventLoop()) {
+            readPending = false;
+        } else {
+            eventLoop().execute(() -> readPending = false);
+        }
+    }
+
     private void onConnectionEventIfActive() {
         if (state == State.ACTIVE) {
             onConnectionEvent();

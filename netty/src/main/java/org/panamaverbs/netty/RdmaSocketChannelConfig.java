@@ -278,6 +278,12 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     }
 
     @Override
+    protected void autoReadCleared() {
+        // as NIO's channels: a read requested before auto-read went off is not done
+        ((RdmaSocketChannel) channel).clearReadPending();
+    }
+
+    @Override
     public RdmaSocketChannelConfig setAutoClose(boolean autoClose) {
         super.setAutoClose(autoClose);
         return this;

@@ -10,16 +10,20 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 
 /**
  * What every device test of the transport starts from: the RDMA device's IP address, from the variable every module
  * of the project reads, {@code RDMA_TEST_ADDRESS} (the project's Soft-RoCE guest sets it), and a group of two RDMA
- * event loops in this JVM. Tagged {@code rdma-device} like every module's device tests.
+ * event loops in this JVM. The tests scripts/test-all's device tier runs are tagged {@code rdma-device}, like every
+ * module's device tests; the long ones (two-JVM transfers to 16 MiB, 10 000 connection cycles) {@code device-extended},
+ * which CI does not run ({@code mvn -Pdevice-tests surefire:test -Dtest.groups=device-extended}).
  */
-@Tag("rdma-device")
 abstract class DeviceTest {
     private static final String ADDRESS_ENV = "RDMA_TEST_ADDRESS";
+    /** The tag of the device tests CI runs. */
+    static final String CI = "rdma-device";
+    /** The tag of the long ones, run by hand. */
+    static final String EXTENDED = "device-extended";
     static InetAddress address;
     static EventLoopGroup group;
 

@@ -27,15 +27,33 @@ final class Echo {
         return bytes;
     }
 
-    /** Writes back what it reads; stops reading while the channel is not writable (Netty's back-pressure idiom). */
+    /**
+     * Writes back what it reads; stops reading while the channel is not writable (Netty's back-pressure idiom), or,
+     * made with {@code backPressure} false, reads on and queues what it cannot send yet. rstream's client needs the
+     * latter: it sends all its transfers before it reads any answer (its own server reads them all first), so an
+     * echo that stops reading while its answers wait would hold up both sides once the transfers exceed the
+     * client's receive buffer plus ours.
+     */
     @ChannelHandler.Sharable
     static final class Server extends ChannelInboundHandlerAdapter {
+        private final boolean backPressure;
+
+        Server() {
+            this(true);
+        }
+
+        Server(boolean backPressure) {
+            this.backPressure = backPressure;
+        }
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ctx.write(msg);
-            if (!ctx.channel().isWritable()) {
-                ctx.flush();
+            if (backPressure && !ctx.channel().isWritable()) {
+                // auto-read off before the flush: a flush that drains the buffer makes the channel writable again
+                // at once, and channelWritabilityChanged must then find auto-read off to turn it back on
                 ctx.channel().config().setAutoRead(false);
+                ctx.flush();
             }
         }
 

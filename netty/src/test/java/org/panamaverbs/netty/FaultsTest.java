@@ -26,12 +26,15 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.WriteBufferWaterMark;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Faults, each peer in a JVM of its own: a peer killed mid-stream, a connect to nothing, a connect with garbage
- * private data, a peer that stops granting credits. The bounds asserted are the ones the README states.
+ * Faults: a peer (a JVM of its own) killed mid-stream, a connect to nothing, a connect with garbage private data, a
+ * peer (a JVM of its own) that stops granting credits. (A peer that stops reading and then reads again:
+ * {@link TransportTest}.) The bounds asserted are the ones the README states.
  */
+@Tag(DeviceTest.CI)
 class FaultsTest extends DeviceTest {
     /** A killed peer is reported within this (README: "within 5 s"; measured in the guest: see the output). */
     static final long KILLED_PEER_BOUND_MILLIS = 5000;
@@ -120,11 +123,9 @@ class FaultsTest extends DeviceTest {
     @Test
     void garbagePrivateDataIsRejectedAndTheServerGoesOn() throws Exception {
         try (CountingServer server = new CountingServer()) {
-            try (PeerProcess garbage = PeerProcess.java("garbage", address.getHostAddress(),
-                    Integer.toString(server.port()))) {
-                String line = garbage.awaitLine("garbage ", 120);
-                assertTrue(line.startsWith("garbage refused REJECTED"), line);
-            }
+            // a client of the library's own rdma_cm API, in this JVM: its private data is not rsocket's
+            String outcome = Peers.garbage(new InetSocketAddress(address, server.port()));
+            assertTrue(outcome.startsWith("garbage refused REJECTED"), outcome);
             assertEquals(0, server.children.get(), "no child channel for the refused request");
             Echo.Collector nothing = new Echo.Collector(Long.MAX_VALUE);
             Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(nothing)
@@ -136,50 +137,6 @@ class FaultsTest extends DeviceTest {
             }
             assertEquals(1000, server.bytes.get(), "a good client is served after the garbage one");
             client.close().sync();
-        }
-    }
-
-    @Test
-    void aPeerThatStopsReadingTurnsWritabilityOffAndGetsEveryByteWhenItReadsAgain() throws Exception {
-        try (PeerProcess stall = PeerProcess.java("stall-server", address.getHostAddress())) {
-            int port = Integer.parseInt(stall.awaitLine("listening ", 120).split(" ")[1]);
-            CompletableFuture<Void> unwritable = new CompletableFuture<>();
-            CompletableFuture<Void> writableAgain = new CompletableFuture<>();
-            Channel channel = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
-                    .option(io.netty.channel.ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32768, 65536))
-                    .handler(new ChannelInboundHandlerAdapter() {
-                        @Override
-                        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                            if (!ctx.channel().isWritable()) {
-                                unwritable.complete(null);
-                            } else if (unwritable.isDone()) {
-                                writableAgain.complete(null);
-                            }
-                        }
-                    }).connect(new InetSocketAddress(address, port)).sync().channel();
-            try {
-                int chunk = 16384;
-                int total = 1 << 20;
-                List<ChannelFuture> writes = new ArrayList<>();
-                for (long offset = 0; offset < total; offset += chunk) {
-                    writes.add(channel.writeAndFlush(Unpooled.wrappedBuffer(Echo.pattern(offset, chunk))));
-                }
-                unwritable.get(30, TimeUnit.SECONDS);
-                Thread.sleep(2000); // the peer still reads nothing: nothing moves, nothing fails
-                assertFalse(channel.isWritable(), "writability stays off while the peer grants nothing");
-                long done = writes.stream().filter(ChannelFuture::isDone).count();
-                assertTrue(done * chunk <= 16384, done + " writes done into a 16 KiB receive buffer");
-                assertTrue(writes.stream().noneMatch(w -> w.isDone() && !w.isSuccess()), "no write failed");
-                stall.send("read");
-                stall.awaitLine("received " + total, 120);
-                for (ChannelFuture write : writes) {
-                    assertTrue(write.await(30, TimeUnit.SECONDS) && write.isSuccess(), "every write succeeded");
-                }
-                writableAgain.get(30, TimeUnit.SECONDS);
-                assertTrue(stall.output().stream().noneMatch(l -> l.startsWith("corrupt")), stall.output().toString());
-            } finally {
-                channel.close().sync();
-            }
         }
     }
 

@@ -24,6 +24,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * JVM's client by {@code NettyChannelBuilder.channelType(RdmaSocketChannel.class, ...).eventLoopGroup(...)}.
  * The server listens on rdma_cm only, so every call that succeeds went over RDMA.
  */
+@Tag(DeviceTest.CI)
 class GrpcTest extends DeviceTest {
     static PeerProcess server;
     static ManagedChannel channel;

@@ -20,9 +20,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Server and client of the transport in one JVM on the device (loopback through rxe): the quick check. */
+@Tag(DeviceTest.CI)
 class InProcessEchoTest extends DeviceTest {
     static Channel server;
     static final List<Channel> children = new CopyOnWriteArrayList<>();
@@ -84,9 +86,10 @@ class InProcessEchoTest extends DeviceTest {
         var future = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(new Echo.Server())
                 .connect(new InetSocketAddress(address, 1));
         long start = System.nanoTime();
-        var e = assertThrows(ExecutionException.class, () -> future.get(10, TimeUnit.SECONDS));
-        org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5),
-                "refused at once, not after a timeout");
+        var e = assertThrows(ExecutionException.class, () -> future.get(30, TimeUnit.SECONDS));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        System.out.println("in-process connect to nothing: " + e.getCause() + " after " + millis + " ms");
         assertInstanceOf(ConnectException.class, e.getCause());
+        org.junit.jupiter.api.Assertions.assertTrue(millis < 5000, "refused at once, not after a timeout: " + millis + " ms");
     }
 }

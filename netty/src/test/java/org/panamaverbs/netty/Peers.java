@@ -47,7 +47,6 @@ import org.panamaverbs.verbs.QpConfig;
  *       the line {@code read} on its standard input turns reading on: it then checks the bytes against the test
  *       pattern and prints {@code received N} after each read (or {@code corrupt at N})
  *   <li>{@code streamer ADDRESS PORT}: connects and writes without end (to be killed mid-stream)
- *   <li>{@code garbage ADDRESS PORT}: an rdma_cm connect with 56 bytes of garbage as private data
  *   <li>{@code grpc-server ADDRESS}: {@link GrpcTestService} over gRPC, from {@code Grpc.newServerBuilderForPort}
  *   <li>{@code grpc-client ADDRESS PORT}: one unary call through {@code Grpc.newChannelBuilder}
  * </ul>
@@ -82,7 +81,10 @@ public final class Peers {
                 }
             }, true);
             case "streamer" -> stream(new InetSocketAddress(address, Integer.parseInt(args[2])));
-            case "garbage" -> garbage(new InetSocketAddress(address, Integer.parseInt(args[2])));
+            case "garbage" -> {
+                System.out.println(garbage(new InetSocketAddress(address, Integer.parseInt(args[2]))));
+                System.exit(0);
+            }
             case "grpc-server" -> GrpcTestService.serve(address);
             case "grpc-client" -> {
                 GrpcTestService.callOnce(new InetSocketAddress(address, Integer.parseInt(args[2])));
@@ -207,7 +209,8 @@ public final class Peers {
     }
 
     /** rdma_cm connect (TCP port space) whose private data is not rsocket's; prints what the server answered. */
-    private static void garbage(InetSocketAddress server) {
+    /** An rdma_cm connect whose private data is 56 bytes of garbage: what came of it, as one line. */
+    static String garbage(InetSocketAddress server) {
         byte[] junk = new byte[56];
         new java.util.Random(30).nextBytes(junk);
         junk[0] = 9; // not version 1
@@ -219,11 +222,10 @@ public final class Peers {
                  var cq = id.context().createCompletionQueue(16)) {
                 id.createQueuePair(pd, QpConfig.builder(cq).build());
                 id.connect(new ConnectionParameters(junk, 0, 0, 7, 7), Duration.ofSeconds(20));
-                System.out.println("garbage accepted");
+                return "garbage accepted";
             }
         } catch (CmException e) {
-            System.out.println("garbage refused " + e.event() + " errno " + e.errno());
+            return "garbage refused " + e.event() + " errno " + e.errno();
         }
-        System.exit(0);
     }
 }

@@ -2,6 +2,7 @@ package org.panamaverbs.netty;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -18,9 +19,12 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -32,6 +36,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,6 +44,7 @@ import org.junit.jupiter.api.Test;
  * HTTP/1.1 with bytes compared from 1 B to 16 MiB, 100 connections at once, and sequential connect/close cycles
  * with the descriptors and threads of both processes counted before and after.
  */
+@Tag(DeviceTest.EXTENDED)
 class TransportTest extends DeviceTest {
     /** Sequential connect/close cycles (the issue asks 10 000; -Dnetty.cycles to change). */
     static final int CYCLES = Integer.getInteger("netty.cycles", 10_000);
@@ -195,6 +201,50 @@ class TransportTest extends DeviceTest {
         assertEquals(peerFiles, echo.openFiles(), "descriptors of the server's JVM");
         assertTrue(echo.threads() <= peerThreads + 2, "threads of the server's JVM: " + echo.threads() + " after, "
                 + peerThreads + " before");
+    }
+
+    @Test
+    void aPeerThatStopsReadingTurnsWritabilityOffAndGetsEveryByteWhenItReadsAgain() throws Exception {
+        try (PeerProcess stall = PeerProcess.java("stall-server", address.getHostAddress())) {
+            int port = Integer.parseInt(stall.awaitLine("listening ", 120).split(" ")[1]);
+            CompletableFuture<Void> unwritable = new CompletableFuture<>();
+            CompletableFuture<Void> writableAgain = new CompletableFuture<>();
+            Channel channel = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+                    .option(io.netty.channel.ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32768, 65536))
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                            if (!ctx.channel().isWritable()) {
+                                unwritable.complete(null);
+                            } else if (unwritable.isDone()) {
+                                writableAgain.complete(null);
+                            }
+                        }
+                    }).connect(new InetSocketAddress(address, port)).sync().channel();
+            try {
+                int chunk = 16384;
+                int total = 1 << 20;
+                List<ChannelFuture> writes = new ArrayList<>();
+                for (long offset = 0; offset < total; offset += chunk) {
+                    writes.add(channel.writeAndFlush(Unpooled.wrappedBuffer(Echo.pattern(offset, chunk))));
+                }
+                unwritable.get(30, TimeUnit.SECONDS);
+                Thread.sleep(2000); // the peer still reads nothing: nothing moves, nothing fails
+                assertFalse(channel.isWritable(), "writability stays off while the peer grants nothing");
+                long done = writes.stream().filter(ChannelFuture::isDone).count();
+                assertTrue(done * chunk <= 16384, done + " writes done into a 16 KiB receive buffer");
+                assertTrue(writes.stream().noneMatch(w -> w.isDone() && !w.isSuccess()), "no write failed");
+                stall.send("read");
+                stall.awaitLine("received " + total, 120);
+                for (ChannelFuture write : writes) {
+                    assertTrue(write.await(30, TimeUnit.SECONDS) && write.isSuccess(), "every write succeeded");
+                }
+                writableAgain.get(30, TimeUnit.SECONDS);
+                assertTrue(stall.output().stream().noneMatch(l -> l.startsWith("corrupt")), stall.output().toString());
+            } finally {
+                channel.close().sync();
+            }
+        }
     }
 
     private static void cycles(int count) throws Exception {
