@@ -45,15 +45,26 @@ abstract class DeviceTest {
     }
 
     /**
-     * Skips the test naming what is missing, or fails it when a skip is not allowed: under
-     * {@code panamaverbs.requireDevice} (scripts/test-all sets it for every device run) or
-     * {@code panamaverbs.requireTools}.
+     * Skips the test naming the missing device (address), or fails it under {@code panamaverbs.requireDevice}, which
+     * scripts/test-all sets for every device run.
      */
     static void require(boolean present, String missing) {
+        require(present, missing, "panamaverbs.requireDevice");
+    }
+
+    /**
+     * Skips the test naming the missing tool ({@code rstream}, {@code curl}, {@code librspreload.so}), or fails it
+     * under {@code panamaverbs.requireDevice} or {@code panamaverbs.requireTools}.
+     */
+    static void requireTool(boolean present, String missing) {
+        require(present, missing, "panamaverbs.requireDevice", "panamaverbs.requireTools");
+    }
+
+    private static void require(boolean present, String missing, String... strictProperties) {
         if (present) {
             return;
         }
-        for (String property : new String[] {"panamaverbs.requireDevice", "panamaverbs.requireTools"}) {
+        for (String property : strictProperties) {
             String env = "PANAMA_VERBS_" + property.substring("panamaverbs.".length())
                     .replaceAll("([A-Z])", "_$1").toUpperCase(java.util.Locale.ROOT);
             if (Boolean.getBoolean(property) || "true".equalsIgnoreCase(System.getenv(env))) {

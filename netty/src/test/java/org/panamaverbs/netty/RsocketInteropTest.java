@@ -38,7 +38,7 @@ class RsocketInteropTest extends DeviceTest {
                 return dir + "/" + name;
             }
         }
-        require(false, name + " is not installed (Debian: apt-get install rdmacm-utils curl)");
+        requireTool(false, name + " is not installed (Debian: apt-get install rdmacm-utils curl)");
         return null;
     }
 
@@ -50,7 +50,7 @@ class RsocketInteropTest extends DeviceTest {
                 return path;
             }
         }
-        require(false, "librspreload.so is not installed (Debian: librdmacm1, rsocket/ directory)");
+        requireTool(false, "librspreload.so is not installed (Debian: librdmacm1, rsocket/ directory)");
         return null;
     }
 
