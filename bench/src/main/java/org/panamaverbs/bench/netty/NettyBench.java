@@ -1,0 +1,291 @@
+package org.panamaverbs.bench.netty;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.HdrHistogram.Histogram;
+
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import org.panamaverbs.netty.RdmaIoHandler;
+import org.panamaverbs.netty.RdmaServerSocketChannel;
+import org.panamaverbs.netty.RdmaSocketChannel;
+
+/**
+ * Netty and gRPC over TCP (NIO) and over the RDMA transport, with the exchange of C {@code rstream} so the Java
+ * figures line up with rstream's (bench/compare-netty runs them alternating; see docs/benchmarks/).
+ *
+ * <pre>
+ * NettyBench server TRANSPORT ADDRESS PORT [BUSY_POLL_US]      rstream-shaped server on PORT, gRPC echo on PORT+1
+ * NettyBench stream TRANSPORT ADDRESS PORT SIZE COUNT ITERATIONS [BUSY_POLL_US]
+ * NettyBench grpc   TRANSPORT ADDRESS PORT SIZE CALLS [BUSY_POLL_US]
+ * </pre>
+ *
+ * TRANSPORT is {@code tcp} or {@code rdma}. {@code stream} is rstream's exchange (16 bytes each way to start, then
+ * per iteration COUNT transfers of SIZE bytes to the server and COUNT back; {@code -C 1} is a ping-pong), preceded
+ * by a 12-byte header (size, count, iterations) that rstream does not need because it takes them from its command
+ * line. It prints rstream's figures (Gb/s counting both directions, microseconds per transfer) and, per
+ * iteration, the round trip's percentiles. {@code grpc} makes unary calls one after the other and prints their
+ * latency percentiles. One CSV line each: {@code test,transport,size,count,iterations,seconds,gbps,usec_per_xfer,p50_us,p90_us,p99_us}.
+ */
+public final class NettyBench {
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    };
+    private static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Echo/Echo")
+            .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+
+    private NettyBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        boolean rdma = switch (args[1]) {
+            case "rdma" -> true;
+            case "tcp" -> false;
+            default -> throw new IllegalArgumentException("transport is tcp or rdma, not " + args[1]);
+        };
+        InetAddress address = InetAddress.getByName(args[2]);
+        int port = Integer.parseInt(args[3]);
+        int busyIndex = switch (mode) {
+            case "server" -> 4;
+            case "stream" -> 7;
+            case "grpc" -> 6;
+            default -> throw new IllegalArgumentException(mode);
+        };
+        long busyPollMicros = args.length > busyIndex ? Long.parseLong(args[busyIndex]) : 0;
+        IoHandlerFactory factory = rdma ? RdmaIoHandler.newFactory(Duration.ofNanos(busyPollMicros * 1000))
+                : NioIoHandler.newFactory();
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, factory);
+        try {
+            switch (mode) {
+                case "server" -> serve(rdma, group, address, port);
+                case "stream" -> stream(rdma, group, new InetSocketAddress(address, port), Integer.parseInt(args[4]),
+                        Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+                default -> grpc(rdma, group, new InetSocketAddress(address, port + 1), Integer.parseInt(args[4]),
+                        Integer.parseInt(args[5]));
+            }
+        } finally {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        }
+        System.exit(0);
+    }
+
+    private static Class<? extends Channel> channelType(boolean rdma) {
+        return rdma ? RdmaSocketChannel.class : NioSocketChannel.class;
+    }
+
+    private static Class<? extends ServerChannel> serverType(boolean rdma) {
+        return rdma ? RdmaServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    private static void serve(boolean rdma, EventLoopGroup group, InetAddress address, int port) throws Exception {
+        Channel server = new ServerBootstrap().group(group).channel(serverType(rdma))
+                .childHandler(new StreamServer()).bind(new InetSocketAddress(address, port)).sync().channel();
+        ServerServiceDefinition service = ServerServiceDefinition.builder("bench.Echo")
+                .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
+                    response.onNext(request);
+                    response.onCompleted();
+                })).build();
+        Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(address, port + 1))
+                .channelType(serverType(rdma)).bossEventLoopGroup(group).workerEventLoopGroup(group)
+                .addService(service).build().start();
+        System.out.println("ready");
+        // until the script closes our standard input
+        while (System.in.read() >= 0) {
+            // nothing to read
+        }
+        grpc.shutdownNow();
+        server.close().sync();
+    }
+
+    /** rstream's server side: header, 16 bytes in and out, then per iteration COUNT x SIZE in, then out. */
+    private static final class StreamServer extends ChannelInboundHandlerAdapter {
+        private final ByteBuf header = Unpooled.buffer(12);
+        private int size;
+        private int count;
+        private int iterations;
+        private long expect = -1;
+        private long received;
+        private ByteBuf payload;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
+            try {
+                if (expect < 0) {
+                    in.readBytes(header, Math.min(in.readableBytes(), header.writableBytes()));
+                    if (header.isWritable()) {
+                        return;
+                    }
+                    size = header.readInt();
+                    count = header.readInt();
+                    iterations = header.readInt();
+                    payload = Unpooled.directBuffer(size).writeZero(size);
+                    expect = 16;
+                }
+                received += in.readableBytes();
+                while (expect > 0 && received >= expect) {
+                    received -= expect;
+                    if (expect == 16) {
+                        ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[16]));
+                    } else {
+                        for (int t = 0; t < count; t++) {
+                            ctx.write(payload.retainedDuplicate());
+                        }
+                        ctx.flush();
+                        iterations--;
+                    }
+                    expect = iterations > 0 ? (long) size * count : 0;
+                }
+            } finally {
+                in.release();
+            }
+        }
+    }
+
+    private static void stream(boolean rdma, EventLoopGroup group, InetSocketAddress server, int size, int count,
+            int iterations) throws Exception {
+        StreamClient client = new StreamClient(size, count, iterations);
+        Channel channel = new Bootstrap().group(group).channel(channelType(rdma)).handler(client).connect(server)
+                .sync().channel();
+        channel.writeAndFlush(Unpooled.buffer(12).writeInt(size).writeInt(count).writeInt(iterations));
+        channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[16]));
+        long nanos = client.done.get(30, TimeUnit.MINUTES);
+        channel.close().sync();
+        long bytes = (long) iterations * count * size * 2;
+        double usec = nanos / 1000.0;
+        Histogram h = client.roundTrips;
+        System.out.printf(Locale.ROOT, "stream,%s,%d,%d,%d,%.3f,%.3f,%.2f,%.1f,%.1f,%.1f%n", rdma ? "rdma" : "tcp",
+                size, count, iterations, usec / 1e6, bytes * 8 / (1000.0 * usec), usec / iterations / (count * 2.0),
+                h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(90) / 1000.0,
+                h.getValueAtPercentile(99) / 1000.0);
+    }
+
+    /** rstream's client side, timed as rstream times it (after the 16-byte synchronisation). */
+    private static final class StreamClient extends ChannelInboundHandlerAdapter {
+        final CompletableFuture<Long> done = new CompletableFuture<>();
+        final Histogram roundTrips = new Histogram(3_600_000_000_000L, 3);
+        private final int size;
+        private final int count;
+        private int iterationsLeft;
+        private final ByteBuf payload;
+        private long expect = 16;
+        private long received;
+        private long start;
+        private long iterationStart;
+
+        StreamClient(int size, int count, int iterations) {
+            this.size = size;
+            this.count = count;
+            this.iterationsLeft = iterations;
+            this.payload = Unpooled.directBuffer(size).writeZero(size);
+        }
+
+        private void sendIteration(ChannelHandlerContext ctx) {
+            iterationStart = System.nanoTime();
+            for (int t = 0; t < count; t++) {
+                ctx.write(payload.retainedDuplicate());
+            }
+            ctx.flush();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
+            received += in.readableBytes();
+            in.release();
+            while (expect > 0 && received >= expect) {
+                received -= expect;
+                long now = System.nanoTime();
+                if (start == 0) {
+                    start = now; // synchronised: rstream's gettimeofday(&start)
+                } else {
+                    roundTrips.recordValue(now - iterationStart);
+                    iterationsLeft--;
+                }
+                if (iterationsLeft == 0) {
+                    expect = 0;
+                    done.complete(now - start);
+                    return;
+                }
+                expect = (long) size * count;
+                sendIteration(ctx);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            done.completeExceptionally(cause);
+        }
+    }
+
+    private static void grpc(boolean rdma, EventLoopGroup group, InetSocketAddress server, int size, int calls)
+            throws Exception {
+        ManagedChannel channel = NettyChannelBuilder.forAddress(server).channelType(channelType(rdma),
+                InetSocketAddress.class).eventLoopGroup(group).usePlaintext().build();
+        try {
+            byte[] request = new byte[size];
+            CallOptions options = CallOptions.DEFAULT.withMaxInboundMessageSize(64 << 20);
+            for (int i = 0; i < Math.max(10, calls / 10); i++) { // warm-up, not counted
+                ClientCalls.blockingUnaryCall(channel, ECHO, options, request);
+            }
+            Histogram h = new Histogram(3_600_000_000_000L, 3);
+            long start = System.nanoTime();
+            for (int i = 0; i < calls; i++) {
+                long t = System.nanoTime();
+                ClientCalls.blockingUnaryCall(channel, ECHO, options, request);
+                h.recordValue(System.nanoTime() - t);
+            }
+            double usec = (System.nanoTime() - start) / 1000.0;
+            System.out.printf(Locale.ROOT, "grpc,%s,%d,1,%d,%.3f,%.3f,%.2f,%.1f,%.1f,%.1f%n", rdma ? "rdma" : "tcp",
+                    size, calls, usec / 1e6, (long) calls * size * 2 * 8 / (1000.0 * usec), usec / calls / 2,
+                    h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(90) / 1000.0,
+                    h.getValueAtPercentile(99) / 1000.0);
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+}

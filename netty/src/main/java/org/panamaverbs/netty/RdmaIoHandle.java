@@ -1,0 +1,7 @@
+package org.panamaverbs.netty;
+
+import io.netty.channel.IoHandle;
+
+/** What an {@link RdmaIoHandler} serves: the unsafe of an RDMA channel, told when its connection has news. */
+interface RdmaIoHandle extends IoHandle {
+}

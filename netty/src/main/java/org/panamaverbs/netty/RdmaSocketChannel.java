@@ -1,0 +1,772 @@
+package org.panamaverbs.netty;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.DuplexChannel;
+import org.panamaverbs.cm.CmEvent;
+import org.panamaverbs.cm.CmException;
+import org.panamaverbs.cm.CmId;
+import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.PortSpace;
+
+/**
+ * A Netty stream channel over RDMA that speaks rsocket's protocol (librdmacm's {@code rsocket.c}, version 1):
+ * it connects to C programs using rsockets ({@code rstream}, anything under {@code librspreload.so}) and to
+ * other instances of itself, and serves them through {@link RdmaServerSocketChannel}. Use it where
+ * {@code NioSocketChannel} would be used, on an event loop group of {@link RdmaIoHandler}:
+ *
+ * <pre>{@code
+ * EventLoopGroup group = new MultiThreadIoEventLoopGroup(RdmaIoHandler.newFactory());
+ * new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(...).connect("10.0.0.1", 7471);
+ * }</pre>
+ *
+ * <p>Verbs: the connection is an rdma_cm id in the TCP port space ({@code rdma_resolve_addr},
+ * {@code rdma_resolve_route}, {@code rdma_create_qp}, {@code rdma_connect} or {@code rdma_accept}) with an RC
+ * queue pair; data goes as {@code IBV_WR_RDMA_WRITE_WITH_IMM} from a registered send buffer into the peer's
+ * registered receive buffer. Written bytes are copied into the send buffer, so a written {@link ByteBuf} may be
+ * released as soon as its write completes; nothing the application holds must stay alive longer.
+ *
+ * <p>Back-pressure: when the peer grants no more credits (it stops reading), written data stays in the
+ * {@link ChannelOutboundBuffer} and {@link #isWritable()} turns false at the high water mark, as with TCP;
+ * {@link RdmaChannelOption#WRITE_STALL_TIMEOUT_MILLIS} ends such a wait. Reads take buffers from the
+ * channel's {@link RecvByteBufAllocator}; while the channel does not read (auto-read off), received data stays
+ * in the receive buffer and the peer gets no new credits.
+ *
+ * <p>Ends: the peer's close (rsocket DISCONNECT) reads as end of stream and {@code channelInactive}; its
+ * {@code shutdown(SHUT_WR)} as end of input ({@link ChannelInputShutdownEvent} when half-closure is allowed,
+ * else a close). A peer whose process dies is seen through rdma_cm's DISCONNECTED event (the kernel destroys
+ * its id): the pipeline gets an {@link IOException} ("connection reset") and the channel closes, within
+ * milliseconds. A peer whose host is gone shows when a send or keepalive fails after the transport's retries
+ * ({@code retry_count} 7). Connecting to an address where nothing listens fails at once with a
+ * {@link ConnectException}.
+ */
+public final class RdmaSocketChannel extends AbstractChannel implements DuplexChannel {
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+
+    private enum State { OPEN, CONNECTING, ACTIVE, CLOSED }
+
+    private final RdmaSocketChannelConfig config;
+    /** A connection request this child channel accepts when it is registered (null for a client). */
+    private CmId request;
+    private RsocketWire.ConnectionData requestData;
+    private volatile State state = State.OPEN;
+    private RdmaIoHandler.Registration registration;
+    private IoRegistration ioRegistration;
+    private RsocketConnection connection;
+    private volatile InetSocketAddress local;
+    private volatile InetSocketAddress remote;
+    private ChannelPromise connectPromise;
+    /** A connect's virtual thread still uses the id: it, not {@link #doClose}, closes the connection then. */
+    private boolean connectThreadRunning;
+    private ScheduledFuture<?> connectTimeout;
+    private boolean readPending;
+    private boolean inputShutdown;
+    private boolean inputShutdownReported;
+    private boolean writeBlocked;
+    private long lastWriteProgress;
+    private ScheduledFuture<?> stallCheck;
+    private ScheduledFuture<?> keepalive;
+
+    /** A channel that connects as a client ({@code bootstrap.channel(RdmaSocketChannel.class)}). */
+    public RdmaSocketChannel() {
+        super(null);
+        this.config = new RdmaSocketChannelConfig(this);
+    }
+
+    /** A server's child for a connection request; accepted when registered. */
+    RdmaSocketChannel(RdmaServerSocketChannel parent, CmId request, RsocketWire.ConnectionData requestData) {
+        super(parent);
+        this.config = new RdmaSocketChannelConfig(this);
+        this.request = request;
+        this.requestData = requestData;
+        this.remote = request.peerAddress();
+        this.local = request.localAddress();
+    }
+
+    @Override
+    public RdmaSocketChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public RdmaServerSocketChannel parent() {
+        return (RdmaServerSocketChannel) super.parent();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return state != State.CLOSED;
+    }
+
+    @Override
+    public boolean isActive() {
+        return state == State.ACTIVE;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return loop instanceof IoEventLoop io && io.isCompatible(RdmaUnsafe.class);
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new RdmaUnsafe();
+    }
+
+    // ------------------------------------------------------------------------------------------ registration
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        RdmaIoHandler.register(eventLoop(), (RdmaUnsafe) unsafe(), promise, loopRegistration -> {
+            ioRegistration = loopRegistration;
+            registration = RdmaIoHandler.of(loopRegistration);
+            if (connection != null) {
+                connection.attach(registration);
+            }
+            if (request != null && connection == null) {
+                accept(promise);
+            } else {
+                promise.setSuccess();
+            }
+        });
+    }
+
+    /** A child: queue pair on this loop, rdma_accept with our private data, active once ESTABLISHED arrives. */
+    private void accept(ChannelPromise promise) {
+        CmId id = request;
+        request = null;
+        RdmaIoHandler handler = registration.handler();
+        try {
+            connection = RsocketConnection.open(handler, id, config.settings());
+            connection.attach(registration);
+            connection.flow.start(requestData);
+            id.accept(new ConnectionParameters(connection.localData(), 0, 0, 7, 7));
+        } catch (RuntimeException e) {
+            if (connection != null) {
+                connection.free();
+                connection = null;
+            }
+            id.close();
+            state = State.CLOSED;
+            promise.setFailure(e);
+            return;
+        }
+        Duration timeout = Duration.ofMillis(Math.max(1, config.getConnectTimeoutMillis()));
+        EventLoop loop = eventLoop();
+        Thread.ofVirtual().name("rsocket-accept").start(() -> {
+            Throwable failure = null;
+            try {
+                id.awaitEstablished(timeout);
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            Throwable cause = failure;
+            loop.execute(() -> {
+                if (cause != null || state == State.CLOSED) {
+                    state = State.CLOSED;
+                    if (connection != null) {
+                        connection.close();
+                    }
+                    promise.setFailure(cause != null ? cause : new ClosedChannelException());
+                    return;
+                }
+                established();
+                promise.setSuccess(); // registration completes active: Netty fires channelActive
+            });
+        });
+    }
+
+    /** Both sides: the stream starts (credits granted), the peer's death is watched for. */
+    private void established() {
+        state = State.ACTIVE;
+        connection.flow.afterCompletions();
+        connection.flow.flush();
+        connection.watchDisconnect(eventLoop(), this::cmDisconnected);
+        if (config.isKeepAlive()) {
+            long seconds = config.getKeepAliveSeconds();
+            keepalive = eventLoop().scheduleAtFixedRate(() -> {
+                if (connection != null && !connection.isClosed()) {
+                    connection.flow.sendKeepalive();
+                }
+            }, seconds, seconds, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    protected void doDeregister() {
+        IoRegistration current = ioRegistration;
+        if (current != null) {
+            ioRegistration = null;
+            registration = null;
+            current.cancel();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- events
+
+    /** Completions were processed for our connection: read, resume writing, notice ends and failures. */
+    private void onConnectionEvent() {
+        RsocketConnection c = connection;
+        if (c == null || state != State.ACTIVE) {
+            return;
+        }
+        RsocketFlow flow = c.flow;
+        if (flow.failure() != null) {
+            failAndClose(new IOException("rsocket connection to " + remote + " failed: " + flow.failure()));
+            return;
+        }
+        if (flow.readableBytes() > 0 && readPending) {
+            readNow();
+            if (state != State.ACTIVE) {
+                return;
+            }
+        }
+        if (writeBlocked && flow.canSend()) {
+            writeBlocked = false;
+            ((RdmaUnsafe) unsafe()).resumeWrite();
+        }
+        checkInputEnd();
+    }
+
+    /** The peer closed or shut down its output and everything it sent has been read. */
+    private void checkInputEnd() {
+        RsocketFlow flow = connection.flow;
+        if (state != State.ACTIVE || flow.readableBytes() > 0 || !flow.isPeerOutputDone() || inputShutdownReported) {
+            return;
+        }
+        ChannelPipeline pipeline = pipeline();
+        if (flow.isPeerDisconnected() || !config.isAllowHalfClosure()) {
+            unsafe().close(voidPromise());
+            return;
+        }
+        inputShutdownReported = true;
+        inputShutdown = true;
+        pipeline.fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        pipeline.fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+    }
+
+    /** rdma_cm says the peer's id is gone: a close we heard of in-band, or a peer that died. */
+    private void cmDisconnected() {
+        if (state != State.ACTIVE || connection == null) {
+            return;
+        }
+        connection.handler.pollNow(); // its DISCONNECT may be in our completion queue already
+        if (state != State.ACTIVE) {
+            return;
+        }
+        RsocketFlow flow = connection.flow;
+        if (flow.isPeerDisconnected()) {
+            return; // orderly: the end of input follows the data
+        }
+        failAndClose(new IOException("connection reset: the peer's rdma_cm id was destroyed without an rsocket"
+                + " DISCONNECT (its process ended or it was disconnected), " + remote));
+    }
+
+    private void failAndClose(Throwable cause) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        pipeline().fireExceptionCaught(cause);
+        unsafe().close(voidPromise());
+    }
+
+    // --------------------------------------------------------------------------------------------- reading
+
+    @Override
+    protected void doBeginRead() {
+        if (state != State.ACTIVE) {
+            readPending = true;
+            return;
+        }
+        readPending = true;
+        if (connection.flow.readableBytes() > 0) {
+            eventLoop().execute(this::onConnectionEventIfActive);
+        }
+    }
+
+    /** Auto-read went off: a read asked for earlier is not done (loop thread, or handed to it). */
+    void clearReadPending() {
+        if (!isRegistered() || eventLoop().inEventLoop()) {
+            readPending = false;
+        } else {
+            eventLoop().execute(() -> readPending = false);
+        }
+    }
+
+    private void onConnectionEventIfActive() {
+        if (state == State.ACTIVE) {
+            onConnectionEvent();
+        }
+    }
+
+    private void readNow() {
+        RsocketFlow flow = connection.flow;
+        RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
+        handle.reset(config);
+        ChannelPipeline pipeline = pipeline();
+        try {
+            do {
+                if (flow.readableBytes() == 0) {
+                    break;
+                }
+                ByteBuf buffer = handle.allocate(config.getAllocator());
+                handle.attemptedBytesRead(buffer.writableBytes());
+                int read;
+                try {
+                    read = flow.read(buffer, buffer.writableBytes());
+                } catch (RuntimeException e) {
+                    buffer.release();
+                    throw e;
+                }
+                handle.lastBytesRead(read);
+                handle.incMessagesRead(1);
+                readPending = false;
+                if (inputShutdown) {
+                    buffer.release(); // shutdownInput: what still arrives is dropped, as after SHUT_RD
+                } else {
+                    pipeline.fireChannelRead(buffer);
+                }
+            } while (handle.continueReading() && state == State.ACTIVE);
+            handle.readComplete();
+            pipeline.fireChannelReadComplete();
+        } finally {
+            if (connection != null && !connection.isClosed()) {
+                connection.flow.afterCompletions(); // grant what was freed
+            }
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- writing
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("RdmaSocketChannel writes ByteBuf only, not "
+                + msg.getClass().getName());
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        if (state != State.ACTIVE) {
+            throw new ClosedChannelException();
+        }
+        RsocketFlow flow = connection.flow;
+        if (!flow.isOutputOpen()) {
+            throw new ClosedChannelException();
+        }
+        boolean progressed = false;
+        try {
+            while (true) {
+                Object message = in.current();
+                if (message == null) {
+                    writeBlocked = false;
+                    break;
+                }
+                ByteBuf buffer = (ByteBuf) message;
+                if (!buffer.isReadable()) {
+                    in.remove();
+                    continue;
+                }
+                int sent = flow.write(buffer);
+                if (sent > 0) {
+                    progressed = true;
+                    in.progress(sent);
+                }
+                if (!buffer.isReadable()) {
+                    in.remove();
+                    continue;
+                }
+                if (flow.failure() != null) {
+                    throw new IOException("rsocket connection to " + remote + " failed: " + flow.failure());
+                }
+                writeBlocked = true; // out of credits, send buffer or target: resumed by the completions
+                break;
+            }
+        } finally {
+            flow.flush();
+        }
+        long now = System.nanoTime();
+        if (progressed || !writeBlocked) {
+            lastWriteProgress = now;
+        }
+        if (writeBlocked) {
+            scheduleStallCheck();
+        }
+    }
+
+    private void scheduleStallCheck() {
+        int timeout = config.getWriteStallTimeoutMillis();
+        if (timeout <= 0 || stallCheck != null) {
+            return;
+        }
+        stallCheck = eventLoop().schedule(() -> {
+            stallCheck = null;
+            if (!writeBlocked || state != State.ACTIVE) {
+                return;
+            }
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastWriteProgress);
+            if (waited >= timeout) {
+                failAndClose(new RdmaWriteStalledException("the peer " + remote + " granted no credits for " + waited
+                        + " ms (write stall timeout " + timeout + " ms); " + unsafe().outboundBuffer().totalPendingWriteBytes()
+                        + " bytes were not sent"));
+            } else {
+                scheduleStallCheck();
+            }
+        }, timeout, TimeUnit.MILLISECONDS);
+    }
+
+    // ------------------------------------------------------------------------------------- shutdown, close
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || state == State.CLOSED;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        RsocketConnection c = connection;
+        return state == State.CLOSED || (c != null && state == State.ACTIVE && !c.flow.isOutputOpen());
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+        } else {
+            loop.execute(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        }
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            shutdownInput0(promise);
+        } else {
+            loop.execute(() -> shutdownInput0(promise));
+        }
+        return promise;
+    }
+
+    private void shutdownInput0(ChannelPromise promise) {
+        if (state != State.ACTIVE) {
+            promise.setFailure(new ClosedChannelException());
+            return;
+        }
+        inputShutdown = true;
+        if (connection.flow.readableBytes() > 0) {
+            readNow(); // discarded: nobody reads a shut input
+        }
+        if (!connection.flow.isOutputOpen()) {
+            unsafe().close(voidPromise());
+        }
+        promise.setSuccess();
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelFuture output = shutdownOutput();
+        output.addListener(f -> shutdownInput(promise));
+        return promise;
+    }
+
+    @Override
+    protected void doShutdownOutput() throws Exception {
+        if (state != State.ACTIVE) {
+            throw new ClosedChannelException();
+        }
+        connection.flow.shutdownOutput();
+        connection.flow.flush();
+        if (inputShutdown) {
+            unsafe().close(voidPromise());
+        }
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        if (!(localAddress instanceof InetSocketAddress address)) {
+            throw new IllegalArgumentException("an RDMA channel binds to an InetSocketAddress, not " + localAddress);
+        }
+        local = address; // bound when connecting (rdma_bind_addr before rdma_resolve_addr)
+    }
+
+    @Override
+    protected void doDisconnect() {
+        doClose();
+    }
+
+    @Override
+    protected void doClose() {
+        State previous = state;
+        state = State.CLOSED;
+        cancel(connectTimeout);
+        cancel(stallCheck);
+        cancel(keepalive);
+        if (request != null) {
+            request.close(); // a child closed before it was registered: the request is refused by its destruction
+            request = null;
+        }
+        if (connection != null && !connectThreadRunning) {
+            connection.close();
+        }
+        if (previous == State.CONNECTING && connectPromise != null) {
+            connectPromise.tryFailure(new ClosedChannelException());
+        }
+    }
+
+    private static void cancel(ScheduledFuture<?> future) {
+        if (future != null) {
+            future.cancel(false);
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- connect
+
+    private void startConnect(InetSocketAddress target, InetSocketAddress bindTo, ChannelPromise promise) {
+        state = State.CONNECTING;
+        connectPromise = promise;
+        RdmaIoHandler handler = registration.handler();
+        int timeoutMillis = Math.max(1, config.getConnectTimeoutMillis());
+        Duration timeout = Duration.ofMillis(timeoutMillis);
+        RsocketConnection.Settings settings = config.settings();
+        EventLoop loop = eventLoop();
+        connectThreadRunning = true;
+        connectTimeout = loop.schedule(() -> {
+            if (state == State.CONNECTING) {
+                ConnectTimeoutException cause = new ConnectTimeoutException("connection timed out after "
+                        + timeoutMillis + " ms: " + target);
+                if (promise.tryFailure(cause)) {
+                    unsafe().close(voidPromise());
+                }
+            }
+        }, timeoutMillis, TimeUnit.MILLISECONDS);
+        Thread.ofVirtual().name("rsocket-connect").start(() -> {
+            CmId id = null;
+            try {
+                InetSocketAddress resolved = target.isUnresolved()
+                        ? new InetSocketAddress(InetAddress.getByName(target.getHostString()), target.getPort()) : target;
+                id = CmId.create(handler.cmChannel(), PortSpace.TCP);
+                if (bindTo != null) {
+                    id.bind(bindTo);
+                }
+                id.resolveAddress(resolved, timeout);
+                id.resolveRoute(timeout);
+                CmId resolvedId = id;
+                RsocketConnection opened = loop.submit(() -> {
+                    if (state != State.CONNECTING) {
+                        throw new ClosedChannelException();
+                    }
+                    RsocketConnection c = RsocketConnection.open(handler, resolvedId, settings);
+                    connection = c;
+                    c.attach(registration);
+                    return c;
+                }).get(timeoutMillis, TimeUnit.MILLISECONDS);
+                CmEvent established = id.connect(new ConnectionParameters(opened.localData(), 0, 0, 7, 7), timeout);
+                RsocketWire.ConnectionData peer = RsocketWire.ConnectionData.decode(established.privateData());
+                CmId connectedId = id;
+                loop.execute(() -> finishConnect(connectedId, peer, promise));
+            } catch (Throwable t) {
+                Throwable cause = connectFailure(t, target);
+                CmId failedId = id;
+                try {
+                    loop.execute(() -> failConnect(failedId, cause, promise));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    if (failedId != null) {
+                        failedId.close();
+                    }
+                }
+            }
+        });
+    }
+
+    private void finishConnect(CmId id, RsocketWire.ConnectionData peer, ChannelPromise promise) {
+        connectThreadRunning = false;
+        cancel(connectTimeout);
+        if (state != State.CONNECTING) {
+            if (connection != null) {
+                connection.close();
+            } else {
+                id.close();
+            }
+            return;
+        }
+        connection.flow.start(peer);
+        local = id.localAddress();
+        remote = id.peerAddress();
+        established();
+        if (promise.trySuccess()) {
+            pipeline().fireChannelActive();
+        } else {
+            unsafe().close(voidPromise()); // the promise was cancelled meanwhile
+        }
+    }
+
+    private void failConnect(CmId id, Throwable cause, ChannelPromise promise) {
+        connectThreadRunning = false;
+        cancel(connectTimeout);
+        if (connection != null) {
+            connection.close();
+        } else if (id != null) {
+            id.close();
+        }
+        if (promise.tryFailure(cause)) {
+            unsafe().close(voidPromise());
+        }
+    }
+
+    /** What a failed connect means in java.net terms: refused, unreachable, timed out. */
+    private static Throwable connectFailure(Throwable t, InetSocketAddress target) {
+        Throwable cause = t instanceof java.util.concurrent.ExecutionException && t.getCause() != null ? t.getCause() : t;
+        if (cause instanceof CmException cm) {
+            if (cm.event() == org.panamaverbs.cm.CmEventType.REJECTED) {
+                ConnectException e = new ConnectException("connection refused: " + target + " (" + cm.getMessage() + ")");
+                e.initCause(cm);
+                return e;
+            }
+            if (cm.timedOut()) {
+                ConnectTimeoutException e = new ConnectTimeoutException("connection timed out: " + target + " ("
+                        + cm.getMessage() + ")");
+                e.initCause(cm);
+                return e;
+            }
+            ConnectException e = new ConnectException("cannot connect to " + target + ": " + cm.getMessage());
+            e.initCause(cm);
+            return e;
+        }
+        if (cause instanceof RsocketWire.MalformedConnectionData malformed) {
+            ConnectException e = new ConnectException(target + " is not an rsocket peer: " + malformed.getMessage());
+            e.initCause(malformed);
+            return e;
+        }
+        if (cause instanceof java.util.concurrent.TimeoutException) {
+            return new ConnectTimeoutException("connection timed out: " + target);
+        }
+        return cause;
+    }
+
+    /** The channel's and its stream's state in words (credits, buffers, what waits), for failure messages. */
+    String describeState() {
+        RsocketConnection c = connection;
+        return state + (writeBlocked ? ", write blocked" : "") + (readPending ? ", read pending" : "")
+                + ", pending writes " + (unsafe().outboundBuffer() == null ? 0
+                        : unsafe().outboundBuffer().totalPendingWriteBytes()) + ", " + (c == null ? "no connection" : c);
+    }
+
+    /** The unsafe: Netty's entry points, and what the {@link RdmaIoHandler} hands completions to. */
+    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            if (state == State.ACTIVE) {
+                promise.setFailure(new AlreadyConnectedException());
+                return;
+            }
+            if (state == State.CONNECTING) {
+                promise.setFailure(new ConnectionPendingException());
+                return;
+            }
+            if (!(remoteAddress instanceof InetSocketAddress target)) {
+                promise.setFailure(new IllegalArgumentException("an RDMA channel connects to an InetSocketAddress, not "
+                        + remoteAddress));
+                return;
+            }
+            InetSocketAddress bindTo = localAddress instanceof InetSocketAddress a ? a : local;
+            startConnect(target, bindTo, promise);
+        }
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent event) {
+            onConnectionEvent();
+        }
+
+        void resumeWrite() {
+            flush0();
+        }
+
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+
+        @Override
+        protected java.util.concurrent.Executor prepareToClose() {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,281 @@
+package org.panamaverbs.netty;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.panamaverbs.cm.CmEvent;
+import org.panamaverbs.cm.CmEventType;
+import org.panamaverbs.cm.CmId;
+import org.panamaverbs.verbs.Access;
+import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.SendFlags;
+import org.panamaverbs.verbs.SendWorkRequest;
+import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.WorkCompletion;
+import org.panamaverbs.verbs.WrOpcode;
+
+/**
+ * One rsocket connection on a device: its rdma_cm id and RC queue pair (on its event loop's completion queue),
+ * its two registered buffers and the {@link RsocketFlow} that drives them. Made, used and freed on the event
+ * loop's thread; only the rdma_cm watcher runs elsewhere (a virtual thread parked on the id's events).
+ */
+final class RsocketConnection implements WorkPoster {
+    /** How long a close waits for its last sends (rsocket waits without bound) before the queue pair goes. */
+    static final int LINGER_MILLIS = 2000;
+    /** Requests appended before they are posted together (the flow flushes sooner at the end of a write). */
+    private static final int CHAIN = 32;
+    private static final AtomicInteger TAGS = new AtomicInteger();
+
+    /** What a connection is made with: queue depth and buffer sizes (see {@link RdmaChannelOption}). */
+    record Settings(int queueDepth, int sendBufferSize, int receiveBufferSize) {
+        static final Settings DEFAULT = new Settings(128, 1 << 17, 1 << 17);
+    }
+
+    final RdmaIoHandler handler;
+    final CmId id;
+    final RsocketFlow flow;
+    private final RdmaIoHandler.Queue queue;
+    private final QueuePair qp;
+    private final int qpNumber;
+    private final int reservedEntries;
+    private final MemoryRegion sendRegion;
+    private final MemoryRegion receiveRegion;
+    private final SendWorkRequests sends;
+    private final RecvWorkRequests receives;
+    private RdmaIoHandler.Registration registration;
+    private int appended;
+    private boolean closed;
+    private boolean freed;
+    private long closeDeadline;
+    boolean queuedReady;
+
+    private RsocketConnection(RdmaIoHandler handler, CmId id, Settings settings) {
+        this.handler = handler;
+        this.id = id;
+        if (id.context().device().transport() == org.panamaverbs.verbs.Transport.IWARP) {
+            throw new UnsupportedOperationException("rsocket over iWARP needs its SEND-based message path, which this"
+                    + " transport does not speak: " + id.context().name() + " is an iWARP device; use RoCE or InfiniBand");
+        }
+        RdmaIoHandler.DeviceQueues device = handler.device(id.context());
+        int limit = Math.min(RsocketFlow.MAX_QUEUE, device.context.attributes().maxQpWr());
+        int depth = Math.max(RsocketFlow.MIN_QUEUE, Math.min(limit, settings.queueDepth()));
+        int sendBuffer = settings.sendBufferSize();
+        int receiveBuffer = settings.receiveBufferSize() + (settings.receiveBufferSize() & 1);
+        this.reservedEntries = 2 * depth;
+        this.queue = handler.reserve(device, reservedEntries);
+        MemoryRegion send = null;
+        MemoryRegion receive = null;
+        SendWorkRequests sendChain = null;
+        RecvWorkRequests receiveChain = null;
+        try {
+            send = device.pd.allocateAndRegister(RsocketFlow.sendMemoryBytes(sendBuffer), Access.LOCAL_WRITE);
+            receive = device.pd.allocateAndRegister(RsocketFlow.receiveMemoryBytes(receiveBuffer), Access.LOCAL_WRITE,
+                    Access.REMOTE_WRITE);
+            sendChain = SendWorkRequests.allocate(CHAIN, 2);
+            receiveChain = RecvWorkRequests.allocate(depth, 1);
+            this.qp = id.createQueuePair(device.pd, QpConfig.builder(queue.cq).maxSendWr(depth).maxRecvWr(depth)
+                    .maxSendSge(2).maxRecvSge(1).maxInlineData(0).signalAll(false).build());
+        } catch (RuntimeException | Error e) {
+            closeQuietly(sendChain, receiveChain, send, receive);
+            handler.release(queue, reservedEntries, -1);
+            throw e;
+        }
+        this.sendRegion = send;
+        this.receiveRegion = receive;
+        this.sends = sendChain;
+        this.receives = receiveChain;
+        this.qpNumber = qp.qpNumber();
+        this.flow = new RsocketFlow(depth, depth, sendBuffer, receiveBuffer, send.segment(), receive.segment(),
+                receive.address(), receive.rkey(), this, TAGS.incrementAndGet());
+        long receiveId = flow.receiveId();
+        for (int i = 0; i < depth; i++) {
+            receives.get(i).wrId(receiveId).numSge(0);
+        }
+        queue.byQp.put(qpNumber, this);
+        int rc = postReceives(depth);
+        if (rc != 0) {
+            free();
+            throw new org.panamaverbs.verbs.VerbsException("ibv_post_recv", rc, depth + " receives on " + qp);
+        }
+    }
+
+    /**
+     * Makes the queue pair and buffers of a connection on {@code id} (resolved or a connection request), with its
+     * receives posted; loop thread only.
+     */
+    static RsocketConnection open(RdmaIoHandler handler, CmId id, Settings settings) {
+        return new RsocketConnection(handler, id, settings);
+    }
+
+    private static void closeQuietly(AutoCloseable... resources) {
+        for (AutoCloseable resource : resources) {
+            if (resource != null) {
+                try {
+                    resource.close();
+                } catch (Exception e) {
+                    // cleaning up after a failure that is reported instead
+                }
+            }
+        }
+    }
+
+    /** Whom to tell when completions were processed. */
+    void attach(RdmaIoHandler.Registration value) {
+        this.registration = value;
+    }
+
+    /** The private data of this side: rsocket's 40 bytes. */
+    byte[] localData() {
+        return flow.localData().encode();
+    }
+
+    /**
+     * Watches the rdma_cm id for DISCONNECTED (the peer destroyed its id: closed, or its process ended) from a
+     * virtual thread, and hands it to {@code onDisconnected} through {@code loop}.
+     */
+    void watchDisconnect(java.util.concurrent.Executor loop, Runnable onDisconnected) {
+        Thread.ofVirtual().name("rsocket-cm-" + qpNumber).start(() -> {
+            try {
+                while (!id.isClosed()) {
+                    CmEvent event = id.awaitEvent(Duration.ofHours(1));
+                    if (event != null && (event.type() == CmEventType.DISCONNECTED
+                            || event.type() == CmEventType.DEVICE_REMOVAL)) {
+                        loop.execute(onDisconnected);
+                        return;
+                    }
+                }
+            } catch (IllegalStateException e) {
+                // the id was closed: the connection is over from this side
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the event loop is shutting down and closes the channel itself
+            }
+        });
+    }
+
+    // ----------------------------------------------------------------------------------------- completions
+
+    /** One completion of this connection's queue pair; false if it was a stale one (an earlier connection's). */
+    boolean onCompletion(WorkCompletion wc) {
+        long wrId = wc.wrId();
+        if (freed || !flow.owns(wrId)) {
+            return false;
+        }
+        String status = wc.isSuccess() ? null : wc.status().name() + " (vendor error 0x"
+                + Integer.toHexString(wc.vendorError()) + ")";
+        if ((wrId & RsocketFlow.RECEIVE_FLAG) != 0) {
+            flow.onReceive(wc.immediateData(), wc.byteLength(), status);
+        } else {
+            flow.onSendCompleted(wrId, status);
+        }
+        return true;
+    }
+
+    /** After a batch of completions: the flow reposts and grants, then the channel hears of it. */
+    void afterCompletions() {
+        if (freed) {
+            return;
+        }
+        flow.afterCompletions();
+        if (!closed && registration != null) {
+            registration.notifyHandle();
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------- posting
+
+    @Override
+    public void writeWithImmediate(long wrId, boolean signaled, int offset0, int length0, int offset1, int length1,
+            long remoteAddress, int rkey, int immediate) {
+        SendWorkRequest request = next().wrId(wrId).opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                .flags(signaled ? SendFlags.SIGNALED : 0).immediateData(immediate).remote(remoteAddress, rkey);
+        int count = 0;
+        if (length0 > 0) {
+            request.sge(count++, sendRegion, offset0, length0);
+        }
+        if (length1 > 0) {
+            request.sge(count++, sendRegion, offset1, length1);
+        }
+        request.numSge(count);
+    }
+
+    @Override
+    public void writeZeroBytes(long wrId) {
+        next().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).remote(0, 0).numSge(0);
+    }
+
+    private SendWorkRequest next() {
+        if (appended == CHAIN) {
+            int rc = flush();
+            if (rc != 0) {
+                throw new org.panamaverbs.verbs.VerbsException("ibv_post_send", rc, "on " + qp);
+            }
+        }
+        return sends.get(appended++);
+    }
+
+    @Override
+    public int flush() {
+        if (appended == 0 || freed) {
+            appended = 0;
+            return 0;
+        }
+        SendWorkRequest last = sends.get(appended - 1);
+        last.flags(last.flags() | SendFlags.SIGNALED);
+        int count = appended;
+        appended = 0;
+        return qp.postSend(sends, count);
+    }
+
+    @Override
+    public int postReceives(int count) {
+        int left = count;
+        while (left > 0) {
+            int batch = Math.min(left, receives.capacity());
+            int rc = qp.postRecv(receives, batch);
+            if (rc != 0) {
+                return rc;
+            }
+            left -= batch;
+        }
+        return 0;
+    }
+
+    // ---------------------------------------------------------------------------------------------- close
+
+    /** Closes the stream (DISCONNECT to the peer) and frees everything once the last sends completed. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        flow.close();
+        closeDeadline = System.nanoTime() + LINGER_MILLIS * 1_000_000L;
+        handler.closing(this);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    boolean canBeFreed(long now) {
+        return flow.allSendsDone() || now - closeDeadline >= 0;
+    }
+
+    /** Destroys the queue pair and the id (the peer's rdma_cm reports DISCONNECTED), then the buffers. */
+    void free() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        handler.release(queue, reservedEntries, qpNumber);
+        closeQuietly(id, sends, receives, sendRegion, receiveRegion);
+    }
+
+    @Override
+    public String toString() {
+        return "RsocketConnection[qp " + qpNumber + ", " + flow + "]";
+    }
+}

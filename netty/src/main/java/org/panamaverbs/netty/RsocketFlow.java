@@ -1,0 +1,600 @@
+package org.panamaverbs.netty;
+
+import static org.panamaverbs.netty.RsocketWire.CTRL_DISCONNECT;
+import static org.panamaverbs.netty.RsocketWire.CTRL_SHUTDOWN;
+import static org.panamaverbs.netty.RsocketWire.OP_CTRL;
+import static org.panamaverbs.netty.RsocketWire.OP_DATA;
+import static org.panamaverbs.netty.RsocketWire.OP_SGL;
+import static org.panamaverbs.netty.RsocketWire.SGE_BYTES;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One rsocket stream's sequence numbers, credits and buffers, as {@code rsocket.c} keeps them (its names in
+ * the comments), without a device: what to post is handed to a {@link WorkPoster} and completions come back
+ * through {@link #onSendCompleted} and {@link #onReceive}. Single-threaded: the connection's event loop calls
+ * every method.
+ *
+ * <p>Memory: {@code sendMemory} is the send buffer ({@code sbuf}) followed by four 16-byte control slots
+ * (the {@code rs_sge} of credit updates); {@code receiveMemory} is the receive buffer ({@code rbuf}) followed
+ * by the two-entry target list the peer writes its buffer grants into. Both stay alive until every request
+ * posted from them completed or the queue pair is destroyed.
+ *
+ * <p>Differences from rsocket that do not show on the wire: a send is released by the completion of any
+ * later send (selective signalling) instead of its own; a target list entry is used only after the credit
+ * update that wrote it completed here (its receive reports 16 bytes), so a half-written entry is never read.
+ */
+final class RsocketFlow {
+    /** {@code RS_SNDLOWAT}: a data send needs this much free send buffer. */
+    static final int SEND_LOW_WATER = 2048;
+    /** {@code RS_OLAP_START_SIZE}: the first transfer of a write; each next one doubles up to the maximum. */
+    static final int FIRST_TRANSFER = 2048;
+    /** {@code RS_MAX_TRANSFER}. */
+    static final int MAX_TRANSFER = 65536;
+    /** {@code RS_QP_CTRL_SIZE}: control messages in flight at most. */
+    static final int CONTROL_SLOTS = 4;
+    /** {@code RS_QP_MIN_SIZE}. */
+    static final int MIN_QUEUE = 16;
+    /** {@code RS_QP_MAX_SIZE}. */
+    static final int MAX_QUEUE = 0xFFFE;
+
+    static final long RECEIVE_FLAG = 1L << 63;
+    private static final int TAG_SHIFT = 48;
+    private static final long SEQUENCE_MASK = (1L << TAG_SHIFT) - 1;
+
+    private final int sendQueueSize;
+    private final int receiveQueueSize;
+    private final int sendBufferSize;
+    private final int receiveBufferSize;
+    private final MemorySegment sendMemory;
+    private final MemorySegment receiveMemory;
+    private final ByteBuffer sendView;
+    private final ByteBuffer receiveView;
+    private final long receiveAddress;
+    private final int receiveKey;
+    private final WorkPoster poster;
+    private final long tag;
+
+    // the peer
+    private long remoteTargetAddress; // remote_sgl
+    private int remoteTargetKey;
+    private int remoteTargetSlots;
+    private int remoteTargetIndex;    // remote_sge
+    private boolean swapUpdates;      // RS_OPT_SWAP_SGL
+
+    // sending
+    private int sendSequence;         // sseq_no (16 bit)
+    private int sendLimit;            // sseq_comp (16 bit)
+    private int sendQueueAvailable;   // sqe_avail
+    private int sendBufferAvailable;  // sbuf_bytes_avail
+    private int sendBufferHead;       // ssgl[0].addr - sbuf
+    private int controlSequence;      // ctrl_seqno
+    private int controlLimit;         // ctrl_max_seqno
+    private int slotsGranted = 1;     // the first comes in the connection data
+    private int slotsUsed;
+    private long slotAddress;         // target_sgl[target_sge], as far as not used yet
+    private int slotKey;
+    private int slotLeft;
+    private boolean slotLoaded;
+
+    // what is in flight, for selective signalling: sequence -> bytes of send buffer (or -1: a control message)
+    private final int[] inFlight;
+    private long nextSequence = 1;
+    private long releasedSequence;
+
+    // receiving
+    private int receiveSequence;      // rseq_no (16 bit)
+    private int receiveLimit;         // rseq_comp (16 bit)
+    private int receiveBufferAvailable; // rbuf_bytes_avail
+    private int receiveFreeOffset;    // rbuf_free_offset
+    private int receiveOffset;        // rbuf_offset
+    private final int[] messages;     // rmsg: lengths of the data messages not yet read
+    private int messageHead;
+    private int messageTail;
+    private int messageBytes;
+    private int receivesToPost;
+
+    // state
+    private boolean connected;
+    private boolean outputOpen;
+    private boolean inputOpen;
+    private boolean peerShutdownOutput;
+    private boolean peerDisconnected;
+    private boolean closedLocally;
+    private int pendingControl = -1;
+    private String failure;
+
+    RsocketFlow(int sendQueueSize, int receiveQueueSize, int sendBufferSize, int receiveBufferSize,
+            MemorySegment sendMemory, MemorySegment receiveMemory, long receiveAddress, int receiveKey,
+            WorkPoster poster, int tag) {
+        if (sendBufferSize < 2 * SEND_LOW_WATER || receiveBufferSize < 2 * SEND_LOW_WATER
+                || (receiveBufferSize & 1) != 0) {
+            throw new IllegalArgumentException("buffers of at least " + 2 * SEND_LOW_WATER + " bytes (even for receive)"
+                    + " needed, not send " + sendBufferSize + " / receive " + receiveBufferSize);
+        }
+        if (sendMemory.byteSize() < sendMemoryBytes(sendBufferSize)
+                || receiveMemory.byteSize() < receiveMemoryBytes(receiveBufferSize)) {
+            throw new IllegalArgumentException("memory smaller than the buffers need");
+        }
+        this.sendQueueSize = sendQueueSize;
+        this.receiveQueueSize = receiveQueueSize;
+        this.sendBufferSize = sendBufferSize;
+        this.receiveBufferSize = receiveBufferSize;
+        this.sendMemory = sendMemory;
+        this.receiveMemory = receiveMemory;
+        this.sendView = sendMemory.asByteBuffer();
+        this.receiveView = receiveMemory.asByteBuffer();
+        this.receiveAddress = receiveAddress;
+        this.receiveKey = receiveKey;
+        this.poster = poster;
+        this.tag = (long) (tag & 0x7FFF) << TAG_SHIFT;
+        this.inFlight = new int[sendQueueSize];
+        this.messages = new int[receiveQueueSize + 1];
+        // rs_init_bufs
+        sendBufferAvailable = sendBufferSize;
+        receiveFreeOffset = receiveBufferSize >> 1;
+        receiveBufferAvailable = receiveBufferSize >> 1;
+        sendQueueAvailable = sendQueueSize - CONTROL_SLOTS;
+        controlLimit = CONTROL_SLOTS;
+        receiveLimit = receiveQueueSize >> 1;
+    }
+
+    /** Bytes of send memory a flow with this send buffer uses: the buffer and the control slots. */
+    static int sendMemoryBytes(int sendBufferSize) {
+        return sendBufferSize + CONTROL_SLOTS * SGE_BYTES;
+    }
+
+    /** Bytes of receive memory: the buffer and the target list (the peer writes into both). */
+    static int receiveMemoryBytes(int receiveBufferSize) {
+        return receiveBufferSize + RsocketWire.TARGET_SLOTS * SGE_BYTES;
+    }
+
+    /** The connection data this side sends ({@code rs_format_conn_data}); we write our updates little-endian. */
+    RsocketWire.ConnectionData localData() {
+        return new RsocketWire.ConnectionData(0, receiveQueueSize, 0, receiveAddress + receiveBufferSize, receiveKey,
+                RsocketWire.TARGET_SLOTS, receiveAddress, receiveKey, receiveBufferSize >> 1);
+    }
+
+    /** How many receives to post before connecting (each data or control message consumes one). */
+    int receiveQueueSize() {
+        return receiveQueueSize;
+    }
+
+    /**
+     * Takes the peer's connection data ({@code rs_save_conn_data}). Nothing is posted: once the connection is
+     * established, {@link #afterCompletions()} grants the second half of the receive buffer (the passive side
+     * calls this before {@code rdma_accept}, when its queue pair cannot send yet).
+     */
+    void start(RsocketWire.ConnectionData peer) {
+        remoteTargetAddress = peer.targetAddress();
+        remoteTargetKey = peer.targetKey();
+        remoteTargetSlots = peer.targetSlots();
+        remoteTargetIndex = 1;
+        swapUpdates = peer.networkOrder();
+        sendLimit = peer.credits() & 0xFFFF;
+        slotAddress = peer.bufferAddress();
+        slotKey = peer.bufferKey();
+        slotLeft = peer.bufferLength();
+        slotLoaded = true;
+        connected = true;
+        outputOpen = true;
+        inputOpen = true;
+    }
+
+    // ---------------------------------------------------------------------------------------------- sending
+
+    /** {@code rs_can_send}: a send queue entry, 2 KiB of send buffer, a credit and a granted target. */
+    boolean canSend() {
+        return connected && outputOpen && sendQueueAvailable > 0 && sendBufferAvailable >= SEND_LOW_WATER
+                && sendSequence != sendLimit && loadSlot();
+    }
+
+    private boolean loadSlot() {
+        if (slotLoaded) {
+            return slotLeft > 0 || advanceSlot();
+        }
+        return advanceSlot();
+    }
+
+    /** Moves to the next target entry once the peer's update of it has arrived. */
+    private boolean advanceSlot() {
+        if (slotLoaded && slotLeft > 0) {
+            return true;
+        }
+        if (slotLoaded) {
+            slotsUsed++;
+            slotLoaded = false;
+        }
+        if (slotsUsed >= slotsGranted) {
+            return false;
+        }
+        long offset = receiveBufferSize + (long) (slotsUsed % RsocketWire.TARGET_SLOTS) * SGE_BYTES;
+        slotAddress = receiveMemory.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), offset);
+        slotKey = receiveMemory.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), offset + 8);
+        slotLeft = receiveMemory.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), offset + 12);
+        slotLoaded = true;
+        if (slotLeft <= 0) {
+            fail("the peer granted a target of " + Integer.toUnsignedString(slotLeft) + " bytes");
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * {@code rsend}: copies as much of {@code source} as credits, send buffer and target allow into the send
+     * buffer and appends its RDMA WRITE WITH IMM requests (call {@link #flush()} to post them). Transfers start
+     * at 2 KiB and double up to 64 KiB, as rsocket's do.
+     *
+     * @return the bytes taken from {@code source} (its reader index moved past them); 0 when nothing can be sent now
+     */
+    int write(ByteBuf source) {
+        int taken = 0;
+        int transfer = FIRST_TRANSFER;
+        while (source.isReadable() && canSend()) {
+            int left = source.readableBytes();
+            int size;
+            if (transfer < left) {
+                size = transfer;
+                if (transfer < MAX_TRANSFER) {
+                    transfer <<= 1;
+                }
+            } else {
+                size = left;
+            }
+            size = Math.min(size, Math.min(sendBufferAvailable, slotLeft));
+            int first = Math.min(size, sendBufferSize - sendBufferHead);
+            int second = size - first;
+            copyIn(source, sendBufferHead, first);
+            if (second > 0) {
+                copyIn(source, 0, second);
+            }
+            int offset0 = sendBufferHead;
+            sendBufferHead = second > 0 ? second : (sendBufferHead + first == sendBufferSize ? 0 : sendBufferHead + first);
+            // rs_write_data
+            sendSequence = (sendSequence + 1) & 0xFFFF;
+            sendQueueAvailable--;
+            sendBufferAvailable -= size;
+            long remote = slotAddress;
+            slotAddress += size;
+            slotLeft -= size;
+            long wrId = track(size);
+            poster.writeWithImmediate(wrId, false, offset0, first, 0, second, remote, slotKey,
+                    RsocketWire.message(OP_DATA, size));
+            taken += size;
+        }
+        return taken;
+    }
+
+    private void copyIn(ByteBuf source, int offset, int length) {
+        sendView.limit(offset + length).position(offset);
+        source.readBytes(sendView);
+    }
+
+    private long track(int bytes) {
+        long sequence = nextSequence++;
+        inFlight[(int) (sequence % inFlight.length)] = bytes;
+        return tag | sequence;
+    }
+
+    /** Posts what {@link #write} and the control messages appended. */
+    void flush() {
+        int rc = poster.flush();
+        if (rc != 0) {
+            fail("ibv_post_send failed with errno " + rc);
+        }
+    }
+
+    /** {@code rs_conn_all_sends_done}: nothing posted is waiting for its completion. */
+    boolean allSendsDone() {
+        return releasedSequence == nextSequence - 1;
+    }
+
+    /** {@code rs_ctrl_avail}. */
+    private boolean controlAvailable() {
+        return controlSequence != controlLimit;
+    }
+
+    /** rsocket's keepalive: a zero-byte RDMA WRITE the peer's adapter acknowledges without its software. */
+    void sendKeepalive() {
+        if (connected && controlAvailable()) {
+            controlSequence++;
+            poster.writeZeroBytes(track(-1));
+            flush();
+        }
+    }
+
+    /** {@code rshutdown(SHUT_WR)}: SHUTDOWN while the input is open, else DISCONNECT. */
+    void shutdownOutput() {
+        if (!outputOpen) {
+            return;
+        }
+        outputOpen = false;
+        if (connected) {
+            control(inputOpen && !peerShutdownOutput ? CTRL_SHUTDOWN : CTRL_DISCONNECT);
+        }
+    }
+
+    /** {@code rshutdown(SHUT_RDWR)}, as {@code rclose} does: DISCONNECT, both directions closed. */
+    void close() {
+        outputOpen = false;
+        inputOpen = false;
+        closedLocally = true;
+        if (connected) {
+            control(CTRL_DISCONNECT);
+        }
+    }
+
+    private void control(int value) {
+        if (controlAvailable()) {
+            controlSequence++;
+            poster.writeWithImmediate(track(-1), true, 0, 0, 0, 0, 0, 0, RsocketWire.message(OP_CTRL, value));
+            flush();
+            pendingControl = -1;
+        } else {
+            pendingControl = value; // sent as soon as a control slot completes
+        }
+    }
+
+    /** {@code rs_give_credits}. */
+    private boolean giveCredits() {
+        return (receiveBufferAvailable >= (receiveBufferSize >> 1)
+                || (short) (receiveSequence - receiveLimit) >= 0) && controlAvailable() && connected;
+    }
+
+    /** {@code rs_send_credits}: a new credit limit, with the next free half of the receive buffer if there is one. */
+    private void sendCredits() {
+        controlSequence++;
+        receiveLimit = (receiveSequence + (receiveQueueSize >> 1)) & 0xFFFF;
+        int credits = RsocketWire.message(OP_SGL, receiveSequence + receiveQueueSize);
+        int half = receiveBufferSize >> 1;
+        if (receiveBufferAvailable >= half) {
+            int slot = sendBufferSize + (controlSequence & (CONTROL_SLOTS - 1)) * SGE_BYTES;
+            ByteOrder order = swapUpdates ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+            sendMemory.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(order), slot, receiveAddress + receiveFreeOffset);
+            sendMemory.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(order), slot + 8, receiveKey);
+            sendMemory.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(order), slot + 12, half);
+            poster.writeWithImmediate(track(-1), true, slot, SGE_BYTES, 0, 0,
+                    remoteTargetAddress + (long) remoteTargetIndex * SGE_BYTES, remoteTargetKey, credits);
+            receiveBufferAvailable -= half;
+            receiveFreeOffset += half;
+            if (receiveFreeOffset >= receiveBufferSize) {
+                receiveFreeOffset = 0;
+            }
+            if (++remoteTargetIndex == remoteTargetSlots) {
+                remoteTargetIndex = 0;
+            }
+        } else {
+            poster.writeWithImmediate(track(-1), true, 0, 0, 0, 0, 0, 0, credits);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- completions
+
+    /** Whether a work request id is one of this flow's (its tag) and a receive. */
+    boolean owns(long wrId) {
+        return (wrId & ~RECEIVE_FLAG & ~SEQUENCE_MASK) == tag;
+    }
+
+    /** The id every receive of this flow carries. */
+    long receiveId() {
+        return RECEIVE_FLAG | tag;
+    }
+
+    /**
+     * A send completed: it and every earlier send are done ({@code rs_poll_cq}'s send side).
+     *
+     * @param status null on success, else the status's name for the failure message
+     */
+    void onSendCompleted(long wrId, String status) {
+        long sequence = wrId & SEQUENCE_MASK;
+        while (releasedSequence < sequence && releasedSequence < nextSequence - 1) {
+            releasedSequence++;
+            int bytes = inFlight[(int) (releasedSequence % inFlight.length)];
+            if (bytes < 0) {
+                controlLimit++;
+            } else {
+                sendQueueAvailable++;
+                sendBufferAvailable += bytes;
+            }
+        }
+        if (status != null && connected) {
+            fail("a send completed with " + status);
+        }
+    }
+
+    /**
+     * A receive completed: an RDMA WRITE WITH IMM from the peer ({@code rs_poll_cq}'s receive side).
+     *
+     * @param byteLength the bytes the write carried (16 for a credit update with a buffer grant)
+     * @param status     null on success, else the status's name
+     */
+    void onReceive(int immediate, int byteLength, String status) {
+        if (status != null) {
+            if (connected) {
+                fail("a receive completed with " + status);
+            }
+            return;
+        }
+        receivesToPost++;
+        int value = RsocketWire.value(immediate);
+        switch (RsocketWire.op(immediate)) {
+            case OP_SGL -> {
+                sendLimit = value & 0xFFFF;
+                if (byteLength >= SGE_BYTES) {
+                    slotsGranted++;
+                }
+            }
+            case RsocketWire.OP_IOMAP_SGL, RsocketWire.OP_WRITE -> {
+                // an iomap entry (riomap), which this side never offers; nothing to do, as in rsocket
+            }
+            case OP_CTRL -> {
+                if (value == CTRL_DISCONNECT) {
+                    peerDisconnected();
+                } else if (value == CTRL_SHUTDOWN) {
+                    if (outputOpen) {
+                        peerShutdownOutput = true;
+                    } else {
+                        peerDisconnected();
+                    }
+                }
+            }
+            default -> {
+                // DATA and the reserved data ops: rsocket queues them all as data
+                if (value > receiveBufferSize) {
+                    fail("the peer wrote " + value + " bytes into a receive buffer of " + receiveBufferSize);
+                    return;
+                }
+                messages[messageTail] = value;
+                if (++messageTail == messages.length) {
+                    messageTail = 0;
+                }
+                if (messageTail == messageHead) {
+                    fail("the peer sent more data messages than it had credits for (" + receiveQueueSize + ")");
+                    return;
+                }
+                messageBytes += value;
+            }
+        }
+    }
+
+    private void peerDisconnected() {
+        peerDisconnected = true;
+        connected = false;
+        outputOpen = false;
+        pendingControl = -1;
+    }
+
+    /** After a batch of completions (or a read): repost receives, grant credits, post what is pending. */
+    void afterCompletions() {
+        if (closedLocally) {
+            // after DISCONNECT nothing more is granted or received; only a DISCONNECT still waiting for a slot goes
+            if (pendingControl >= 0 && connected) {
+                control(pendingControl);
+            }
+            return;
+        }
+        if (connected && receivesToPost > 0) {
+            int rc = poster.postReceives(receivesToPost);
+            receivesToPost = 0;
+            if (rc != 0) {
+                fail("ibv_post_recv failed with errno " + rc);
+                return;
+            }
+        }
+        if (pendingControl >= 0 && connected) {
+            control(pendingControl);
+        }
+        if (giveCredits()) {
+            sendCredits();
+            flush();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- reading
+
+    /** Bytes received and not read yet. */
+    int readableBytes() {
+        return messageBytes;
+    }
+
+    /**
+     * {@code rrecv}: moves up to {@code max} received bytes into {@code target} (call {@link #afterCompletions()}
+     * afterwards to grant what was freed).
+     *
+     * @return the bytes moved
+     */
+    int read(ByteBuf target, int max) {
+        int left = Math.min(max, Math.min(messageBytes, target.writableBytes()));
+        int moved = 0;
+        while (left > 0 && messageHead != messageTail) {
+            int size;
+            if (left < messages[messageHead]) {
+                size = left;
+                messages[messageHead] -= left;
+            } else {
+                receiveSequence = (receiveSequence + 1) & 0xFFFF;
+                size = messages[messageHead];
+                if (++messageHead == messages.length) {
+                    messageHead = 0;
+                }
+            }
+            int end = receiveBufferSize - receiveOffset;
+            if (size > end) {
+                copyOut(target, receiveOffset, end);
+                receiveOffset = 0;
+                receiveBufferAvailable += end;
+                moved += end;
+                left -= end;
+                size -= end;
+            }
+            copyOut(target, receiveOffset, size);
+            receiveOffset += size;
+            if (receiveOffset == receiveBufferSize) {
+                receiveOffset = 0;
+            }
+            receiveBufferAvailable += size;
+            moved += size;
+            left -= size;
+        }
+        messageBytes -= moved;
+        return moved;
+    }
+
+    private void copyOut(ByteBuf target, int offset, int length) {
+        receiveView.limit(offset + length).position(offset);
+        target.writeBytes(receiveView);
+    }
+
+    // ------------------------------------------------------------------------------------------------ state
+
+    private void fail(String message) {
+        if (failure == null) {
+            failure = message;
+        }
+        connected = false;
+        outputOpen = false;
+        pendingControl = -1;
+    }
+
+    /** The first failure (a send or receive in error, a protocol violation), or null. */
+    String failure() {
+        return failure;
+    }
+
+    /** Whether the stream can still move data and credits (rsocket's {@code rs_connected}). */
+    boolean isConnected() {
+        return connected;
+    }
+
+    boolean isOutputOpen() {
+        return outputOpen;
+    }
+
+    /** The peer shut its output down or disconnected: no data will come after what is readable. */
+    boolean isPeerOutputDone() {
+        return peerShutdownOutput || peerDisconnected;
+    }
+
+    /** The peer sent DISCONNECT. */
+    boolean isPeerDisconnected() {
+        return peerDisconnected;
+    }
+
+    /** Data messages we may still send before the peer's next credit update (diagnostics). */
+    int sendCreditsLeft() {
+        return (sendLimit - sendSequence) & 0xFFFF;
+    }
+
+    @Override
+    public String toString() {
+        return "RsocketFlow[sseq " + sendSequence + "/" + sendLimit + ", sqe " + sendQueueAvailable + ", sbuf "
+                + sendBufferAvailable + ", slots " + slotsUsed + "/" + slotsGranted + " left " + slotLeft + ", rseq "
+                + receiveSequence + "/" + receiveLimit + ", rbuf " + receiveBufferAvailable + ", unread " + messageBytes
+                + (connected ? "" : ", not connected") + (failure == null ? "" : ", failed: " + failure) + "]";
+    }
+}

@@ -1,0 +1,95 @@
+package org.panamaverbs.netty;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Server and client of the transport in one JVM on the device (loopback through rxe): the quick check. */
+@Tag(DeviceTest.CI)
+class InProcessEchoTest extends DeviceTest {
+    static Channel server;
+    static final List<Channel> children = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        children.add(ch);
+                        ch.pipeline().addLast(new Echo.Server());
+                    }
+                }).bind(new InetSocketAddress(address, 0)).sync().channel();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (server != null) {
+            server.close().sync();
+        }
+    }
+
+    static String state(Channel channel) throws Exception {
+        RdmaSocketChannel rdma = (RdmaSocketChannel) channel;
+        return rdma.eventLoop().submit(rdma::describeState).get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void echoesBothWaysAtOnceFromOneByteToSixteenMebibytes() throws Exception {
+        for (int size : new int[] {1, 65537, 1 << 20, 16 << 20}) {
+            byte[] sent = Echo.pattern(size, size);
+            Echo.Collector collector = new Echo.Collector(sent.length);
+            Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(collector)
+                    .connect(server.localAddress()).sync().channel();
+            try {
+                for (int offset = 0; offset < size; offset += 1 << 20) {
+                    client.write(Unpooled.wrappedBuffer(sent, offset, Math.min(1 << 20, size - offset)));
+                }
+                client.flush();
+                try {
+                    assertArrayEquals(sent, collector.done.get(120, TimeUnit.SECONDS), size + " bytes");
+                } catch (TimeoutException e) {
+                    StringBuilder states = new StringBuilder();
+                    for (Channel child : children) {
+                        states.append("\n  server child: ").append(state(child));
+                    }
+                    fail(size + " bytes: " + collector.size() + " echoed within 120 s; client: " + state(client) + states);
+                }
+            } finally {
+                client.close().sync();
+                children.clear();
+            }
+        }
+    }
+
+    @Test
+    void connectingToAPortWithoutListenerFailsAtOnce() {
+        var future = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(new Echo.Server())
+                .connect(new InetSocketAddress(address, 1));
+        long start = System.nanoTime();
+        var e = assertThrows(ExecutionException.class, () -> future.get(30, TimeUnit.SECONDS));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        System.out.println("in-process connect to nothing: " + e.getCause() + " after " + millis + " ms");
+        assertInstanceOf(ConnectException.class, e.getCause());
+        org.junit.jupiter.api.Assertions.assertTrue(millis < 5000, "refused at once, not after a timeout: " + millis + " ms");
+    }
+}
