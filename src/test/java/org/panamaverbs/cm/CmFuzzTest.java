@@ -40,9 +40,10 @@ import org.panamaverbs.verbs.VerbsException;
  * (default 3). Most steps are single librdmacm calls (each a write to {@code /dev/infiniband/rdma_cm}); a
  * queue pair or a connection is a small share.
  */
-// Not in the device tier ("device-extended": -Pdevice-tests -Dtest.groups=device-extended): an id closed in the middle
-// of connection setup can leave the kernel's rdma_destroy_id waiting (ib_cm's cm_destroy_id) past the test; the id then
-// keeps librdmacm's per-device protection domain, which the suite's leak check sees (docs/misuse.md).
+// Not in the device suite but after it, in a JVM of its own (scripts/test-all; by hand: -Pdevice-tests
+// -Dtest.groups=device-extended -Dtest=CmFuzzTest): an id closed in the middle of connection setup can leave the
+// kernel's rdma_destroy_id waiting (ib_cm's cm_destroy_id) past the test, and the id then keeps librdmacm's per-device
+// protection domain, which the suite's leak check would count (docs/misuse.md).
 @Tag("device-extended")
 class CmFuzzTest {
     private static final int STEPS = Integer.getInteger("panamaverbs.cmfuzz.steps", 20_000);
@@ -347,7 +348,6 @@ class CmFuzzTest {
         }
     }
 
-    /** The next step of a connection's flow for this id, by what its events said so far. */
     /** Notes (and clears) this thread's interrupt status if set after {@code call}: nothing here interrupts it. */
     private void interruptedBy(String call) {
         if (Thread.interrupted()) {
@@ -355,6 +355,7 @@ class CmFuzzTest {
         }
     }
 
+    /** The next step of a connection's flow for this id, by what its events said so far. */
     private void advance(Entry entry, SplittableRandom random) {
         takeEvents(entry, Duration.ZERO);
         interruptedBy("takeEvents");
