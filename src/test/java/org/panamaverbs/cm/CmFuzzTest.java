@@ -57,7 +57,7 @@ class CmFuzzTest {
 
     private final FuzzRecord record = new FuzzRecord(DOCUMENTED);
     /**
-     * Where a fuzz thread's interrupt status was found set, by call: nothing in the test interrupts these threads, so
+     * Where a fuzz thread's interrupt status was found set, by step: nothing in the test interrupts these threads, so
      * each is a lead (printed with the seed; about once a run, and no Java-level Thread.interrupt or carrier
      * hand-over reached these threads when traced), not yet a failure.
      */
@@ -338,11 +338,9 @@ class CmFuzzTest {
     private void takeEvents(Entry entry, Duration wait) {
         CmEvent event;
         while ((event = entry.id.awaitEvent(wait)) != null) {
-            interruptedBy("awaitEvent " + event.type());
             entry.last = event.type();
             if (event.type() == CmEventType.CONNECT_REQUEST) {
                 add(new Entry(event.id(), true));
-                interruptedBy("add (closes the oldest)");
             }
             wait = Duration.ZERO;
         }
@@ -358,66 +356,50 @@ class CmFuzzTest {
     /** The next step of a connection's flow for this id, by what its events said so far. */
     private void advance(Entry entry, SplittableRandom random) {
         takeEvents(entry, Duration.ZERO);
-        interruptedBy("takeEvents");
         CmId id = entry.id;
         CmEventType last = entry.last;
         if (entry.request) {
             if (id.queuePair() == null) {
                 createQueuePair(entry);
-                interruptedBy("createQueuePair");
             } else if (last == null) {
                 if (random.nextInt(5) == 0) {
                     id.reject(new byte[] {1});
-                    interruptedBy("reject");
                 } else {
                     id.accept(ConnectionParameters.defaults());
-                    interruptedBy("accept");
                 }
             } else if (last == CmEventType.ESTABLISHED) {
                 id.disconnect();
-                interruptedBy("disconnect");
             } else {
                 id.close();
-                interruptedBy("close");
             }
         } else if (entry.listening) {
             takeEvents(entry, Duration.ofMillis(20));
-            interruptedBy("takeEvents (20 ms)");
         } else if (last == null) {
             if (random.nextInt(3) == 0) {
                 id.bind(new InetSocketAddress(address, 0));
-                interruptedBy("bind");
                 id.listen(8);
-                interruptedBy("listen");
                 entry.listening = true;
             } else {
                 id.beginResolveAddress(target(random), Duration.ofMillis(2000));
-                interruptedBy("beginResolveAddress");
             }
         } else if (last == CmEventType.ADDR_RESOLVED) {
             id.beginResolveRoute(Duration.ofMillis(2000));
-            interruptedBy("beginResolveRoute");
         } else if (last == CmEventType.ROUTE_RESOLVED) {
             if (id.queuePair() == null) {
                 createQueuePair(entry);
-                interruptedBy("createQueuePair");
             }
             id.beginConnect(ConnectionParameters.defaults());
-            interruptedBy("beginConnect");
             entry.last = CmEventType.CONNECT_RESPONSE; // waiting for the outcome
         } else if (last == CmEventType.ESTABLISHED) {
             id.disconnect();
-            interruptedBy("disconnect");
         } else if (last != CmEventType.CONNECT_RESPONSE) {
             id.close();
-            interruptedBy("close");
         }
     }
 
     private void createQueuePair(Entry entry) {
         CmId id = entry.id;
         Context context = id.context();
-        interruptedBy("context()");
         Shared resources;
         synchronized (shared) {
             resources = shared.get(context);

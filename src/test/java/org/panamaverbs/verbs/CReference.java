@@ -27,12 +27,7 @@ final class CReference {
         }
         // a missing gcc or header skips the test (fails it in CI); a compile failure always fails it
         RequiredTools.gccWithRdmaHeaders();
-        Process gcc = new ProcessBuilder("gcc", "-O0", "-Wall", "-o", BINARY.toString(), SOURCE.toString())
-                .redirectErrorStream(true).start();
-        String output = new String(gcc.getInputStream().readAllBytes());
-        if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-            throw new AssertionError("gcc failed on " + SOURCE + ": " + output);
-        }
+        Gcc.compile(SOURCE, BINARY, 60, "-O0", "-Wall");
         built = true;
     }
 

@@ -39,10 +39,7 @@ class MadMultiplexerTest {
     void answersEveryRequestWithSuccessAndServesClientsOneAfterAnother() throws Exception {
         RequiredTools.tool("gcc", "gcc");
         Path binary = dir.resolve("pvrdma-mad-mux");
-        Process gcc = new ProcessBuilder("gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary.toString(),
-                SOURCE.toString()).redirectErrorStream(true).start();
-        String output = new String(gcc.getInputStream().readAllBytes());
-        assertTrue(gcc.waitFor(60, TimeUnit.SECONDS) && gcc.exitValue() == 0, "gcc failed: " + output);
+        Gcc.compile(SOURCE, binary, 60, "-O2", "-Wall", "-Wextra", "-Werror");
 
         Path socket = dir.resolve("mux.sock");
         Process mux = new ProcessBuilder(binary.toString(), socket.toString()).redirectErrorStream(true).start();

@@ -34,12 +34,8 @@ final class StandIn {
         RequiredTools.gccWithRdmaHeaders();
         Files.createDirectories(DIRECTORY);
         Path library = DIRECTORY.resolve("libibverbs.so.1");
-        Process gcc = new ProcessBuilder("gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
-                "-Wl,-soname,libibverbs.so.1", "-o", library.toString(), SOURCE.toString()).redirectErrorStream(true).start();
-        String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!gcc.waitFor(120, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-            throw new AssertionError("gcc failed on " + SOURCE + ": " + output);
-        }
+        Gcc.compile(SOURCE, library, 120, "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+                "-Wl,-soname,libibverbs.so.1");
         Path rdmacm = DIRECTORY.resolve("librdmacm.so.1");
         Files.deleteIfExists(rdmacm);
         Files.createSymbolicLink(rdmacm, library.getFileName());
