@@ -1,0 +1,61 @@
+# scripts/lib/aot-cache.sh - JVM start-up for the test tiers' guests (sourced, not run): an AOT cache (JDK 25's
+# -XX:AOTCacheOutput, JEP 483/514) made on this machine by a training run against the stand-in provider
+# (bench/native/stub_provider.c built as libibverbs.so.1, device "stub0"), then given to the JVMs that run in the
+# guests. Under TCG, and far more in the nested PVRDMA guest, most of a short JVM's time is loading and linking
+# classes: the cache holds them loaded and linked. Test infrastructure only: nothing a user runs depends on it.
+#
+# Use:   . scripts/lib/aot-cache.sh
+#        pv_aot_train CACHE JAVA_COMMAND...   a training run: JAVA_COMMAND with -XX:AOTCacheOutput=CACHE added after
+#                                             its first word; its exit status and output (CACHE.log) do not matter,
+#                                             only whether CACHE was written. Needs cc and a JDK 25 or later; says why
+#                                             when it cannot make one (the tiers then run without it).
+#        pv_aot_flags CACHE                   the options that use it ("-XX:AOTCache=CACHE"), or nothing
+#        pv_aot_stand_in                      prints the directory of the stand-in libibverbs.so.1 (builds it)
+# The JVMs that use a cache must be started with the training run's class path (jars only: the JVM does not archive
+# classes from directories), GC and --enable-native-access, or the JVM prints why and runs without it.
+# shellcheck shell=bash
+
+pv_aot_stand_in() {
+  local dir=target/aot/stand-in
+  if [[ ! -f $dir/libibverbs.so.1 || bench/native/stub_provider.c -nt $dir/libibverbs.so.1 ]]; then
+    mkdir -p "$dir"
+    "${CC:-cc}" -O2 -fPIC -shared -Wl,-soname,libibverbs.so.1 -o "$dir/libibverbs.so.1" bench/native/stub_provider.c ||
+      return 1
+    ln -sfn libibverbs.so.1 "$dir/librdmacm.so.1"
+  fi
+  printf '%s\n' "$dir"
+}
+
+pv_aot_train() {
+  local cache=$1; shift
+  local java=$1; shift
+  local major stand_in
+  rm -f "$cache" "$cache.log"
+  mkdir -p "$(dirname "$cache")"
+  major=$("$java" -version 2>&1 | sed -n '1s/.*version "\([0-9]*\).*/\1/p')
+  if ((${major:-0} < 25)); then
+    printf '[aot-cache] no AOT cache for %s: %s is Java %s, the one-step cache needs 25 or later\n' \
+      "${cache##*/}" "$java" "${major:-unknown}" >&2
+    return 0
+  fi
+  stand_in=$(pv_aot_stand_in) ||
+    { printf '[aot-cache] no AOT cache for %s: the stand-in provider did not build\n' "${cache##*/}" >&2; return 0; }
+  # The cache holds classes loaded, not linked (-XX:-AOTClassLinking): with JDK 25.0.3, a cache with linked classes
+  # made here crashes the JVM (SIGILL in an i2c adapter) on the guests' CPU, QEMU's qemu64 model, once in a while,
+  # and every time on one vCPU, as in the nested PVRDMA guest (`taskset -c 0 qemu-x86_64 -cpu qemu64 java ...`
+  # reproduces it here); loaded classes alone take a third off a JVM's start there. Adapters and stubs stay out
+  # too: they would be machine code for this machine's CPU.
+  LD_LIBRARY_PATH="$PWD/$stand_in${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RDMA_TEST_DEVICE=stub0 \
+    timeout 120 "$java" -XX:-AOTClassLinking -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:-AOTStubCaching \
+    -XX:AOTCacheOutput="$cache" "$@" > "$cache.log" 2>&1 || true
+  if [[ -f $cache ]]; then
+    printf '[aot-cache] %s: %s MB from a training run on stub0\n' "${cache##*/}" "$(( $(stat -c %s "$cache") / 1048576 ))" >&2
+  else
+    printf '[aot-cache] no AOT cache for %s: the training run wrote none (%s)\n' "${cache##*/}" "$cache.log" >&2
+  fi
+}
+
+pv_aot_flags() {
+  [[ -f $1 ]] && printf '%s\n' "-XX:AOTCache=$1"
+  return 0
+}
