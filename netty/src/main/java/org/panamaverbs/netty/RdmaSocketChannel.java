@@ -231,6 +231,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         connection.flow.afterCompletions();
         connection.flow.flush();
         connection.watchDisconnect(eventLoop(), this::cmDisconnected);
+        // what completed while connecting (the peer's first data, its DISCONNECT or SHUTDOWN, a failed send) found the
+        // channel not active and was left in the flow: handle it once the pipeline has seen channelActive
+        eventLoop().execute(this::onConnectionEventIfActive);
         if (config.isKeepAlive()) {
             long seconds = config.getKeepAliveSeconds();
             keepalive = eventLoop().scheduleAtFixedRate(() -> {
@@ -305,7 +308,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         }
         RsocketFlow flow = connection.flow;
         if (flow.isPeerDisconnected()) {
-            return; // orderly: the end of input follows the data
+            onConnectionEvent(); // orderly: the end of input follows the data
+            return;
         }
         failAndClose(new IOException("connection reset: the peer's rdma_cm id was destroyed without an rsocket"
                 + " DISCONNECT (its process ended or it was disconnected), " + remote));
