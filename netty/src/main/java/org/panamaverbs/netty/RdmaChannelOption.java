@@ -42,6 +42,13 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      * Milliseconds that written data may wait for the peer's credits before the channel fails with
      * {@link RdmaWriteStalledException} and closes; 0 (the default) waits as long as the peer is connected, as a
      * TCP socket whose peer does not read does.
+     *
+     * <p>The wait (a stall) begins when a write attempt leaves data pending that cannot be sent (no credit, no free
+     * send buffer or no granted target) and ends as soon as any of it is sent (the peer granted credits) or nothing is
+     * pending; data sent after a grant ends one stall, and if data is left over, a new one begins then. The exception
+     * reaches the pipeline no earlier than this many milliseconds after the stall began, and later only by the event
+     * loop's latency in running a due task: its wait rounds up to a whole millisecond, plus whatever the loop is
+     * busy with at that moment (other channels' completions and tasks).
      */
     public static final ChannelOption<Integer> WRITE_STALL_TIMEOUT_MILLIS = valueOf(RdmaChannelOption.class,
             "RDMA_WRITE_STALL_TIMEOUT_MILLIS");

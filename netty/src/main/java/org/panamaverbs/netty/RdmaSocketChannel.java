@@ -88,8 +88,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     private boolean inputShutdown;
     private boolean inputShutdownReported;
     private boolean writeBlocked;
-    private long lastWriteProgress;
-    private ScheduledFuture<?> stallCheck;
+    private WriteStall writeStall;
     private ScheduledFuture<?> keepalive;
 
     /** A channel that connects as a client ({@code bootstrap.channel(RdmaSocketChannel.class)}). */
@@ -232,6 +231,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         connection.flow.afterCompletions();
         connection.flow.flush();
         connection.watchDisconnect(eventLoop(), this::cmDisconnected);
+        // what completed while connecting (the peer's first data, its DISCONNECT or SHUTDOWN, a failed send) found the
+        // channel not active and was left in the flow: handle it once the pipeline has seen channelActive
+        eventLoop().execute(this::onConnectionEventIfActive);
         if (config.isKeepAlive()) {
             long seconds = config.getKeepAliveSeconds();
             keepalive = eventLoop().scheduleAtFixedRate(() -> {
@@ -306,7 +308,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         }
         RsocketFlow flow = connection.flow;
         if (flow.isPeerDisconnected()) {
-            return; // orderly: the end of input follows the data
+            onConnectionEvent(); // orderly: the end of input follows the data
+            return;
         }
         failAndClose(new IOException("connection reset: the peer's rdma_cm id was destroyed without an rsocket"
                 + " DISCONNECT (its process ended or it was disconnected), " + remote));
@@ -437,34 +440,23 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         } finally {
             flow.flush();
         }
-        long now = System.nanoTime();
-        if (progressed || !writeBlocked) {
-            lastWriteProgress = now;
-        }
-        if (writeBlocked) {
-            scheduleStallCheck();
-        }
+        stall().afterWrite(progressed, writeBlocked, System.nanoTime());
     }
 
-    private void scheduleStallCheck() {
-        int timeout = config.getWriteStallTimeoutMillis();
-        if (timeout <= 0 || stallCheck != null) {
+    private WriteStall stall() {
+        if (writeStall == null) {
+            writeStall = new WriteStall(eventLoop(), config::getWriteStallTimeoutMillis, this::writeStalled);
+        }
+        return writeStall;
+    }
+
+    private void writeStalled(long nanos) {
+        if (!writeBlocked || state != State.ACTIVE) {
             return;
         }
-        stallCheck = eventLoop().schedule(() -> {
-            stallCheck = null;
-            if (!writeBlocked || state != State.ACTIVE) {
-                return;
-            }
-            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastWriteProgress);
-            if (waited >= timeout) {
-                failAndClose(new RdmaWriteStalledException("the peer " + remote + " granted no credits for " + waited
-                        + " ms (write stall timeout " + timeout + " ms); " + unsafe().outboundBuffer().totalPendingWriteBytes()
-                        + " bytes were not sent"));
-            } else {
-                scheduleStallCheck();
-            }
-        }, timeout, TimeUnit.MILLISECONDS);
+        failAndClose(new RdmaWriteStalledException("the peer " + remote + " granted no credits for "
+                + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms (write stall timeout " + config.getWriteStallTimeoutMillis()
+                + " ms); " + unsafe().outboundBuffer().totalPendingWriteBytes() + " bytes were not sent"));
     }
 
     // ------------------------------------------------------------------------------------- shutdown, close
@@ -574,7 +566,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         State previous = state;
         state = State.CLOSED;
         cancel(connectTimeout);
-        cancel(stallCheck);
+        if (writeStall != null) {
+            writeStall.cancel();
+        }
         cancel(keepalive);
         if (request != null) {
             request.close(); // a child closed before it was registered: the request is refused by its destruction

@@ -229,7 +229,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     }
 
     /**
-     * Sets how long written data may wait for credits before the channel fails.
+     * Sets how long written data may wait for credits before the channel fails with {@link RdmaWriteStalledException}
+     * (when a wait begins and ends, and how late the failure may come: {@link RdmaChannelOption#WRITE_STALL_TIMEOUT_MILLIS}).
      *
      * @param millis 0 for no limit, else the limit
      * @return this configuration

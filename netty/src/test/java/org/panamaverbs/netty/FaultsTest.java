@@ -175,6 +175,15 @@ class FaultsTest extends DeviceTest {
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalledAt);
             System.out.println("stalled peer: " + cause + " " + millis + " ms after writability went off");
             assertInstanceOf(RdmaWriteStalledException.class, cause);
+            // the stall's length as the channel measured it, from the last write that sent anything (a late grant of
+            // the peer's second half can come after writability went off): the timeout plus the loop's latency, with
+            // room for the emulated guest (WriteStallTest measures both bounds from outside)
+            java.util.regex.Matcher stalled = java.util.regex.Pattern.compile("granted no credits for (\\d+) ms")
+                    .matcher(cause.getMessage());
+            assertTrue(stalled.find(), cause.getMessage());
+            long stallMillis = Long.parseLong(stalled.group(1));
+            assertTrue(stallMillis >= 3000 && stallMillis <= 3000 + 1000, "a stall timeout of 3000 ms fired after "
+                    + stallMillis + " ms");
             channel.closeFuture().await(10, TimeUnit.SECONDS);
             assertFalse(channel.isOpen());
             long succeeded = 0;

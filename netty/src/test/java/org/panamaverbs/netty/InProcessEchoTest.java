@@ -1,6 +1,7 @@
 package org.panamaverbs.netty;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -17,6 +18,10 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,5 +96,54 @@ class InProcessEchoTest extends DeviceTest {
         System.out.println("in-process connect to nothing: " + e.getCause() + " after " + millis + " ms");
         assertInstanceOf(ConnectException.class, e.getCause());
         org.junit.jupiter.api.Assertions.assertTrue(millis < 5000, "refused at once, not after a timeout: " + millis + " ms");
+    }
+
+    @Test
+    void aServerThatClosesAtOnceIsReadToTheEndByItsClient() throws Exception {
+        // a peer that writes and closes, or closes, as soon as it accepts (a greeting, a refusal): its data and its
+        // DISCONNECT may complete at the client before the client's channel is active; the client must still read the
+        // bytes, then see an orderly end
+        for (byte[] greeting : new byte[][] {Echo.pattern(7, 100), new byte[0]}) {
+            Channel closer = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
+                    .childHandler(new Greeter(greeting)).bind(new InetSocketAddress(address, 0)).sync().channel();
+            try {
+                for (int round = 0; round < 2; round++) {
+                    String what = (greeting.length == 0 ? "closed at once" : "a greeting, then closed") + ", round " + round;
+                    Echo.Collector collector = new Echo.Collector(Math.max(1, greeting.length));
+                    Channel client = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(collector)
+                            .connect(closer.localAddress()).sync().channel();
+                    try {
+                        collector.inactive.get(30, TimeUnit.SECONDS);
+                    } catch (TimeoutException e) {
+                        fail(what + ": still open after 30 s: " + state(client));
+                    }
+                    synchronized (collector.received) {
+                        assertArrayEquals(greeting, collector.received.toByteArray(), what);
+                    }
+                    assertFalse(collector.failure.isDone(), what + ": an orderly end, not " + collector.failure.getNow(null));
+                }
+            } finally {
+                closer.close().sync();
+            }
+        }
+    }
+
+    /** Writes its greeting (if any) to each connection as soon as it is active, then closes it. */
+    @ChannelHandler.Sharable
+    private static final class Greeter extends ChannelInboundHandlerAdapter {
+        private final byte[] greeting;
+
+        Greeter(byte[] greeting) {
+            this.greeting = greeting;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            if (greeting.length == 0) {
+                ctx.close();
+            } else {
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(greeting)).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
     }
 }

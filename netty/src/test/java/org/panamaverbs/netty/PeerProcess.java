@@ -99,6 +99,22 @@ final class PeerProcess implements AutoCloseable {
         process.getOutputStream().flush();
     }
 
+    /** Whether it runs and where it waits (from /proc), and its output, for failure messages. */
+    String describe() {
+        String state = "ended";
+        if (process.isAlive()) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+                String wchan = Files.readString(Path.of("/proc", Long.toString(process.pid()), "wchan"));
+                state = "running: " + stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) + ", waiting in "
+                        + wchan;
+            } catch (IOException e) {
+                state = "running (" + e + ")";
+            }
+        }
+        return state + ", output " + output();
+    }
+
     List<String> output() {
         synchronized (lines) {
             return List.copyOf(lines);
