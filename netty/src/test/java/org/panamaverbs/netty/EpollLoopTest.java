@@ -48,7 +48,7 @@ class EpollLoopTest extends InProcessEchoTest {
 
     @Test
     void aServerThatClosesAfterWritingDeliversEveryByteThenInactiveWithoutException() throws Exception {
-        byte[] sent = Echo.pattern(7, 1 << 20);
+        byte[] sent = Echo.pattern(7, (256 << 10) + 1); // more than the receive buffer: credits flow before the end
         CompletableFuture<Long> closedAt = new CompletableFuture<>();
         Channel closingServer = bind(new ChannelInboundHandlerAdapter() {
             @Override
@@ -74,7 +74,7 @@ class EpollLoopTest extends InProcessEchoTest {
 
     @Test
     void aClientThatClosesAfterWritingDeliversEveryByteThenInactiveWithoutException() throws Exception {
-        byte[] sent = Echo.pattern(11, 1 << 20);
+        byte[] sent = Echo.pattern(11, (256 << 10) + 1);
         Echo.Collector child = new Echo.Collector(sent.length);
         Channel collectingServer = bind(child);
         try {
@@ -108,8 +108,8 @@ class EpollLoopTest extends InProcessEchoTest {
         Channel tcpServer = serve(loop, EpollServerSocketChannel.class, echo);
         Channel rdmaServer = serve(loop, RdmaServerSocketChannel.class, echo);
         try {
-            byte[] overTcp = Echo.pattern(3, 4 << 20);
-            byte[] overRdma = Echo.pattern(5, 4 << 20);
+            byte[] overTcp = Echo.pattern(3, 1 << 20);
+            byte[] overRdma = Echo.pattern(5, 1 << 20);
             Echo.Collector tcpCollector = new Echo.Collector(overTcp.length);
             Echo.Collector rdmaCollector = new Echo.Collector(overRdma.length);
             Channel tcp = new Bootstrap().group(loop).channel(EpollSocketChannel.class).handler(tcpCollector)
