@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Medians and ratios of bench/compare-netty's CSV: RDMA/TCP per case (Netty stream exchange, gRPC unary) and
-Java transport / C rstream on rstream's exchange. Prints a Markdown table."""
+"""Medians and ratios of bench/compare-netty's CSV: RDMA/TCP per case (Netty stream exchange, gRPC unary), for the
+transport on its own loops (rdma) and on Netty's epoll loops (rdma-epoll, with its time over rdma's), and Java
+transport / C rstream on rstream's exchange. Prints Markdown tables."""
 import csv
 import statistics
 import sys
@@ -24,20 +25,23 @@ def main(path):
     def ratio(a, b):
         return None if a is None or b in (None, 0) else a / b
 
-    print("| case | transport | runs | median µs/transfer (p50 round trip µs, p99) | median Gb/s | RDMA/TCP time |")
-    print("|---|---|---|---|---|---|")
+    print("| case | transport | runs | median µs/transfer (p50 round trip µs, p99) | median Gb/s | RDMA/TCP time"
+          " | epoll/RdmaIoHandler time |")
+    print("|---|---|---|---|---|---|---|")
     for key in cases:
         test, size, count, iterations = key
         name = f"{test} {size} B" + (f" x{count}" if test == "stream" else "") + f", {iterations} iter"
         tcp = median(key, "java-tcp", "usec_per_xfer")
-        for label in ("java-tcp", "java-rdma"):
+        rdma = median(key, "java-rdma", "usec_per_xfer")
+        for label in ("java-tcp", "java-rdma", "java-rdma-epoll"):
             n = len(runs.get((key, label), []))
             if not n:
                 continue
             t = median(key, label, "usec_per_xfer")
             print(f"| {name} | {label[5:]} | {n} | {fmt(t, 2)} ({fmt(median(key, label, 'p50_us'))}, "
                   f"{fmt(median(key, label, 'p99_us'))}) | {fmt(median(key, label, 'gbps'), 3)} | "
-                  f"{fmt(ratio(t, tcp), 2) if label == 'java-rdma' else ''} |")
+                  f"{fmt(ratio(t, tcp), 2) if label != 'java-tcp' else ''} | "
+                  f"{fmt(ratio(t, rdma), 2) if label == 'java-rdma-epoll' else ''} |")
     print()
     print("| rstream exchange | C rstream µs/xfer, Gb/s | Java transport µs/xfer, Gb/s | Java/C time |")
     print("|---|---|---|---|")

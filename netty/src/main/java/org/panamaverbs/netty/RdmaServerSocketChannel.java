@@ -10,7 +10,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;
-import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannel;
@@ -24,7 +23,8 @@ import org.panamaverbs.cm.PortSpace;
  * A Netty server channel that accepts rsocket connections ({@link RdmaSocketChannel}s) from Java and C peers:
  * an rdma_cm id in the TCP port space bound ({@code rdma_bind_addr}) and listening ({@code rdma_listen}, with
  * {@code SO_BACKLOG} as the backlog). Use it where {@code NioServerSocketChannel} would be used, with event
- * loops of {@link RdmaIoHandler}:
+ * loops of {@link RdmaIoHandler}, or of Netty's {@code EpollIoHandler} (netty-transport-native-epoll) beside epoll TCP
+ * server channels:
  *
  * <pre>{@code
  * new ServerBootstrap().group(boss, workers).channel(RdmaServerSocketChannel.class)
@@ -42,7 +42,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
 
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
     private final ConcurrentLinkedQueue<CmEvent> requests = new ConcurrentLinkedQueue<>();
-    private RdmaIoHandler.Registration registration;
+    private RdmaLoop.Registration registration;
     private IoRegistration ioRegistration;
     private volatile CmId listening;
     private volatile InetSocketAddress local;
@@ -85,7 +85,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
 
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop io && io.isCompatible(ServerUnsafe.class);
+        return RdmaLoop.serves(loop);
     }
 
     @Override
@@ -95,9 +95,9 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        RdmaIoHandler.register(eventLoop(), (ServerUnsafe) unsafe(), promise, loopRegistration -> {
+        RdmaLoop.register(eventLoop(), (ServerUnsafe) unsafe(), promise, (loopRegistration, rdmaRegistration) -> {
             ioRegistration = loopRegistration;
-            registration = RdmaIoHandler.of(loopRegistration);
+            registration = rdmaRegistration;
             promise.setSuccess();
         });
     }
@@ -117,8 +117,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         if (!(localAddress instanceof InetSocketAddress address)) {
             throw new IllegalArgumentException("an RDMA server binds to an InetSocketAddress, not " + localAddress);
         }
-        RdmaIoHandler handler = registration.handler();
-        CmId id = CmId.create(handler.cmChannel(), PortSpace.TCP);
+        CmId id = CmId.create(registration.loop().cmChannel(), PortSpace.TCP);
         try {
             id.bind(address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address);
             id.listen(config.getBacklog());

@@ -22,7 +22,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;
-import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -38,10 +37,12 @@ import org.panamaverbs.cm.PortSpace;
  * A Netty stream channel over RDMA that speaks rsocket's protocol (librdmacm's {@code rsocket.c}, version 1):
  * it connects to C programs using rsockets ({@code rstream}, anything under {@code librspreload.so}) and to
  * other instances of itself, and serves them through {@link RdmaServerSocketChannel}. Use it where
- * {@code NioSocketChannel} would be used, on an event loop group of {@link RdmaIoHandler}:
+ * {@code NioSocketChannel} would be used, on an event loop group of {@link RdmaIoHandler}, or of Netty's
+ * {@code EpollIoHandler} (with netty-transport-native-epoll on the class path) beside epoll TCP channels:
  *
  * <pre>{@code
  * EventLoopGroup group = new MultiThreadIoEventLoopGroup(RdmaIoHandler.newFactory());
+ * // or: new MultiThreadIoEventLoopGroup(EpollIoHandler.newFactory())
  * new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(...).connect("10.0.0.1", 7471);
  * }</pre>
  *
@@ -75,7 +76,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     private CmId request;
     private RsocketWire.ConnectionData requestData;
     private volatile State state = State.OPEN;
-    private RdmaIoHandler.Registration registration;
+    private RdmaLoop.Registration registration;
     private IoRegistration ioRegistration;
     private RsocketConnection connection;
     private volatile InetSocketAddress local;
@@ -154,7 +155,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
 
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop io && io.isCompatible(RdmaUnsafe.class);
+        return RdmaLoop.serves(loop);
     }
 
     @Override
@@ -166,9 +167,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        RdmaIoHandler.register(eventLoop(), (RdmaUnsafe) unsafe(), promise, loopRegistration -> {
+        RdmaLoop.register(eventLoop(), (RdmaUnsafe) unsafe(), promise, (loopRegistration, rdmaRegistration) -> {
             ioRegistration = loopRegistration;
-            registration = RdmaIoHandler.of(loopRegistration);
+            registration = rdmaRegistration;
             if (connection != null) {
                 connection.attach(registration);
             }
@@ -184,9 +185,9 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     private void accept(ChannelPromise promise) {
         CmId id = request;
         request = null;
-        RdmaIoHandler handler = registration.handler();
+        RdmaLoop rdmaLoop = registration.loop();
         try {
-            connection = RsocketConnection.open(handler, id, config.settings());
+            connection = RsocketConnection.open(rdmaLoop, id, config.settings());
             connection.attach(registration);
             connection.flow.start(requestData);
             id.accept(new ConnectionParameters(connection.localData(), 0, 0, 7, 7));
@@ -302,7 +303,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         if (state != State.ACTIVE || connection == null) {
             return;
         }
-        connection.handler.pollNow(); // its DISCONNECT may be in our completion queue already
+        connection.loop.pollAll(); // its DISCONNECT may be in our completion queue already
         if (state != State.ACTIVE) {
             return;
         }
@@ -593,7 +594,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     private void startConnect(InetSocketAddress target, InetSocketAddress bindTo, ChannelPromise promise) {
         state = State.CONNECTING;
         connectPromise = promise;
-        RdmaIoHandler handler = registration.handler();
+        RdmaLoop rdmaLoop = registration.loop();
         int timeoutMillis = Math.max(1, config.getConnectTimeoutMillis());
         Duration timeout = Duration.ofMillis(timeoutMillis);
         RsocketConnection.Settings settings = config.settings();
@@ -613,7 +614,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
             try {
                 InetSocketAddress resolved = target.isUnresolved()
                         ? new InetSocketAddress(InetAddress.getByName(target.getHostString()), target.getPort()) : target;
-                id = CmId.create(handler.cmChannel(), PortSpace.TCP);
+                id = CmId.create(rdmaLoop.cmChannel(), PortSpace.TCP);
                 if (bindTo != null) {
                     id.bind(bindTo);
                 }
@@ -624,7 +625,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
                     if (state != State.CONNECTING) {
                         throw new ClosedChannelException();
                     }
-                    RsocketConnection c = RsocketConnection.open(handler, resolvedId, settings);
+                    RsocketConnection c = RsocketConnection.open(rdmaLoop, resolvedId, settings);
                     connection = c;
                     c.attach(registration);
                     return c;
@@ -720,7 +721,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
                         : unsafe().outboundBuffer().totalPendingWriteBytes()) + ", " + (c == null ? "no connection" : c);
     }
 
-    /** The unsafe: Netty's entry points, and what the {@link RdmaIoHandler} hands completions to. */
+    /** The unsafe: Netty's entry points, and what the loop's {@link RdmaLoop} hands completions to. */
     private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
         @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {

@@ -34,10 +34,10 @@ final class RsocketConnection implements WorkPoster {
         static final Settings DEFAULT = new Settings(128, 1 << 17, 1 << 17);
     }
 
-    final RdmaIoHandler handler;
+    final RdmaLoop loop;
     final CmId id;
     final RsocketFlow flow;
-    private final RdmaIoHandler.Queue queue;
+    private final RdmaLoop.Queue queue;
     private final QueuePair qp;
     private final int qpNumber;
     private final int reservedEntries;
@@ -45,27 +45,27 @@ final class RsocketConnection implements WorkPoster {
     private final MemoryRegion receiveRegion;
     private final SendWorkRequests sends;
     private final RecvWorkRequests receives;
-    private RdmaIoHandler.Registration registration;
+    private RdmaLoop.Registration registration;
     private int appended;
     private boolean closed;
     private boolean freed;
     private long closeDeadline;
     boolean queuedReady;
 
-    private RsocketConnection(RdmaIoHandler handler, CmId id, Settings settings) {
-        this.handler = handler;
+    private RsocketConnection(RdmaLoop loop, CmId id, Settings settings) {
+        this.loop = loop;
         this.id = id;
         if (id.context().device().transport() == org.panamaverbs.verbs.Transport.IWARP) {
             throw new UnsupportedOperationException("rsocket over iWARP needs its SEND-based message path, which this"
                     + " transport does not speak: " + id.context().name() + " is an iWARP device; use RoCE or InfiniBand");
         }
-        RdmaIoHandler.DeviceQueues device = handler.device(id.context());
+        RdmaLoop.DeviceQueues device = loop.device(id.context());
         int limit = Math.min(RsocketFlow.MAX_QUEUE, device.context.attributes().maxQpWr());
         int depth = Math.max(RsocketFlow.MIN_QUEUE, Math.min(limit, settings.queueDepth()));
         int sendBuffer = settings.sendBufferSize();
         int receiveBuffer = settings.receiveBufferSize() + (settings.receiveBufferSize() & 1);
         this.reservedEntries = 2 * depth;
-        this.queue = handler.reserve(device, reservedEntries);
+        this.queue = loop.reserve(device, reservedEntries);
         MemoryRegion send = null;
         MemoryRegion receive = null;
         SendWorkRequests sendChain = null;
@@ -80,7 +80,7 @@ final class RsocketConnection implements WorkPoster {
                     .maxSendSge(2).maxRecvSge(1).maxInlineData(0).signalAll(false).build());
         } catch (RuntimeException | Error e) {
             closeQuietly(sendChain, receiveChain, send, receive);
-            handler.release(queue, reservedEntries, -1);
+            loop.release(queue, reservedEntries, -1);
             throw e;
         }
         this.sendRegion = send;
@@ -106,8 +106,8 @@ final class RsocketConnection implements WorkPoster {
      * Makes the queue pair and buffers of a connection on {@code id} (resolved or a connection request), with its
      * receives posted; loop thread only.
      */
-    static RsocketConnection open(RdmaIoHandler handler, CmId id, Settings settings) {
-        return new RsocketConnection(handler, id, settings);
+    static RsocketConnection open(RdmaLoop loop, CmId id, Settings settings) {
+        return new RsocketConnection(loop, id, settings);
     }
 
     private static void closeQuietly(AutoCloseable... resources) {
@@ -123,7 +123,7 @@ final class RsocketConnection implements WorkPoster {
     }
 
     /** Whom to tell when completions were processed. */
-    void attach(RdmaIoHandler.Registration value) {
+    void attach(RdmaLoop.Registration value) {
         this.registration = value;
     }
 
@@ -253,7 +253,7 @@ final class RsocketConnection implements WorkPoster {
         closed = true;
         flow.close();
         closeDeadline = System.nanoTime() + LINGER_MILLIS * 1_000_000L;
-        handler.closing(this);
+        loop.closing(this);
     }
 
     boolean isClosed() {
@@ -270,7 +270,7 @@ final class RsocketConnection implements WorkPoster {
             return;
         }
         freed = true;
-        handler.release(queue, reservedEntries, qpNumber);
+        loop.release(queue, reservedEntries, qpNumber);
         closeQuietly(id, sends, receives, sendRegion, receiveRegion);
     }
 

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,10 +30,12 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -41,8 +44,9 @@ import org.panamaverbs.netty.RdmaServerSocketChannel;
 import org.panamaverbs.netty.RdmaSocketChannel;
 
 /**
- * Netty and gRPC over TCP (NIO) and over the RDMA transport, with the exchange of C {@code rstream} so the Java
- * figures line up with rstream's (bench/compare-netty runs them alternating; see docs/benchmarks/).
+ * Netty and gRPC over TCP (NIO) and over the RDMA transport, on its own event loops ({@code RdmaIoHandler}) or on
+ * Netty's epoll loops ({@code EpollIoHandler}), with the exchange of C {@code rstream} so the Java figures line up
+ * with rstream's (bench/compare-netty runs them alternating; see docs/benchmarks/).
  *
  * <pre>
  * NettyBench server TRANSPORT ADDRESS PORT [BUSY_POLL_US]      rstream-shaped server on PORT, gRPC echo on PORT+1
@@ -50,7 +54,9 @@ import org.panamaverbs.netty.RdmaSocketChannel;
  * NettyBench grpc   TRANSPORT ADDRESS PORT SIZE CALLS [BUSY_POLL_US]
  * </pre>
  *
- * TRANSPORT is {@code tcp} or {@code rdma}. {@code stream} is rstream's exchange (16 bytes each way to start, then
+ * TRANSPORT is {@code tcp} (NIO loops), {@code rdma} (the transport on {@code RdmaIoHandler} loops, which may
+ * busy-poll BUSY_POLL_US) or {@code rdma-epoll} (the transport on Netty's {@code EpollIoHandler} loops, which never
+ * busy-poll: BUSY_POLL_US must be 0). {@code stream} is rstream's exchange (16 bytes each way to start, then
  * per iteration COUNT transfers of SIZE bytes to the server and COUNT back; {@code -C 1} is a ping-pong), preceded
  * by a 12-byte header (size, count, iterations) that rstream does not need because it takes them from its command
  * line. It prints rstream's figures (Gb/s counting both directions, microseconds per transfer) and, per
@@ -77,16 +83,18 @@ public final class NettyBench {
             .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Echo/Echo")
             .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
 
+    /** A connect is not measured: under emulation a cold server JVM's first accept can take longer than Netty's 30 s. */
+    private static final int CONNECT_TIMEOUT_MILLIS = 120_000;
+
     private NettyBench() {
     }
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
-        boolean rdma = switch (args[1]) {
-            case "rdma" -> true;
-            case "tcp" -> false;
-            default -> throw new IllegalArgumentException("transport is tcp or rdma, not " + args[1]);
-        };
+        String transport = args[1];
+        if (!List.of("tcp", "rdma", "rdma-epoll").contains(transport)) {
+            throw new IllegalArgumentException("transport is tcp, rdma or rdma-epoll, not " + transport);
+        }
         InetAddress address = InetAddress.getByName(args[2]);
         int port = Integer.parseInt(args[3]);
         int busyIndex = switch (mode) {
@@ -96,15 +104,21 @@ public final class NettyBench {
             default -> throw new IllegalArgumentException(mode);
         };
         long busyPollMicros = args.length > busyIndex ? Long.parseLong(args[busyIndex]) : 0;
-        IoHandlerFactory factory = rdma ? RdmaIoHandler.newFactory(Duration.ofNanos(busyPollMicros * 1000))
-                : NioIoHandler.newFactory();
+        if (transport.equals("rdma-epoll") && busyPollMicros != 0) {
+            throw new IllegalArgumentException("an epoll loop does not busy-poll: BUSY_POLL_US must be 0 for rdma-epoll");
+        }
+        IoHandlerFactory factory = switch (transport) {
+            case "rdma" -> RdmaIoHandler.newFactory(Duration.ofNanos(busyPollMicros * 1000));
+            case "rdma-epoll" -> EpollIoHandler.newFactory();
+            default -> NioIoHandler.newFactory();
+        };
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, factory);
         try {
             switch (mode) {
-                case "server" -> serve(rdma, group, address, port);
-                case "stream" -> stream(rdma, group, new InetSocketAddress(address, port), Integer.parseInt(args[4]),
-                        Integer.parseInt(args[5]), Integer.parseInt(args[6]));
-                default -> grpc(rdma, group, new InetSocketAddress(address, port + 1), Integer.parseInt(args[4]),
+                case "server" -> serve(transport, group, address, port);
+                case "stream" -> stream(transport, group, new InetSocketAddress(address, port),
+                        Integer.parseInt(args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+                default -> grpc(transport, group, new InetSocketAddress(address, port + 1), Integer.parseInt(args[4]),
                         Integer.parseInt(args[5]));
             }
         } finally {
@@ -113,16 +127,17 @@ public final class NettyBench {
         System.exit(0);
     }
 
-    private static Class<? extends Channel> channelType(boolean rdma) {
-        return rdma ? RdmaSocketChannel.class : NioSocketChannel.class;
+    /** The RDMA channels on either kind of loop; NIO's for TCP. */
+    private static Class<? extends Channel> channelType(String transport) {
+        return transport.equals("tcp") ? NioSocketChannel.class : RdmaSocketChannel.class;
     }
 
-    private static Class<? extends ServerChannel> serverType(boolean rdma) {
-        return rdma ? RdmaServerSocketChannel.class : NioServerSocketChannel.class;
+    private static Class<? extends ServerChannel> serverType(String transport) {
+        return transport.equals("tcp") ? NioServerSocketChannel.class : RdmaServerSocketChannel.class;
     }
 
-    private static void serve(boolean rdma, EventLoopGroup group, InetAddress address, int port) throws Exception {
-        Channel server = new ServerBootstrap().group(group).channel(serverType(rdma))
+    private static void serve(String transport, EventLoopGroup group, InetAddress address, int port) throws Exception {
+        Channel server = new ServerBootstrap().group(group).channel(serverType(transport))
                 .childHandler(new StreamServer()).bind(new InetSocketAddress(address, port)).sync().channel();
         ServerServiceDefinition service = ServerServiceDefinition.builder("bench.Echo")
                 .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
@@ -130,7 +145,7 @@ public final class NettyBench {
                     response.onCompleted();
                 })).build();
         Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(address, port + 1))
-                .channelType(serverType(rdma)).bossEventLoopGroup(group).workerEventLoopGroup(group)
+                .channelType(serverType(transport)).bossEventLoopGroup(group).workerEventLoopGroup(group)
                 .addService(service).build().start();
         System.out.println("ready");
         // until the script closes our standard input
@@ -186,10 +201,11 @@ public final class NettyBench {
         }
     }
 
-    private static void stream(boolean rdma, EventLoopGroup group, InetSocketAddress server, int size, int count,
+    private static void stream(String transport, EventLoopGroup group, InetSocketAddress server, int size, int count,
             int iterations) throws Exception {
         StreamClient client = new StreamClient(size, count, iterations);
-        Channel channel = new Bootstrap().group(group).channel(channelType(rdma)).handler(client).connect(server)
+        Channel channel = new Bootstrap().group(group).channel(channelType(transport)).handler(client)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS).connect(server)
                 .sync().channel();
         channel.writeAndFlush(Unpooled.buffer(12).writeInt(size).writeInt(count).writeInt(iterations));
         channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[16]));
@@ -198,7 +214,7 @@ public final class NettyBench {
         long bytes = (long) iterations * count * size * 2;
         double usec = nanos / 1000.0;
         Histogram h = client.roundTrips;
-        System.out.printf(Locale.ROOT, "stream,%s,%d,%d,%d,%.3f,%.3f,%.2f,%.1f,%.1f,%.1f%n", rdma ? "rdma" : "tcp",
+        System.out.printf(Locale.ROOT, "stream,%s,%d,%d,%d,%.3f,%.3f,%.2f,%.1f,%.1f,%.1f%n", transport,
                 size, count, iterations, usec / 1e6, bytes * 8 / (1000.0 * usec), usec / iterations / (count * 2.0),
                 h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(90) / 1000.0,
                 h.getValueAtPercentile(99) / 1000.0);
@@ -262,10 +278,11 @@ public final class NettyBench {
         }
     }
 
-    private static void grpc(boolean rdma, EventLoopGroup group, InetSocketAddress server, int size, int calls)
+    private static void grpc(String transport, EventLoopGroup group, InetSocketAddress server, int size, int calls)
             throws Exception {
-        ManagedChannel channel = NettyChannelBuilder.forAddress(server).channelType(channelType(rdma),
-                InetSocketAddress.class).eventLoopGroup(group).usePlaintext().build();
+        ManagedChannel channel = NettyChannelBuilder.forAddress(server).channelType(channelType(transport),
+                InetSocketAddress.class).eventLoopGroup(group).withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                CONNECT_TIMEOUT_MILLIS).usePlaintext().build();
         try {
             byte[] request = new byte[size];
             CallOptions options = CallOptions.DEFAULT.withMaxInboundMessageSize(64 << 20);
@@ -280,7 +297,7 @@ public final class NettyBench {
                 h.recordValue(System.nanoTime() - t);
             }
             double usec = (System.nanoTime() - start) / 1000.0;
-            System.out.printf(Locale.ROOT, "grpc,%s,%d,1,%d,%.3f,%.3f,%.2f,%.1f,%.1f,%.1f%n", rdma ? "rdma" : "tcp",
+            System.out.printf(Locale.ROOT, "grpc,%s,%d,1,%d,%.3f,%.3f,%.2f,%.1f,%.1f,%.1f%n", transport,
                     size, calls, usec / 1e6, (long) calls * size * 2 * 8 / (1000.0 * usec), usec / calls / 2,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(90) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0);
