@@ -25,6 +25,8 @@ import org.panamaverbs.verbs.WrOpcode;
  */
 public final class CmEcho {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /** How long the server waits for its client: time to start the client by hand, or a slow JVM start. */
+    private static final Duration CLIENT_WAIT = Duration.ofMinutes(2);
 
     private CmEcho() {
     }
@@ -56,9 +58,9 @@ public final class CmEcho {
             }).build();
             try (RdmaServer server = RdmaServer.listen(address, options, 8)) {
                 System.out.println("server: listening on " + server.localAddress());
-                try (Connection c = server.accept(TIMEOUT)) {                   // null on timeout
+                try (Connection c = server.accept(CLIENT_WAIT)) {                   // null on timeout
                     if (c == null) {
-                        throw new IllegalStateException("no client within " + TIMEOUT);
+                        throw new IllegalStateException("no client within " + CLIENT_WAIT);
                     }
                     System.out.println("server: connection from " + c.peerAddress() + ", private data '"
                             + new String(c.peerPrivateData(), StandardCharsets.US_ASCII) + "'");
