@@ -30,6 +30,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -138,7 +139,12 @@ public final class NettyBench {
 
     private static void serve(String transport, EventLoopGroup group, InetAddress address, int port) throws Exception {
         Channel server = new ServerBootstrap().group(group).channel(serverType(transport))
-                .childHandler(new StreamServer()).bind(new InetSocketAddress(address, port)).sync().channel();
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel child) {
+                        child.pipeline().addLast(new StreamServer()); // one per connection: it keeps its state
+                    }
+                }).bind(new InetSocketAddress(address, port)).sync().channel();
         ServerServiceDefinition service = ServerServiceDefinition.builder("bench.Echo")
                 .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
                     response.onNext(request);
@@ -275,6 +281,11 @@ public final class NettyBench {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             done.completeExceptionally(cause);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            done.completeExceptionally(new IOException("the server closed the connection before the end"));
         }
     }
 
