@@ -18,24 +18,24 @@ import org.panamaverbs.ffi.ibv_wc;
  * array's automatic-arena segment (no atomic scope acquire per call); the flyweights read a view of the
  * same memory scoped to a shared arena that {@link #close()} ends.
  */
-public final class WorkCompletions implements AutoCloseable {
+public final class WorkCompletions extends InFlight implements AutoCloseable {
     static final long WC_SIZE = ibv_wc.layout().byteSize();
 
     private final Arena viewScope;
     private final MemorySegment array;
     private final MemorySegment arrayForCall;
     private final long arrayAddress;
-    private final InFlight inFlight;
-    private volatile boolean closed;
+    /** Set by {@link #close()}; polls learn of it from the marker's owner ({@link InFlight#closeMarker}). */
+    private boolean closed;
     private final WorkCompletion[] views;
     private int count;
 
     private WorkCompletions(int capacity) {
+        super("completion array");
         this.viewScope = Arena.ofShared();
         this.arrayForCall = Arena.ofAuto().allocate(ibv_wc.layout(), capacity);
         this.array = arrayForCall.reinterpret(viewScope, null);
         this.arrayAddress = arrayForCall.address();
-        this.inFlight = InFlight.register(this, "completion array");
         this.views = new WorkCompletion[capacity];
         for (int i = 0; i < capacity; i++) {
             views[i] = new WorkCompletion(array, i * WC_SIZE);
@@ -99,16 +99,13 @@ public final class WorkCompletions implements AutoCloseable {
      * @throws IllegalStateException if {@code cq} or this array is closed
      */
     int pollFrom(CompletionQueue cq, MemorySegment function, long address, int max) {
-        inFlight.enter(cq);
+        enter(cq);
         try {
-            if (closed) {
-                throw new IllegalStateException("this completion array is closed");
-            }
             int polled = DataPath.pollCq(function, address, max, arrayAddress);
             count = Math.max(polled, 0);
             return polled;
         } finally {
-            inFlight.exit();
+            exit();
             Reference.reachabilityFence(this);
         }
     }
@@ -118,6 +115,7 @@ public final class WorkCompletions implements AutoCloseable {
     public synchronized void close() {
         if (!closed) {
             closed = true;
+            closeMarker();
             viewScope.close();
         }
     }

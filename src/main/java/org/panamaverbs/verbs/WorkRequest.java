@@ -20,8 +20,6 @@ import java.lang.foreign.MemorySegment;
  */
 public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
     private final WorkRequestChain chain;
-    /** The chain's in-flight marker, which knows the posting thread: every setter asks it first ({@link #beginWrite}). */
-    private final InFlight marker;
     /** The chain's native array; the subclass writes its own fields at {@link #base} plus their offsets. */
     final MemorySegment requests;
     final int index;
@@ -34,7 +32,6 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
 
     WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
         this.chain = chain;
-        this.marker = chain.marker();
         this.requests = chain.requests;
         this.index = index;
         this.base = index * requestSize;
@@ -51,13 +48,13 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException if another thread has posted the chain
      */
     final boolean beginWrite() {
-        return marker.beginWrite();
+        return chain.beginWrite(); // the chain is its own in-flight marker, which knows the posting thread
     }
 
     /** Ends a setter's write begun with {@link #beginWrite()}, which returned {@code unbound}. */
     final void endWrite(boolean unbound) {
         if (unbound) {
-            marker.endUnboundWrite();
+            chain.endUnboundWrite();
         }
     }
 

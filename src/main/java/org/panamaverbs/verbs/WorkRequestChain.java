@@ -29,7 +29,7 @@ import org.panamaverbs.ffi.ibv_sge;
  * thread. So the checks a post makes (regions, address handles, inline and atomic lengths) read what the provider
  * reads next: no other thread can change a request between the two.
  */
-abstract sealed class WorkRequestChain implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
+abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
     static final long SGE_ADDR = ibv_sge.addr$offset();
     static final long SGE_LENGTH = ibv_sge.length$offset();
@@ -46,8 +46,8 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     private final MemorySegment badRequestForCall;
     private final long requestsAddress;
     private final long badRequestAddress;
-    private final InFlight inFlight;
-    private volatile boolean closed;
+    /** Set by {@link #close()}; calls and setters learn of it from the marker's owner ({@link InFlight#closeMarker}). */
+    private boolean closed;
     private final long requestSize;
     private final long nextOffset;
     private final long numSgeOffset;
@@ -75,6 +75,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     private static final int TRACKED_SCOPES = 4;
 
     WorkRequestChain(MemoryLayout requestLayout, long nextOffset, long sgListOffset, long numSgeOffset, int capacity, int maxSge) {
+        super("work-request chain");
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive, not " + capacity);
         }
@@ -96,7 +97,6 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         this.badRequest = badRequestForCall.reinterpret(views, null);
         this.requestsAddress = requestsForCall.address();
         this.badRequestAddress = badRequestForCall.address();
-        this.inFlight = InFlight.register(this, "work-request chain");
         this.sgeRegions = new MemoryRegion[capacity * maxSge];
         // all three arrays share the automatic arena's session, which requestsForCall keeps reachable as long
         // as the chain is: the scatter-gather memory, named only by native pointers, lives as long too
@@ -119,32 +119,6 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
 
     final long sgeBase(int request) {
         return (long) request * maxSge * SGE_SIZE;
-    }
-
-    /**
-     * Marks a post into {@code target} as started by this thread; pair with {@link #exit()} in a finally block.
-     * Everything the post checks that another thread may close (the target, address handles) is checked
-     * after this, so a close either sees the mark and waits or the check sees the close.
-     *
-     * @throws WrongThreadException  if another thread posts with this chain
-     * @throws IllegalStateException if the target or this chain is closed
-     */
-    final void enter(VerbsResource target) {
-        inFlight.enter(target);
-        if (closed) {
-            inFlight.exit();
-            throw new IllegalStateException("this work-request chain is closed");
-        }
-    }
-
-    /** Marks the post as returned. */
-    final void exit() {
-        inFlight.exit();
-    }
-
-    /** The chain's in-flight marker, which the requests' setters ask who may write ({@link InFlight#beginWrite()}). */
-    final InFlight marker() {
-        return inFlight;
     }
 
     /**
@@ -395,6 +369,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     public final synchronized void close() {
         if (!closed) {
             closed = true;
+            closeMarker();
             views.close();
         }
     }
