@@ -81,14 +81,26 @@ abstract sealed class InFlight permits WorkRequestChain, WorkCompletions {
      * @throws IllegalStateException if {@code target} or the holder is closed (nothing is marked then)
      */
     final void enter(VerbsResource target) {
-        if (owner != Thread.currentThread()) {
-            bindOwner();
-        }
-        TARGET.setRelease(this, target.callId);
+        mark(target);
         if (target.closed) {
             TARGET.setRelease(this, 0);
             throw new IllegalStateException(target + " is closed");
         }
+    }
+
+    /**
+     * Marks a call on {@code target} as started without checking the target: the caller reads whether it is
+     * closed next (the {@code closed} flag, or a field its close sets before the handshake), and calls
+     * {@link #exit()} in a finally block.
+     *
+     * @throws WrongThreadException  if another thread already posts or polls with this marker's holder
+     * @throws IllegalStateException if the holder is closed (nothing is marked then)
+     */
+    final void mark(VerbsResource target) {
+        if (owner != Thread.currentThread()) {
+            bindOwner();
+        }
+        TARGET.setRelease(this, target.callId);
     }
 
     /** Marks the call as returned. */

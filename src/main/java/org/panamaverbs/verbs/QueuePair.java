@@ -58,12 +58,24 @@ public final class QueuePair extends VerbsResource {
     /** Whether every post needs {@link DevicePolicy#checkSend} (UD, or opcodes checked); else only special chains. */
     private final boolean checkEveryPost;
     /**
-     * {@code config.srq() != null}, kept as a flag: postRecv tests it on every call, and {@code QpConfig.srq()}
-     * is not inlined there in a program that never loads {@link SharedReceiveQueue} (a real call per post).
+     * {@code config.srq() != null}, kept as a flag: postRecv's checked path tests it (the fast path reads
+     * {@link #recvGate}, which it closes), and {@code QpConfig.srq()} is not inlined there in a program that never
+     * loads {@link SharedReceiveQueue}.
      */
     private final boolean receivesFromSrq;
     /** The largest UD message: the port's active MTU, read when the queue pair became ready; 0 before. */
     private volatile int datagramLimit;
+    /**
+     * 0 while a post may take a ready chain's fast path ({@link WorkRequestChain#isReady}): the queue pair is open
+     * and no send needs a check of its own ({@link #checkEveryPost}); else {@link #GATE_CLOSED} or
+     * {@link #GATE_CHECKS}. One field read after the post's marker is set answers both, like {@code closed} did:
+     * a close sets it before its handshake ({@link #beforeHandshake}).
+     */
+    private volatile int sendGate;
+    /** As {@link #sendGate} for receives: 0 while open and not taking its receives from a shared receive queue. */
+    private volatile int recvGate;
+    private static final int GATE_CHECKS = 1;
+    private static final int GATE_CLOSED = 2;
 
     private static final class Native {
         static final MethodHandle CREATE_QP = CallState.capturingErrno(
@@ -87,6 +99,8 @@ public final class QueuePair extends VerbsResource {
         this.policy = context.policy();
         this.checkEveryPost = policy.checksEveryPost(config.type());
         this.receivesFromSrq = config.srq() != null;
+        this.sendGate = checkEveryPost ? GATE_CHECKS : 0;
+        this.recvGate = receivesFromSrq ? GATE_CHECKS : 0;
         MemorySegment raw = raw(handle);
         String what = toString();
         own(() -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(raw), what));
@@ -166,6 +180,13 @@ public final class QueuePair extends VerbsResource {
 
     long address() {
         return handle.address();
+    }
+
+    /** Closes the fast path before the close's handshake: a post marked after it sees the gate and checks {@code closed}. */
+    @Override
+    void beforeHandshake() {
+        sendGate = GATE_CLOSED;
+        recvGate = GATE_CLOSED;
     }
 
     /** The scoped handle without the open check, for {@link QpStateMachine} (which checks under the lock). */
@@ -506,16 +527,26 @@ public final class QueuePair extends VerbsResource {
      *                                   nothing of the chain is posted then
      */
     public int postSend(SendWorkRequests requests, int count) {
-        requests.enter(this);
+        requests.mark(this);
         try {
-            requests.checkRegions(context, count);
-            if (requests.specialCount != 0 || checkEveryPost) {
-                policy.checkSend(this, requests, count);
+            if (sendGate == 0 && requests.isReady(count, context)) {
+                return requests.postReady(postSendFunction, address);
             }
-            return requests.post(postSendFunction, address, count);
+            return postSendChecked(requests, count);
         } finally {
             requests.exit();
         }
+    }
+
+    /** {@link #postSend} with every check, between the chain's {@code mark} and {@code exit}. */
+    private int postSendChecked(SendWorkRequests requests, int count) {
+        ensureOpen();
+        requests.checkRegions(context, count);
+        boolean special = requests.specialCount != 0 || checkEveryPost;
+        if (special) {
+            policy.checkSend(this, requests, count);
+        }
+        return requests.post(postSendFunction, address, count, !special);
     }
 
     /**
@@ -532,17 +563,26 @@ public final class QueuePair extends VerbsResource {
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     public int postRecv(RecvWorkRequests requests, int count) {
+        requests.mark(this);
+        try {
+            if (recvGate == 0 && requests.isReady(count, context)) {
+                return requests.postReady(postRecvFunction, address);
+            }
+            return postRecvChecked(requests, count);
+        } finally {
+            requests.exit();
+        }
+    }
+
+    /** {@link #postRecv} with every check, between the chain's {@code mark} and {@code exit}. */
+    private int postRecvChecked(RecvWorkRequests requests, int count) {
         if (receivesFromSrq) {
             throw new IllegalStateException(this + " takes its receives from " + config.srq()
                     + ": post them there (SharedReceiveQueue.postRecv)");
         }
-        requests.enter(this);
-        try {
-            requests.checkRegions(context, count);
-            return requests.post(postRecvFunction, address, count);
-        } finally {
-            requests.exit();
-        }
+        ensureOpen();
+        requests.checkRegions(context, count);
+        return requests.post(postRecvFunction, address, count, true);
     }
 
     /**

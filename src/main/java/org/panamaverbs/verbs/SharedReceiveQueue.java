@@ -121,10 +121,14 @@ public final class SharedReceiveQueue extends VerbsResource {
      * @throws WrongThreadException     if another thread has posted with {@code requests}
      */
     public int postRecv(RecvWorkRequests requests, int count) {
-        requests.enter(this);
+        requests.mark(this);
         try {
+            if (!closed && requests.isReady(count, context)) {
+                return requests.postReady(postFunction, address);
+            }
+            ensureOpen();
             requests.checkRegions(context, count);
-            return requests.post(postFunction, address, count);
+            return requests.post(postFunction, address, count, true);
         } finally {
             requests.exit();
         }

@@ -15,7 +15,13 @@ import org.panamaverbs.ffi.ibv_sge;
  * What {@link SendWorkRequests} and {@link RecvWorkRequests} share: a native array of work requests
  * linked through {@code next}, each with its own scatter-gather array, and the {@code bad_wr} slot the
  * provider fills when a post fails. Posting the first {@code n} requests cuts the chain after request
- * {@code n - 1} for the duration of the call, so one array serves any count without re-linking.
+ * {@code n - 1} (a NULL {@code next}), so one array serves any count; the cut stays until a post of another count
+ * moves it, so posting the same count again writes nothing.
+ *
+ * <p>The fast path: a post that finds the chain {@linkplain #isReady ready} for its count (the proof of its last
+ * post still holds: cut for this count, every entry of those requests named an open region of the target's context
+ * whose memory lives as long as the region, no request needing a per-post check, the last post succeeded, and the
+ * context has closed no region since) checks nothing more than the target, and calls the provider.
  *
  * <p>Memory: the arrays belong to an automatic arena, and the post hands the provider that segment, whose
  * scope costs a downcall nothing (no atomic acquire/release, unlike a shared arena's). Java writes the
@@ -53,7 +59,18 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
     private final long numSgeOffset;
     private final int capacity;
     private final int maxSge;
+    /** The result of the last post; 0 whenever the chain is ready (a failure ends the readiness). */
     private int lastResult;
+    /** The count the chain is cut for: request {@code cutCount - 1} has a NULL {@code next} ({@code capacity}: none cut). */
+    private int cutCount;
+    /**
+     * The proof of the fast path ({@link #isReady}): the chain is cut for {@code readyCount} requests, which were
+     * checked (regions, and for sends no special request) as of the region generation {@code readyGeneration} of
+     * the context they were posted in (generations are unique across contexts), and the post after the check
+     * succeeded. 0 and 0 while there is no proof.
+     */
+    private int readyCount;
+    private long readyGeneration;
     /** Per scatter-gather entry, the region it was cut from; null for an entry never written (all zero). */
     private final MemoryRegion[] sgeRegions;
     /**
@@ -64,7 +81,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
      */
     private int checkedCount;
     private Context checkedContext;
-    private int checkedGeneration;
+    private long checkedGeneration;
     /**
      * The scopes of caller-owned memory the checked entries lie in (an arena the caller can close behind the
      * library's back, which no generation records): a post reads each one's liveness, not every entry.
@@ -88,6 +105,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         this.nextOffset = nextOffset;
         this.numSgeOffset = numSgeOffset;
         this.capacity = capacity;
+        this.cutCount = capacity;
         this.maxSge = maxSge;
         this.requestsForCall = memory.allocate(requestLayout, capacity);
         this.badRequestForCall = memory.allocate(ADDRESS);
@@ -126,11 +144,48 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
      * check (an entry written before its region closed, then counted in), so the next post walks them.
      */
     final void entriesAdded(int request) {
-        checkedCount = Math.min(checkedCount, request);
+        unproven(request);
     }
 
     /**
-     * Checks, between {@link #enter} and {@link #exit}, that the entries of the first {@code count} requests
+     * Request {@code request} changed in a way a post must check again (an entry from a region not yet proven, more
+     * entries, a special request): the proofs no longer reach it.
+     */
+    final void unproven(int request) {
+        checkedCount = Math.min(checkedCount, request);
+        if (readyCount > request) {
+            readyCount = 0;
+        }
+    }
+
+    /**
+     * Whether a post of {@code count} requests into a target of {@code context} may take the fast path: the proof
+     * of the last post holds (see {@link #readyCount}). Read after the post's marker is set ({@link #mark}), like
+     * every check a close must be able to stop: closing a region of the context moves its generation on first.
+     */
+    final boolean isReady(int count, Context context) {
+        return count == readyCount && context.regionGeneration == readyGeneration;
+    }
+
+    /**
+     * The fast path's post, for a chain {@link #isReady ready} for its count: the provider's post function on the
+     * QP or SRQ at {@code target}, between {@link #mark} and {@link #exit}. A failure records its result and ends
+     * the readiness, so the next post clears {@code bad_wr} and checks everything again.
+     *
+     * @return 0, or the provider's errno value
+     */
+    final int postReady(MemorySegment function, long target) {
+        int rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
+        if (rc != 0) {
+            lastResult = rc;
+            readyCount = 0;
+        }
+        Reference.reachabilityFence(this);
+        return rc;
+    }
+
+    /**
+     * Checks, between {@link #mark} and {@link #exit}, that the entries of the first {@code count} requests
      * name open regions of {@code context} whose memory is alive: a post must never hand the provider the
      * address of freed memory (an inline send copies from it in user space, a receive lets the device write
      * into it). Costs a few loads while nothing changed since the last check.
@@ -153,7 +208,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
 
     private void recheckRegions(Context context, int count) {
         // the generation is read first: a region closed after this read waits for this post (it is marked)
-        int generation = context.regionGeneration;
+        long generation = context.regionGeneration;
         checkedCount = 0;
         int scopes = 0;
         boolean untracked = false;
@@ -173,7 +228,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
                             + " names " + region + " of " + region.context() + ", not of " + context
                             + " where it is posted");
                 }
-                if (region.callerOwnsMemory()) {
+                if (region.memoryMayBeFreedWhileOpen()) {
                     MemorySegment.Scope scope = region.memoryScope();
                     if (!scope.isAlive()) {
                         throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
@@ -213,50 +268,75 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
 
     /**
      * Posts the first {@code count} requests through a provider's post function ({@code post_send},
-     * {@code post_recv} or {@code post_srq_recv}) to the QP or SRQ at {@code target}: the one place the chain
-     * is cut, posted and relinked. Called between {@link #enter} and {@link #exit}, which keep the target alive;
-     * this chain's memory is an automatic arena's, alive while the chain is reachable.
+     * {@code post_recv} or {@code post_srq_recv}) to the QP or SRQ at {@code target}, after the caller's checks
+     * passed: the slow path, and the one place the chain is cut. Called between {@link #mark} and {@link #exit},
+     * which keep the target alive; this chain's memory is an automatic arena's, alive while the chain is reachable.
+     * A success makes the chain ready for {@code count} when the caller's checks prove what the fast path skips.
      *
+     * @param proven whether the caller's checks need not run again for this target type while nothing changes: no
+     *               special request, regions only ({@link #provesRegions})
      * @return 0, or the provider's errno value
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
-    final int post(MemorySegment function, long target, int count) {
-        cutAfter(count);
+    final int post(MemorySegment function, long target, int count, boolean proven) {
+        readyCount = 0;
+        cutFor(count);
+        if (lastResult != 0) {
+            // providers write bad_wr only when they refuse a request, and failedIndex() reads it only after a
+            // failure: after a success it still holds this 0, so only a post after a failure clears it
+            badRequestForCall.set(JAVA_LONG, 0, 0L);
+        }
         int rc = -1;
         try {
             rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
             return rc;
         } finally {
-            relinkAfter(count, rc);
+            recordResult(rc, count, proven);
             Reference.reachabilityFence(this);
         }
     }
 
     /**
-     * Cuts the chain after request {@code count - 1}, and clears {@code bad_wr} if the last post failed; called
-     * before a post. Providers write {@code bad_wr} only when they refuse a request, and {@link #failedIndex()}
-     * reads it only after a failure, so after a success it still holds the 0 written here: posting the whole
-     * chain after a success costs one comparison here, no store (each instruction counts under emulation).
+     * Records the result of a checked post of {@code count} requests (-1 if it threw), and makes the chain ready
+     * for that count if it succeeded and {@code proven} and the region check prove what the fast path skips.
      */
-    final void cutAfter(int count) {
-        if (count != capacity) {
-            if (count < 1 || count > capacity) {
-                throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
-            }
-            requestsForCall.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
-        }
-        if (lastResult != 0) {
-            badRequestForCall.set(JAVA_LONG, 0, 0L);
+    final void recordResult(int rc, int count, boolean proven) {
+        lastResult = rc;
+        if (rc == 0 && proven && provesRegions(count)) {
+            readyCount = count;
+            readyGeneration = checkedGeneration;
         }
     }
 
-    /** Restores the link cut by {@link #cutAfter}, and records the post's result; runs even if the post threw. */
-    final void relinkAfter(int count, int result) {
-        if (count != capacity) {
-            long base = (count - 1) * requestSize;
+    /**
+     * Whether the last region check proves the first {@code count} requests for as long as their context closes no
+     * region: no entry lies in memory whose liveness a post must read.
+     */
+    private boolean provesRegions(int count) {
+        return count <= checkedCount && callerScopeCount == 0;
+    }
+
+    /**
+     * Cuts the chain after request {@code count - 1} (a NULL {@code next}), joining the cut of an earlier post
+     * of another count again first. The cut stays after the post: a chain posted with one count writes nothing.
+     *
+     * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
+     */
+    final void cutFor(int count) {
+        if (count == cutCount) {
+            return;
+        }
+        if (count < 1 || count > capacity) {
+            throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
+        }
+        if (cutCount != capacity) {
+            long base = (cutCount - 1) * requestSize;
             requestsForCall.set(JAVA_LONG, base + nextOffset, requestsAddress + base + requestSize);
         }
-        lastResult = result;
+        if (count != capacity) {
+            requestsForCall.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
+        }
+        cutCount = count;
     }
 
     final MemorySegment badRequestSlot() {
@@ -327,8 +407,8 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         // caller memory whose liveness the post does not read yet, or its context closed a region since (then
         // the post walks the entries anyway)
         if (region == null || region.context() != checkedContext
-                || region.callerOwnsMemory() && !tracksScope(region.memoryScope(), callerScopeCount)) {
-            checkedCount = Math.min(checkedCount, request);
+                || region.memoryMayBeFreedWhileOpen() && !tracksScope(region.memoryScope(), callerScopeCount)) {
+            unproven(request);
         }
     }
 
