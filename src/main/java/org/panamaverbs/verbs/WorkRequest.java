@@ -2,8 +2,10 @@ package org.panamaverbs.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 
 /**
  * A flyweight over one work request of a chain ({@link SendWorkRequests} or {@link RecvWorkRequests}): what
@@ -19,6 +21,15 @@ import java.lang.foreign.MemorySegment;
  * @param <W> the concrete request type, which the setters return
  */
 public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
+    /**
+     * All of memory, for the setter a program calls before every post ({@link #wrId(long)}): a constant segment
+     * whose checks the JIT folds to one liveness read, so the write is one store at an address this flyweight
+     * computed once. What the segment's own checks would give comes from the chain instead: the address lies in
+     * the chain's array (its index was checked when the flyweight was made), the memory is the chain's automatic
+     * arena's, alive while this flyweight is reachable, and the owner test every setter makes refuses a closed chain.
+     */
+    private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
     private final WorkRequestChain chain;
     /** The chain's native array; the subclass writes its own fields at {@link #base} plus their offsets. */
     final MemorySegment requests;
@@ -29,6 +40,8 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     // subclass passes in rather than this class assuming they coincide.
     private final long wrIdAt;
     private final long numSgeAt;
+    /** The address of this request's {@code wr_id}, in the chain's memory. */
+    private final long wrIdAddress;
 
     WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
         this.chain = chain;
@@ -37,6 +50,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         this.base = index * requestSize;
         this.wrIdAt = base + wrIdOffset;
         this.numSgeAt = base + numSgeOffset;
+        this.wrIdAddress = requests.address() + wrIdAt;
     }
 
     /**
@@ -77,12 +91,13 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W wrId(long wrId) {
-        boolean unbound = beginWrite();
+        boolean unbound = beginWrite(); // also refuses a closed chain
         try {
-            requests.set(JAVA_LONG, wrIdAt, wrId);
+            MEMORY.set(JAVA_LONG_UNALIGNED, wrIdAddress, wrId);
         } finally {
             endWrite(unbound);
         }
+        Reference.reachabilityFence(this); // keeps the chain, so its memory, alive through the store
         return self();
     }
 
