@@ -14,10 +14,46 @@ import org.junit.jupiter.api.Test;
  */
 class StandInProviderTest {
     private static String output;
+    private static String fast;
 
     @BeforeAll
     static void runTheTreeOnTheStandIn() throws Exception {
         output = StandIn.run(StandInTree.class, List.of(), "tree");
+        fast = StandIn.run(StandInTree.class, List.of(), "fast");
+    }
+
+    /**
+     * A chain posted again with the same count takes the fast path; what reaches the provider is exactly the
+     * requests of each post's count, whichever path it took, as the completions of the signaled requests show.
+     */
+    @Test
+    void eachPostHandsTheProviderItsCountWhenTheCutMoves() {
+        assertEquals(List.of("2 0 10 11", "1 0 10", "3 0 10 11 12", "1 0 10", "1 0 10", "3 0 10 11 12", "3 0 10 11 12"),
+                StandIn.values(fast, "count"), fast);
+    }
+
+    /** A refused request ends the fast path: bad_wr names it, the next post clears it and posts every request. */
+    @Test
+    void aRefusedPostIsReportedAndTheNextPostChecksAgain() {
+        assertEquals("22 1 10", StandIn.value(fast, "failed"), fast);
+        assertEquals("0 -1 10 11 12", StandIn.value(fast, "after.failure"), fast);
+    }
+
+    /**
+     * What the fast path skips is refused as before: a region closed since the chain was proven, a queue pair of
+     * another context, a closed queue pair, a closed chain; none of those posts reaches the provider.
+     */
+    @Test
+    void theFastPathRefusesWhatTheCheckedPathRefuses() {
+        assertEquals("0 0 10 10", StandIn.value(fast, "other.region"), fast);
+        assertEquals("IllegalStateException", StandIn.value(fast, "closed.region"), fast);
+        assertEquals("0 0 10 10", StandIn.value(fast, "region.again"), fast);
+        assertEquals("IllegalArgumentException", StandIn.value(fast, "other.context"), fast);
+        assertEquals("0 0 10 10", StandIn.value(fast, "before.close"), fast);
+        assertEquals("IllegalStateException", StandIn.value(fast, "closed.qp"), fast);
+        assertEquals("0 10", StandIn.value(fast, "open.qp"), fast);
+        assertEquals("0 0 0", StandIn.value(fast, "recv"), fast);
+        assertEquals("IllegalStateException IllegalStateException", StandIn.value(fast, "closed.chain"), fast);
     }
 
     /**
