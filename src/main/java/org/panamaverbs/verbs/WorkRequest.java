@@ -1,8 +1,10 @@
 package org.panamaverbs.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.panamaverbs.verbs.WorkRequestChain.MEMORY;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -21,17 +23,8 @@ import java.lang.ref.Reference;
  * @param <W> the concrete request type, which the setters return
  */
 public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
-    /**
-     * All of memory, for the setter a program calls before every post ({@link #wrId(long)}): a constant segment
-     * whose checks the JIT folds to one liveness read, so the write is one store at an address this flyweight
-     * computed once. What the segment's own checks would give comes from the chain instead: the address lies in
-     * the chain's array (its index was checked when the flyweight was made), the memory is the chain's automatic
-     * arena's, alive while this flyweight is reachable, and the owner test every setter makes refuses a closed chain.
-     */
-    private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-
     private final WorkRequestChain chain;
-    /** The chain's native array; the subclass writes its own fields at {@link #base} plus their offsets. */
+    /** The chain's native array, for the getters (which throw once the chain is closed). */
     final MemorySegment requests;
     final int index;
     /** Offset of this request in {@link #requests}. */
@@ -40,8 +33,13 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     // subclass passes in rather than this class assuming they coincide.
     private final long wrIdAt;
     private final long numSgeAt;
-    /** The address of this request's {@code wr_id}, in the chain's memory. */
-    private final long wrIdAddress;
+    /**
+     * The address of this request in the chain's memory, where the setters write through {@link WorkRequestChain#MEMORY}
+     * (one store each); its fields are at the offsets of its struct.
+     */
+    private final long address;
+    private final long wrIdOffset;
+    private final long numSgeOffset;
 
     WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
         this.chain = chain;
@@ -50,7 +48,27 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         this.base = index * requestSize;
         this.wrIdAt = base + wrIdOffset;
         this.numSgeAt = base + numSgeOffset;
-        this.wrIdAddress = requests.address() + wrIdAt;
+        this.address = requests.address() + base;
+        this.wrIdOffset = wrIdOffset;
+        this.numSgeOffset = numSgeOffset;
+    }
+
+    // The setters' access to their own request, between beginWrite and endWrite (whose owner test refuses a closed
+    // chain); endWrite's reachability fence keeps the chain's memory alive through them.
+
+    /** Writes the int at {@code offset} of this request. */
+    final void putInt(long offset, int value) {
+        MEMORY.set(JAVA_INT_UNALIGNED, address + offset, value);
+    }
+
+    /** Writes the long at {@code offset} of this request. */
+    final void putLong(long offset, long value) {
+        MEMORY.set(JAVA_LONG_UNALIGNED, address + offset, value);
+    }
+
+    /** Reads the int at {@code offset} of this request, in a setter. */
+    final int intAt(long offset) {
+        return MEMORY.get(JAVA_INT_UNALIGNED, address + offset);
     }
 
     /**
@@ -70,6 +88,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         if (unbound) {
             chain.endUnboundWrite();
         }
+        Reference.reachabilityFence(this); // keeps the chain, so its memory, alive through the setter's stores
     }
 
     /**
@@ -93,11 +112,10 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     public final W wrId(long wrId) {
         boolean unbound = beginWrite(); // also refuses a closed chain
         try {
-            MEMORY.set(JAVA_LONG_UNALIGNED, wrIdAddress, wrId);
+            putLong(wrIdOffset, wrId);
         } finally {
             endWrite(unbound);
         }
-        Reference.reachabilityFence(this); // keeps the chain, so its memory, alive through the store
         return self();
     }
 
@@ -148,7 +166,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         boolean unbound = beginWrite();
         try {
             chain.writeSge(index, 0, region, offset, length);
-            requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists and was just checked: writeSge checked it against maxSge
+            putInt(numSgeOffset, 1); // entry 0 exists and was just checked: writeSge checked it against maxSge
         } finally {
             endWrite(unbound);
         }
@@ -213,8 +231,8 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         boolean unbound = beginWrite();
         try {
             chain.checkSgeCount(count);
-            int old = requests.get(JAVA_INT, numSgeAt);
-            requests.set(JAVA_INT, numSgeAt, count);
+            int old = intAt(numSgeOffset);
+            putInt(numSgeOffset, count);
             if (count > old) {
                 chain.entriesAdded(index); // entries the last region check never walked are in use now
             }

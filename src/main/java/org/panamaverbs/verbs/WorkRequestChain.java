@@ -2,7 +2,9 @@ package org.panamaverbs.verbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
@@ -40,6 +42,14 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
     static final long SGE_ADDR = ibv_sge.addr$offset();
     static final long SGE_LENGTH = ibv_sge.length$offset();
     static final long SGE_LKEY = ibv_sge.lkey$offset();
+    /**
+     * All of memory, for the setters ({@link WorkRequest}), which a program may call before every post: a constant
+     * segment whose checks the JIT folds to one compare, so a field write is one store at an address computed from
+     * the chain's. What the segment's own checks would give comes from the chain instead: the address lies in the
+     * chain's arrays (request and entry indexes are checked), the memory is the chain's automatic arena's, alive
+     * while the chain is reachable, and the owner test every setter makes first refuses a closed chain.
+     */
+    static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     /** Scope of the Java-side views; closing it ends every flyweight access. */
     private final Arena views;
@@ -52,6 +62,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
     private final MemorySegment badRequestForCall;
     private final long requestsAddress;
     private final long badRequestAddress;
+    private final long sgesAddress;
     /** Set by {@link #close()}; calls and setters learn of it from the marker's owner ({@link InFlight#closeMarker}). */
     private boolean closed;
     private final long requestSize;
@@ -115,6 +126,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         this.badRequest = badRequestForCall.reinterpret(views, null);
         this.requestsAddress = requestsForCall.address();
         this.badRequestAddress = badRequestForCall.address();
+        this.sgesAddress = sgesForCall.address();
         this.sgeRegions = new MemoryRegion[capacity * maxSge];
         // all three arrays share the automatic arena's session, which requestsForCall keeps reachable as long
         // as the chain is: the scatter-gather memory, named only by native pointers, lives as long too
@@ -398,10 +410,10 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
 
     /** Writes an entry whose index and slice were checked, and remembers its region for the post's check. */
     private void putSge(int request, int index, MemoryRegion region, long address, int length, int lkey) {
-        long at = sgeBase(request) + index * SGE_SIZE;
-        sges.set(JAVA_LONG, at + SGE_ADDR, address);
-        sges.set(JAVA_INT, at + SGE_LENGTH, length);
-        sges.set(JAVA_INT, at + SGE_LKEY, lkey);
+        long at = sgesAddress + sgeBase(request) + index * SGE_SIZE; // index checked by the caller
+        MEMORY.set(JAVA_LONG_UNALIGNED, at + SGE_ADDR, address);
+        MEMORY.set(JAVA_INT_UNALIGNED, at + SGE_LENGTH, length);
+        MEMORY.set(JAVA_INT_UNALIGNED, at + SGE_LKEY, lkey);
         sgeRegions[request * maxSge + index] = region;
         // the region was open just now: the last check still holds unless it is of another context, lies in
         // caller memory whose liveness the post does not read yet, or its context closed a region since (then
