@@ -130,7 +130,10 @@ public final class Context extends VerbsResource {
 
     /** Called by a closing memory region of this context, under the tree lock. */
     void regionClosed() {
-        regionGeneration = GENERATIONS.incrementAndGet();
+        long generation = GENERATIONS.incrementAndGet();
+        regionGeneration = generation;
+        // the queues' fast-path stamps follow, so a post reads one field of its target instead of this one
+        ResourceTreeWalk.forEachPostTarget(this, generation);
     }
 
     /** The gates of this context's profile, consulted by every verb. */

@@ -59,23 +59,23 @@ public final class QueuePair extends VerbsResource {
     private final boolean checkEveryPost;
     /**
      * {@code config.srq() != null}, kept as a flag: postRecv's checked path tests it (the fast path reads
-     * {@link #recvGate}, which it closes), and {@code QpConfig.srq()} is not inlined there in a program that never
+     * {@link #recvStamp}, which it keeps at 0), and {@code QpConfig.srq()} is not inlined there in a program that never
      * loads {@link SharedReceiveQueue}.
      */
     private final boolean receivesFromSrq;
     /** The largest UD message: the port's active MTU, read when the queue pair became ready; 0 before. */
     private volatile int datagramLimit;
     /**
-     * 0 while a post may take a ready chain's fast path ({@link WorkRequestChain#isReady}): the queue pair is open
-     * and no send needs a check of its own ({@link #checkEveryPost}); else {@link #GATE_CLOSED} or
-     * {@link #GATE_CHECKS}. One field read after the post's marker is set answers both, like {@code closed} did:
-     * a close sets it before its handshake ({@link #beforeHandshake}).
+     * What a chain's proof must name for a send to take the fast path ({@link WorkRequestChain#isReady}): the
+     * context's region generation while the queue pair is open and no send needs a check of its own
+     * ({@link #checkEveryPost}), else 0, which no proof names. One field read after the post's marker is set answers
+     * "open, no per-post check, no region of the context closed since the proof": a close sets it to 0 and a
+     * region's close to the new generation, both before their handshakes ({@link #beforeHandshake},
+     * {@link Context#regionClosed}).
      */
-    private volatile int sendGate;
-    /** As {@link #sendGate} for receives: 0 while open and not taking its receives from a shared receive queue. */
-    private volatile int recvGate;
-    private static final int GATE_CHECKS = 1;
-    private static final int GATE_CLOSED = 2;
+    private volatile long sendStamp;
+    /** As {@link #sendStamp} for receives: 0 when closed or taking its receives from a shared receive queue. */
+    private volatile long recvStamp;
 
     private static final class Native {
         static final MethodHandle CREATE_QP = CallState.capturingErrno(
@@ -99,8 +99,9 @@ public final class QueuePair extends VerbsResource {
         this.policy = context.policy();
         this.checkEveryPost = policy.checksEveryPost(config.type());
         this.receivesFromSrq = config.srq() != null;
-        this.sendGate = checkEveryPost ? GATE_CHECKS : 0;
-        this.recvGate = receivesFromSrq ? GATE_CHECKS : 0;
+        // under the tree lock, like every move of the generation: no region close can come between
+        this.sendStamp = checkEveryPost ? 0 : context.regionGeneration;
+        this.recvStamp = receivesFromSrq ? 0 : context.regionGeneration;
         MemorySegment raw = raw(handle);
         String what = toString();
         own(() -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(raw), what));
@@ -182,11 +183,21 @@ public final class QueuePair extends VerbsResource {
         return handle.address();
     }
 
-    /** Closes the fast path before the close's handshake: a post marked after it sees the gate and checks {@code closed}. */
+    /** Closes the fast path before the close's handshake: a post marked after it sees 0 and checks {@code closed}. */
     @Override
     void beforeHandshake() {
-        sendGate = GATE_CLOSED;
-        recvGate = GATE_CLOSED;
+        sendStamp = 0;
+        recvStamp = 0;
+    }
+
+    /** A region of the context closed ({@link Context#regionClosed}, under the tree lock): the proofs before it end. */
+    void regionGenerationMoved(long generation) {
+        if (sendStamp != 0) {
+            sendStamp = generation;
+        }
+        if (recvStamp != 0) {
+            recvStamp = generation;
+        }
     }
 
     /** The scoped handle without the open check, for {@link QpStateMachine} (which checks under the lock). */
@@ -529,7 +540,7 @@ public final class QueuePair extends VerbsResource {
     public int postSend(SendWorkRequests requests, int count) {
         requests.mark(this);
         try {
-            if (sendGate == 0 && requests.isReady(count, context)) {
+            if (requests.isReady(count, sendStamp)) {
                 return requests.postReady(postSendFunction, address);
             }
             return postSendChecked(requests, count);
@@ -565,7 +576,7 @@ public final class QueuePair extends VerbsResource {
     public int postRecv(RecvWorkRequests requests, int count) {
         requests.mark(this);
         try {
-            if (recvGate == 0 && requests.isReady(count, context)) {
+            if (requests.isReady(count, recvStamp)) {
                 return requests.postReady(postRecvFunction, address);
             }
             return postRecvChecked(requests, count);

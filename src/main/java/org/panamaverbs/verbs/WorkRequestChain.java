@@ -171,12 +171,13 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
     }
 
     /**
-     * Whether a post of {@code count} requests into a target of {@code context} may take the fast path: the proof
-     * of the last post holds (see {@link #readyCount}). Read after the post's marker is set ({@link #mark}), like
-     * every check a close must be able to stop: closing a region of the context moves its generation on first.
+     * Whether a post of {@code count} requests may take the fast path: the proof of the last post holds (see
+     * {@link #readyCount}) for a target whose stamp, read after the post's marker is set ({@link #mark}), is
+     * {@code targetStamp}: its context's region generation while it is open and needs no per-post check, else 0.
+     * Closing the target or a region of its context moves the stamp before the close's handshake.
      */
-    final boolean isReady(int count, Context context) {
-        return count == readyCount && context.regionGeneration == readyGeneration;
+    final boolean isReady(int count, long targetStamp) {
+        return count == readyCount && targetStamp == readyGeneration;
     }
 
     /**
