@@ -38,7 +38,8 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * (one store each); its fields are at the offsets of its struct.
      */
     private final long address;
-    private final long wrIdOffset;
+    /** {@code address} plus the offset of {@code wr_id}: the setter called before every post adds nothing. */
+    private final long wrIdAddress;
     private final long numSgeOffset;
 
     WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
@@ -49,7 +50,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         this.wrIdAt = base + wrIdOffset;
         this.numSgeAt = base + numSgeOffset;
         this.address = requests.address() + base;
-        this.wrIdOffset = wrIdOffset;
+        this.wrIdAddress = address + wrIdOffset;
         this.numSgeOffset = numSgeOffset;
     }
 
@@ -112,7 +113,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     public final W wrId(long wrId) {
         boolean unbound = beginWrite(); // also refuses a closed chain
         try {
-            putLong(wrIdOffset, wrId);
+            MEMORY.set(JAVA_LONG_UNALIGNED, wrIdAddress, wrId);
         } finally {
             endWrite(unbound);
         }
