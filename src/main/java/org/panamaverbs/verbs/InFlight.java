@@ -169,11 +169,6 @@ abstract sealed class InFlight permits WorkRequestChain, WorkCompletions {
         return owner != Thread.currentThread() && beginWriteSlow();
     }
 
-    /** Whether the calling thread owns the holder and it is open: a setter may write at once, counting nothing. */
-    final boolean ownedByCaller() {
-        return owner == Thread.currentThread();
-    }
-
     private synchronized boolean beginWriteSlow() {
         if (owner == CLOSED) {
             throw closedHolder();
