@@ -78,10 +78,13 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
      * The proof of the fast path ({@link #isReady}): the chain is cut for {@code readyCount} requests, which were
      * checked (regions, and for sends no special request) as of the region generation {@code readyGeneration} of
      * the context they were posted in (generations are unique across contexts), and the post after the check
-     * succeeded. 0 and 0 while there is no proof.
+     * succeeded. Without a proof {@code readyGeneration} is {@link #NO_PROOF}, which no target's stamp ever is
+     * (stamps are 0 or a generation), so no count matches, whatever {@code readyCount} holds: 0, a negative count
+     * or a count whose proof ended all fail the compare and reach the checks that refuse them.
      */
     private int readyCount;
-    private long readyGeneration;
+    private long readyGeneration = NO_PROOF;
+    private static final long NO_PROOF = -1;
     /** Per scatter-gather entry, the region it was cut from; null for an entry never written (all zero). */
     private final MemoryRegion[] sgeRegions;
     /**
@@ -166,7 +169,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
     final void unproven(int request) {
         checkedCount = Math.min(checkedCount, request);
         if (readyCount > request) {
-            readyCount = 0;
+            readyGeneration = NO_PROOF;
         }
     }
 
@@ -191,7 +194,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         int rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
         if (rc != 0) {
             lastResult = rc;
-            readyCount = 0;
+            readyGeneration = NO_PROOF;
         }
         Reference.reachabilityFence(this);
         return rc;
@@ -292,7 +295,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     final int post(MemorySegment function, long target, int count, boolean proven) {
-        readyCount = 0;
+        readyGeneration = NO_PROOF;
         cutFor(count);
         if (lastResult != 0) {
             // providers write bad_wr only when they refuse a request, and failedIndex() reads it only after a

@@ -35,8 +35,17 @@ class StandInProviderTest {
     /** A refused request ends the fast path: bad_wr names it, the next post clears it and posts every request. */
     @Test
     void aRefusedPostIsReportedAndTheNextPostChecksAgain() {
-        assertEquals("22 1 10", StandIn.value(fast, "failed"), fast);
-        assertEquals("0 -1 10 11 12", StandIn.value(fast, "after.failure"), fast);
+        assertValues(fast, "failed", "22 1 10", "after.failure", "0 -1 10 11 12");
+    }
+
+    /**
+     * A count outside 1..capacity is refused before the provider, both after a proof ended (a refused post) and
+     * while the chain is ready for another count (the fuzzer found the first through the fast path).
+     */
+    @Test
+    void countsOutsideTheChainAreRefusedOnEitherPath() {
+        assertValues(fast, "count.outside", "IndexOutOfBoundsException IndexOutOfBoundsException IndexOutOfBoundsException",
+                "count.zero.ready", "IndexOutOfBoundsException 0 10");
     }
 
     /**
@@ -45,15 +54,10 @@ class StandInProviderTest {
      */
     @Test
     void theFastPathRefusesWhatTheCheckedPathRefuses() {
-        assertEquals("0 0 10 10", StandIn.value(fast, "other.region"), fast);
-        assertEquals("IllegalStateException", StandIn.value(fast, "closed.region"), fast);
-        assertEquals("0 0 10 10", StandIn.value(fast, "region.again"), fast);
-        assertEquals("IllegalArgumentException", StandIn.value(fast, "other.context"), fast);
-        assertEquals("0 0 10 10", StandIn.value(fast, "before.close"), fast);
-        assertEquals("IllegalStateException", StandIn.value(fast, "closed.qp"), fast);
-        assertEquals("0 10", StandIn.value(fast, "open.qp"), fast);
-        assertEquals("0 0 0", StandIn.value(fast, "recv"), fast);
-        assertEquals("IllegalStateException IllegalStateException", StandIn.value(fast, "closed.chain"), fast);
+        assertValues(fast, "other.region", "0 0 10 10", "closed.region", "IllegalStateException",
+                "region.again", "0 0 10 10", "other.context", "IllegalArgumentException", "before.close", "0 0 10 10",
+                "closed.qp", "IllegalStateException", "open.qp", "0 10", "recv", "0 0 0",
+                "closed.chain", "IllegalStateException IllegalStateException");
     }
 
     /**
@@ -63,16 +67,16 @@ class StandInProviderTest {
      */
     @Test
     void aTreeOpenedThroughThePublicApiRunsTheDataPath() {
-        assertEquals("NOT_PVRDMA", StandIn.value(output, "profile"), output);
-        assertEquals("RESET", StandIn.value(output, "qp.state.created"), output);
-        assertEquals("RTS", StandIn.value(output, "qp.state.connected"), output);
-        assertEquals("true", StandIn.value(output, "mr.keys"), output);
-        assertEquals("0", StandIn.value(output, "postSend"), output);
-        assertEquals("0", StandIn.value(output, "postRecv"), output);
-        assertEquals("1", StandIn.value(output, "polled"), output);
+        assertValues(output, "profile", "NOT_PVRDMA", "qp.state.created", "RESET", "qp.state.connected", "RTS",
+                "mr.keys", "true", "postSend", "0", "postRecv", "0", "polled", "1", "polled.again", "0", "closed", "true");
         assertEquals(List.of("2 SUCCESS RDMA_WRITE 100 true"), StandIn.values(output, "wc"), output);
-        assertEquals("0", StandIn.value(output, "polled.again"), output);
-        assertEquals("true", StandIn.value(output, "closed"), output);
+    }
+
+    /** Asserts that {@code output} has each key once, with the value after it: {@code key, value, key, value, ...}. */
+    private static void assertValues(String output, String... keysAndValues) {
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            assertEquals(keysAndValues[i + 1], StandIn.value(output, keysAndValues[i]), keysAndValues[i] + " in " + output);
+        }
     }
 
     /** A provider without {@code ops.post_srq_recv}: shared receive queues are refused before any native call. */

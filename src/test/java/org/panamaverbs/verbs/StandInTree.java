@@ -103,6 +103,9 @@ final class StandInTree {
                 // a refused request: bad_wr names it, and the next post checks everything again
                 sends.get(1).numSge(2); // the queue pair takes one entry per request: the provider refuses it
                 System.out.println("failed=" + qp.postSend(sends, 3) + " " + sends.failedIndex() + polled(cq, wcs));
+                // counts outside 1..capacity are refused, whatever proof the chain had or lost
+                System.out.println("count.outside=" + refusal(() -> qp.postSend(sends, 0)) + " "
+                        + refusal(() -> qp.postSend(sends, -1)) + " " + refusal(() -> qp.postSend(sends, 4)) + polled(cq, wcs));
                 sends.get(1).numSge(1);
                 System.out.println("after.failure=" + qp.postSend(sends, 3) + " " + sends.failedIndex() + polled(cq, wcs));
                 // an entry from another open region of the context keeps the proof; closing that region ends it
@@ -128,6 +131,8 @@ final class StandInTree {
                 closing.close();
                 System.out.println("closed.qp=" + refusal(() -> closing.postSend(sends, 1)) + polled(cq, wcs));
                 System.out.println("open.qp=" + qp.postSend(sends, 1) + polled(cq, wcs));
+                System.out.println("count.zero.ready=" + refusal(() -> qp.postSend(sends, 0)) + " " + qp.postSend(sends, 1)
+                        + polled(cq, wcs));
                 // receives: the same proof
                 recvs.get(0).wrId(20).sge(mr, 1024, 64);
                 recvs.get(1).wrId(21).sge(mr, 2048, 64);
