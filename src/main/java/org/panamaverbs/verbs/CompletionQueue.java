@@ -172,7 +172,7 @@ public final class CompletionQueue extends VerbsResource {
      * @throws IllegalStateException if this queue or {@code completions} is closed
      */
     public int poll(WorkCompletions completions) {
-        return poll(completions, completions.capacity());
+        return completions.pollFrom(this, pollFunction, address, completions.capacity());
     }
 
     /**

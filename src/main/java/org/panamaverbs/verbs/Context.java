@@ -40,9 +40,13 @@ public final class Context extends VerbsResource {
     private final java.lang.ref.Cleaner.Cleanable backstopWatch;
     /**
      * Moves on each time a memory region of this context closes (under the tree lock): chains compare it at
-     * every post to know whether the regions their entries name may have closed since they last checked.
+     * every post to know whether the regions their entries name may have closed since they last checked. Its
+     * values come from {@link #GENERATIONS}, so no two contexts ever have the same one: a chain's proof naming a
+     * generation names the context too, and a post compares one number instead of a context and a number.
      */
-    volatile int regionGeneration;
+    volatile long regionGeneration = GENERATIONS.incrementAndGet();
+    /** The source of every context's region generations: 1, 2, ... (0 is no generation). */
+    private static final java.util.concurrent.atomic.AtomicLong GENERATIONS = new java.util.concurrent.atomic.AtomicLong();
 
     static {
         org.panamaverbs.internal.VerbsBridge.register(new VerbsBridgeImpl());
@@ -126,7 +130,10 @@ public final class Context extends VerbsResource {
 
     /** Called by a closing memory region of this context, under the tree lock. */
     void regionClosed() {
-        regionGeneration++;
+        long generation = GENERATIONS.incrementAndGet();
+        regionGeneration = generation;
+        // the queues' fast-path stamps follow, so a post reads one field of its target instead of this one
+        ResourceTreeWalk.forEachPostTarget(this, generation);
     }
 
     /** The gates of this context's profile, consulted by every verb. */

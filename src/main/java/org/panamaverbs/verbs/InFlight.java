@@ -2,6 +2,7 @@ package org.panamaverbs.verbs;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -11,9 +12,13 @@ import java.util.function.IntPredicate;
  * Which verbs object a data-path call (post, poll) is inside: the guarantee "closing an object waits for the
  * calls on it, and later calls throw", given without an atomic operation per call.
  *
- * <p>Every chain and completion array owns one marker, confined to the first thread that posts or polls with
- * it (a second thread gets {@link WrongThreadException}, so two calls never share a marker; a chain's setters
- * are refused to that thread too, see {@link #beginWrite()}). The call side
+ * <p>Every chain and completion array is its own marker (this class is their superclass, so a call reads and
+ * writes the marker in the object it already holds, with no load of a separate marker), confined to the first
+ * thread that posts or polls with it (a second thread gets {@link WrongThreadException}, so two calls never share
+ * a marker; a chain's setters are refused to that thread too, see {@link #beginWrite()}). Closing the holder
+ * replaces its owner by {@link #CLOSED}, so the one owner test a call or a setter makes anyway also refuses a
+ * closed holder; that needs no handshake, because a holder's memory belongs to an automatic arena that stays
+ * allocated while a call still references it. The call side
  * is a Dekker handshake made cheap on one side:
  * <ol>
  *   <li>call: store the target in the marker (plain release store), read the target's {@code closed} flag,
@@ -25,11 +30,13 @@ import java.util.function.IntPredicate;
  * The handshake is the barrier the call side does not pay for: wherever it meets a calling thread, either
  * the marker store came before it (and the closer sees it and waits) or the {@code closed} read comes after
  * it (and the call throws). A critical downcall cannot even be interrupted by it; a non-critical one is
- * covered by the marker. Markers are never unregistered while their chain is reachable, so closing a chain
- * on another thread mid-call cannot hide the call; the registry drops a marker when its owner is collected.
+ * covered by the marker. The registry holds the markers weakly: a marker that was collected has no call in flight
+ * (a call keeps its holder reachable), and its entry is dropped then.
  */
-final class InFlight {
-    private static final Set<InFlight> MARKERS = ConcurrentHashMap.newKeySet();
+abstract sealed class InFlight permits WorkRequestChain, WorkCompletions {
+    private static final Set<WeakReference<InFlight>> MARKERS = ConcurrentHashMap.newKeySet();
+    /** The owner of a closed holder: no thread is this object, so every call and setter takes the slow path and throws. */
+    private static final Object CLOSED = new Object();
     private static final VarHandle TARGET;
     /** A call that has not returned after this long is reported instead of waited for. */
     static final long CLOSE_WAIT_NANOS = org.panamaverbs.internal.Liveness.CLOSE_WAIT_NANOS;
@@ -44,10 +51,11 @@ final class InFlight {
 
     private final String what;
     /**
-     * Bound by the first call; never changes after, so a non-null value read without the lock is final (a null
-     * read without it is checked again under the lock).
+     * The thread bound by the first call, or {@link #CLOSED} once the holder is closed; written under the lock, and
+     * only from null to a thread and from either to {@link #CLOSED}, so a value read without the lock that is the
+     * current thread is final until a close (a call racing a close still uses live memory).
      */
-    private Thread owner;
+    private Object owner;
     /** Setters running on threads other than a future owner while there is none; guarded by this. */
     private int unboundWrites;
     /**
@@ -58,48 +66,59 @@ final class InFlight {
     @SuppressWarnings("unused")
     private int target;
 
-    private InFlight(String what) {
+    /** Registers this holder's marker; its entry is dropped once the holder is unreachable. */
+    InFlight(String what) {
         this.what = what;
-    }
-
-    /** A marker for {@code holder} (a chain or completion array), dropped from the registry once it is unreachable. */
-    static InFlight register(Object holder, String what) {
-        InFlight marker = new InFlight(what);
-        MARKERS.add(marker);
-        Backstop.CLEANER.register(holder, () -> MARKERS.remove(marker));
-        return marker;
+        WeakReference<InFlight> entry = new WeakReference<>(this);
+        MARKERS.add(entry);
+        Backstop.CLEANER.register(this, () -> MARKERS.remove(entry));
     }
 
     /**
      * Marks a call on {@code target} as started; the caller must call {@link #exit()} in a finally block.
      *
      * @throws WrongThreadException  if another thread already posts or polls with this marker's holder
-     * @throws IllegalStateException if {@code target} is closed (nothing is marked then)
+     * @throws IllegalStateException if {@code target} or the holder is closed (nothing is marked then)
      */
-    void enter(VerbsResource target) {
-        if (owner != Thread.currentThread()) {
-            bindOwner();
-        }
-        TARGET.setRelease(this, target.callId);
+    final void enter(VerbsResource target) {
+        mark(target);
         if (target.closed) {
             TARGET.setRelease(this, 0);
             throw new IllegalStateException(target + " is closed");
         }
     }
 
+    /**
+     * Marks a call on {@code target} as started without checking the target: the caller reads whether it is
+     * closed next (the {@code closed} flag, or a field its close sets before the handshake), and calls
+     * {@link #exit()} in a finally block.
+     *
+     * @throws WrongThreadException  if another thread already posts or polls with this marker's holder
+     * @throws IllegalStateException if the holder is closed (nothing is marked then)
+     */
+    final void mark(VerbsResource target) {
+        if (owner != Thread.currentThread()) {
+            bindOwner();
+        }
+        TARGET.setRelease(this, target.callId);
+    }
+
     /** Marks the call as returned. */
-    void exit() {
+    final void exit() {
         TARGET.setRelease(this, 0);
     }
 
     private synchronized void bindOwner() {
         Thread current = Thread.currentThread();
+        if (owner == CLOSED) {
+            throw closedHolder();
+        }
         if (owner == null) {
             owner = current;
             // a setter that began on another thread before this bind finishes its write before the first call:
             // after this, every write is the owner's own, made between its calls
             long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
-            while (unboundWrites > 0) {
+            while (unboundWrites > 0 && owner != CLOSED) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new IllegalStateException("a setter of this " + what + " on another thread has not returned"
@@ -112,9 +131,25 @@ final class InFlight {
                     throw new IllegalStateException("interrupted while a setter of this " + what + " ran on another thread", e);
                 }
             }
+            if (owner == CLOSED) {
+                throw closedHolder(); // closed while the setters finished
+            }
         } else if (owner != current) {
             throw wrongThread();
         }
+    }
+
+    private IllegalStateException closedHolder() {
+        return new IllegalStateException("this " + what + " is closed");
+    }
+
+    /**
+     * Ends the holder for calls and setters: from now on each throws {@link IllegalStateException}. Runs under the
+     * holder's lock (this object); idempotent.
+     */
+    final synchronized void closeMarker() {
+        owner = CLOSED;
+        notifyAll(); // a first call waiting for setters of other threads gives up
     }
 
     private WrongThreadException wrongThread() {
@@ -127,13 +162,17 @@ final class InFlight {
      * write (counted until {@link #endUnboundWrite()}, so that binding waits for it); another thread may not.
      *
      * @return true if the write was counted and {@link #endUnboundWrite()} must follow it
-     * @throws WrongThreadException if another thread owns the holder
+     * @throws WrongThreadException  if another thread owns the holder
+     * @throws IllegalStateException if the holder is closed
      */
-    boolean beginWrite() {
+    final boolean beginWrite() {
         return owner != Thread.currentThread() && beginWriteSlow();
     }
 
     private synchronized boolean beginWriteSlow() {
+        if (owner == CLOSED) {
+            throw closedHolder();
+        }
         if (owner == null) {
             unboundWrites++;
             return true;
@@ -145,7 +184,7 @@ final class InFlight {
     }
 
     /** Ends a write counted by {@link #beginWrite()}. */
-    synchronized void endUnboundWrite() {
+    final synchronized void endUnboundWrite() {
         if (--unboundWrites == 0) {
             notifyAll();
         }
@@ -159,7 +198,11 @@ final class InFlight {
      */
     static void awaitCalls(IntPredicate matches, Object closing) {
         long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
-        for (InFlight marker : MARKERS) {
+        for (WeakReference<InFlight> entry : MARKERS) {
+            InFlight marker = entry.get();
+            if (marker == null) {
+                continue; // collected: its holder is unreachable, so no call is inside it
+            }
             for (int spins = 0; ; spins++) {
                 int inside = (int) TARGET.getAcquire(marker);
                 if (inside == 0 || !matches.test(inside)) {

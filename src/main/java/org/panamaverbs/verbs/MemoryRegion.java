@@ -41,6 +41,12 @@ public final class MemoryRegion extends VerbsResource {
     private final int lkey;
     private final int rkey;
     private final int access;
+    /**
+     * Whether closing the arena of caller-owned memory closes this region first ({@link #registerTied}); set once,
+     * before the region is returned. A post then needs no read of the memory's liveness: the close moves the
+     * context's region generation on, which every post compares.
+     */
+    private boolean tiedToArena;
 
     private static final class Native {
         /** The exported {@code ibv_reg_mr} (IBVERBS_1.1), for a libibverbs without {@code ibv_reg_mr_iova2}. */
@@ -85,6 +91,7 @@ public final class MemoryRegion extends VerbsResource {
             region.close();
             throw new IllegalStateException("the arena of " + region + " was closed while it was being registered");
         }
+        region.tiedToArena = true;
         return region;
     }
 
@@ -281,9 +288,13 @@ public final class MemoryRegion extends VerbsResource {
         return context;
     }
 
-    /** Whether the memory belongs to the caller (registered, not allocated here): its arena may close any time. */
-    boolean callerOwnsMemory() {
-        return ownedMemory == null;
+    /**
+     * Whether the memory may be freed while the region is open: caller-owned memory registered without its arena
+     * (the deprecated {@code register(MemorySegment, ...)}), whose liveness a post must read. Memory the region owns,
+     * or whose arena closes the region before freeing it, is alive while the region is open.
+     */
+    boolean memoryMayBeFreedWhileOpen() {
+        return ownedMemory == null && !tiedToArena;
     }
 
     /** The scope of the registered memory: alive while it is allocated. */

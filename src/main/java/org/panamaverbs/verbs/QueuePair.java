@@ -58,12 +58,24 @@ public final class QueuePair extends VerbsResource {
     /** Whether every post needs {@link DevicePolicy#checkSend} (UD, or opcodes checked); else only special chains. */
     private final boolean checkEveryPost;
     /**
-     * {@code config.srq() != null}, kept as a flag: postRecv tests it on every call, and {@code QpConfig.srq()}
-     * is not inlined there in a program that never loads {@link SharedReceiveQueue} (a real call per post).
+     * {@code config.srq() != null}, kept as a flag: postRecv's checked path tests it (the fast path reads
+     * {@link #recvStamp}, which it keeps at 0), and {@code QpConfig.srq()} is not inlined there in a program that never
+     * loads {@link SharedReceiveQueue}.
      */
     private final boolean receivesFromSrq;
     /** The largest UD message: the port's active MTU, read when the queue pair became ready; 0 before. */
     private volatile int datagramLimit;
+    /**
+     * What a chain's proof must name for a send to take the fast path ({@link WorkRequestChain#isReady}): the
+     * context's region generation while the queue pair is open and no send needs a check of its own
+     * ({@link #checkEveryPost}), else 0, which no proof names. One field read after the post's marker is set answers
+     * "open, no per-post check, no region of the context closed since the proof": a close sets it to 0 and a
+     * region's close to the new generation, both before their handshakes ({@link #beforeHandshake},
+     * {@link Context#regionClosed}).
+     */
+    private volatile long sendStamp;
+    /** As {@link #sendStamp} for receives: 0 when closed or taking its receives from a shared receive queue. */
+    private volatile long recvStamp;
 
     private static final class Native {
         static final MethodHandle CREATE_QP = CallState.capturingErrno(
@@ -87,6 +99,9 @@ public final class QueuePair extends VerbsResource {
         this.policy = context.policy();
         this.checkEveryPost = policy.checksEveryPost(config.type());
         this.receivesFromSrq = config.srq() != null;
+        // under the tree lock, like every move of the generation: no region close can come between
+        this.sendStamp = checkEveryPost ? 0 : context.regionGeneration;
+        this.recvStamp = receivesFromSrq ? 0 : context.regionGeneration;
         MemorySegment raw = raw(handle);
         String what = toString();
         own(() -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(raw), what));
@@ -166,6 +181,23 @@ public final class QueuePair extends VerbsResource {
 
     long address() {
         return handle.address();
+    }
+
+    /** Closes the fast path before the close's handshake: a post marked after it sees 0 and checks {@code closed}. */
+    @Override
+    void beforeHandshake() {
+        sendStamp = 0;
+        recvStamp = 0;
+    }
+
+    /** A region of the context closed ({@link Context#regionClosed}, under the tree lock): the proofs before it end. */
+    void regionGenerationMoved(long generation) {
+        if (sendStamp != 0) {
+            sendStamp = generation;
+        }
+        if (recvStamp != 0) {
+            recvStamp = generation;
+        }
     }
 
     /** The scoped handle without the open check, for {@link QpStateMachine} (which checks under the lock). */
@@ -506,16 +538,26 @@ public final class QueuePair extends VerbsResource {
      *                                   nothing of the chain is posted then
      */
     public int postSend(SendWorkRequests requests, int count) {
-        requests.enter(this);
+        requests.mark(this);
         try {
-            requests.checkRegions(context, count);
-            if (requests.specialCount != 0 || checkEveryPost) {
-                policy.checkSend(this, requests, count);
+            if (requests.isReady(count, sendStamp)) {
+                return requests.postReady(postSendFunction, address);
             }
-            return requests.post(postSendFunction, address, count);
+            return postSendChecked(requests, count);
         } finally {
             requests.exit();
         }
+    }
+
+    /** {@link #postSend} with every check, between the chain's {@code mark} and {@code exit}. */
+    private int postSendChecked(SendWorkRequests requests, int count) {
+        ensureOpen();
+        requests.checkRegions(context, count);
+        boolean special = requests.specialCount != 0 || checkEveryPost;
+        if (special) {
+            policy.checkSend(this, requests, count);
+        }
+        return requests.post(postSendFunction, address, count, !special);
     }
 
     /**
@@ -532,17 +574,26 @@ public final class QueuePair extends VerbsResource {
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     public int postRecv(RecvWorkRequests requests, int count) {
+        requests.mark(this);
+        try {
+            if (requests.isReady(count, recvStamp)) {
+                return requests.postReady(postRecvFunction, address);
+            }
+            return postRecvChecked(requests, count);
+        } finally {
+            requests.exit();
+        }
+    }
+
+    /** {@link #postRecv} with every check, between the chain's {@code mark} and {@code exit}. */
+    private int postRecvChecked(RecvWorkRequests requests, int count) {
         if (receivesFromSrq) {
             throw new IllegalStateException(this + " takes its receives from " + config.srq()
                     + ": post them there (SharedReceiveQueue.postRecv)");
         }
-        requests.enter(this);
-        try {
-            requests.checkRegions(context, count);
-            return requests.post(postRecvFunction, address, count);
-        } finally {
-            requests.exit();
-        }
+        ensureOpen();
+        requests.checkRegions(context, count);
+        return requests.post(postRecvFunction, address, count, true);
     }
 
     /**

@@ -27,6 +27,22 @@ final class ResourceTreeWalk {
         return null;
     }
 
+    /**
+     * Tells every queue pair and shared receive queue below {@code node} (they hang off protection domains) that its
+     * context's region generation moved to {@code generation}; the caller holds the tree lock.
+     */
+    static void forEachPostTarget(VerbsResource node, long generation) {
+        for (VerbsResource child : node.dependents()) {
+            if (child instanceof QueuePair qp) {
+                qp.regionGenerationMoved(generation);
+            } else if (child instanceof SharedReceiveQueue srq) {
+                srq.regionGenerationMoved(generation);
+            } else if (child instanceof ProtectionDomain) {
+                forEachPostTarget(child, generation);
+            }
+        }
+    }
+
     /** The live UD queue pairs below {@code node} (queue pairs hang off protection domains), for HWv13's limit. */
     static int countUdQueuePairs(VerbsResource node) {
         int n = 0;

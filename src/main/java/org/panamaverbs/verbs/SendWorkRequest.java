@@ -1,9 +1,7 @@
 package org.panamaverbs.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 import org.panamaverbs.ffi.ibv_send_wr;
@@ -16,7 +14,8 @@ import org.panamaverbs.ffi.ibv_send_wr;
  * {@code next} and {@code sg_list} pointers are managed by the chain.
  */
 public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
-    private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+    /** {@code imm_data} is in network byte order (C's {@code htonl}): swapped on a little-endian host. */
+    private static final boolean BIG_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN;
     private static final long OPCODE = ibv_send_wr.opcode$offset();
     private static final long SEND_FLAGS = ibv_send_wr.send_flags$offset();
     private static final long IMM_DATA = ibv_send_wr.imm_data$offset();
@@ -53,8 +52,8 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
     public SendWorkRequest opcode(WrOpcode opcode) {
         boolean unbound = beginWrite();
         try {
-            int old = requests.get(JAVA_INT, base + OPCODE);
-            requests.set(JAVA_INT, base + OPCODE, opcode.code());
+            int old = intAt(OPCODE);
+            putInt(OPCODE, opcode.code());
             if (isAtomic(old) != isAtomic(opcode.code())) { // the data path re-checks only what can change the answer
                 refreshSpecial();
             }
@@ -87,8 +86,8 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
     public SendWorkRequest flags(int sendFlags) {
         boolean unbound = beginWrite();
         try {
-            int old = requests.get(JAVA_INT, base + SEND_FLAGS);
-            requests.set(JAVA_INT, base + SEND_FLAGS, sendFlags);
+            int old = intAt(SEND_FLAGS);
+            putInt(SEND_FLAGS, sendFlags);
             if (((old ^ sendFlags) & SendFlags.INLINE) != 0) {
                 refreshSpecial();
             }
@@ -112,9 +111,9 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
 
     /** Tells the chain whether this request needs the queue pair's atomic or inline support checked at post. */
     private void refreshSpecial() {
-        int code = requests.get(JAVA_INT, base + OPCODE);
+        int code = intAt(OPCODE);
         int bits = (isAtomic(code) ? SendWorkRequests.SPECIAL_ATOMIC : 0)
-                | ((requests.get(JAVA_INT, base + SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendWorkRequests.SPECIAL_INLINE : 0)
+                | ((intAt(SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendWorkRequests.SPECIAL_INLINE : 0)
                 | (sends.addressHandle(index) != null ? SendWorkRequests.SPECIAL_UD : 0);
         sends.markSpecial(index, bits);
     }
@@ -136,7 +135,7 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
     public SendWorkRequest immediateData(int value) {
         boolean unbound = beginWrite();
         try {
-            requests.set(BIG_ENDIAN_INT, base + IMM_DATA, value);
+            putInt(IMM_DATA, BIG_ENDIAN ? value : Integer.reverseBytes(value));
         } finally {
             endWrite(unbound);
         }
@@ -159,8 +158,8 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
         boolean unbound = beginWrite();
         try {
             forgetAddressHandle();
-            requests.set(JAVA_LONG, base + RDMA_REMOTE_ADDR, remoteAddress);
-            requests.set(JAVA_INT, base + RDMA_RKEY, rkey);
+            putLong(RDMA_REMOTE_ADDR, remoteAddress);
+            putInt(RDMA_RKEY, rkey);
         } finally {
             endWrite(unbound);
         }
@@ -193,9 +192,9 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
 
     /** Writes the {@code wr.ud} fields (the encoding {@link #ud} uses, compared with gcc's by the layout tests). */
     void writeUd(long addressHandle, int remoteQpn, int qkey) {
-        requests.set(JAVA_LONG, base + UD_AH, addressHandle);
-        requests.set(JAVA_INT, base + UD_REMOTE_QPN, remoteQpn);
-        requests.set(JAVA_INT, base + UD_REMOTE_QKEY, qkey);
+        putLong(UD_AH, addressHandle);
+        putInt(UD_REMOTE_QPN, remoteQpn);
+        putInt(UD_REMOTE_QKEY, qkey);
     }
 
     /**
@@ -223,10 +222,10 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
         boolean unbound = beginWrite();
         try {
             forgetAddressHandle();
-            requests.set(JAVA_LONG, base + ATOMIC_REMOTE_ADDR, remoteAddress);
-            requests.set(JAVA_LONG, base + ATOMIC_COMPARE_ADD, compareAdd);
-            requests.set(JAVA_LONG, base + ATOMIC_SWAP, swap);
-            requests.set(JAVA_INT, base + ATOMIC_RKEY, rkey);
+            putLong(ATOMIC_REMOTE_ADDR, remoteAddress);
+            putLong(ATOMIC_COMPARE_ADD, compareAdd);
+            putLong(ATOMIC_SWAP, swap);
+            putInt(ATOMIC_RKEY, rkey);
         } finally {
             endWrite(unbound);
         }

@@ -63,6 +63,7 @@ public final class SendWorkRequests extends WorkRequestChain {
     }
 
     void markSpecial(int index, int bits) {
+        unproven(index); // the next post checks the request against the queue pair again
         int old = special[index];
         if ((old == 0) != (bits == 0)) {
             specialCount += bits == 0 ? -1 : 1;

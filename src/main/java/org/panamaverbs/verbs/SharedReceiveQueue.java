@@ -49,6 +49,12 @@ public final class SharedReceiveQueue extends VerbsResource {
     public record Attributes(int maxWr, int maxSge, int limit) {
     }
 
+    /**
+     * What a chain's proof must name for a post to take the fast path: the context's region generation while this
+     * queue is open, 0 once it is closing (as {@code QueuePair}'s stamps).
+     */
+    private volatile long postStamp;
+
     private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle) {
         super(pd.treeLock(), pd);
         this.pd = pd;
@@ -56,6 +62,7 @@ public final class SharedReceiveQueue extends VerbsResource {
         this.address = handle.address();
         this.postFunction = pd.context().postSrqRecvFunction;
         this.context = pd.context();
+        this.postStamp = context.regionGeneration; // under the tree lock, like every move of the generation
         MemorySegment raw = raw(handle);
         String what = toString();
         own(() -> check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(raw), what));
@@ -102,6 +109,19 @@ public final class SharedReceiveQueue extends VerbsResource {
         return handle;
     }
 
+    /** Closes the fast path before the close's handshake. */
+    @Override
+    void beforeHandshake() {
+        postStamp = 0;
+    }
+
+    /** A region of the context closed (under the tree lock): the proofs before it end. */
+    void regionGenerationMoved(long generation) {
+        if (postStamp != 0) {
+            postStamp = generation;
+        }
+    }
+
     /** {@return the protection domain the queue was created in} */
     public ProtectionDomain protectionDomain() {
         return pd;
@@ -121,10 +141,14 @@ public final class SharedReceiveQueue extends VerbsResource {
      * @throws WrongThreadException     if another thread has posted with {@code requests}
      */
     public int postRecv(RecvWorkRequests requests, int count) {
-        requests.enter(this);
+        requests.mark(this);
         try {
+            if (requests.isReady(count, postStamp)) {
+                return requests.postReady(postFunction, address);
+            }
+            ensureOpen();
             requests.checkRegions(context, count);
-            return requests.post(postFunction, address, count);
+            return requests.post(postFunction, address, count, true);
         } finally {
             requests.exit();
         }

@@ -242,8 +242,9 @@ public abstract sealed class VerbsResource implements AutoCloseable
                 dependent.markClosing(closing);
             }
         }
-        beforeHandshake();
+        // closed first: a post that sees what beforeHandshake() moves (a region generation) then sees the close
         closed = true;
+        beforeHandshake();
         closing.add(this);
     }
 
@@ -336,7 +337,10 @@ public abstract sealed class VerbsResource implements AutoCloseable
         return inside == callId;
     }
 
-    /** Runs under the tree lock just before this object is marked closed (its close handshake comes later). */
+    /**
+     * Runs under the tree lock just after this object is marked closed, before its close handshake: what a post
+     * reads instead of {@code closed} is moved here, after the flag, so a post that sees it sees the flag too.
+     */
     void beforeHandshake() {
     }
 

@@ -18,25 +18,29 @@ import org.panamaverbs.ffi.ibv_wc;
  * array's automatic-arena segment (no atomic scope acquire per call); the flyweights read a view of the
  * same memory scoped to a shared arena that {@link #close()} ends.
  */
-public final class WorkCompletions implements AutoCloseable {
+public final class WorkCompletions extends InFlight implements AutoCloseable {
     static final long WC_SIZE = ibv_wc.layout().byteSize();
 
     private final Arena viewScope;
     private final MemorySegment array;
     private final MemorySegment arrayForCall;
     private final long arrayAddress;
-    private final InFlight inFlight;
-    private volatile boolean closed;
+    /** Set by {@link #close()}; polls learn of it from the marker's owner ({@link InFlight#closeMarker}). */
+    private boolean closed;
     private final WorkCompletion[] views;
+    /** {@code views.length}, kept as a field: a poll reads one int, not the array and its length. */
+    private final int capacity;
+    /** What the last poll returned, stored as it came (a negative errno value too): readers clamp it to 0. */
     private int count;
 
     private WorkCompletions(int capacity) {
+        super("completion array");
         this.viewScope = Arena.ofShared();
         this.arrayForCall = Arena.ofAuto().allocate(ibv_wc.layout(), capacity);
         this.array = arrayForCall.reinterpret(viewScope, null);
         this.arrayAddress = arrayForCall.address();
-        this.inFlight = InFlight.register(this, "completion array");
         this.views = new WorkCompletion[capacity];
+        this.capacity = capacity;
         for (int i = 0; i < capacity; i++) {
             views[i] = new WorkCompletion(array, i * WC_SIZE);
         }
@@ -60,16 +64,16 @@ public final class WorkCompletions implements AutoCloseable {
 
     /** {@return how many completions the array holds, as allocated} */
     public int capacity() {
-        return views.length;
+        return capacity;
     }
 
     /** {@return how many the last poll returned (0 after a failed poll)} Slots 0 to this minus 1 are valid. */
     public int count() {
-        return count;
+        return Math.max(count, 0);
     }
 
     void setCount(int polled) {
-        count = Math.max(polled, 0);
+        count = polled;
     }
 
     /**
@@ -80,8 +84,8 @@ public final class WorkCompletions implements AutoCloseable {
      * @throws IndexOutOfBoundsException if {@code index} is not below {@link #count()}
      */
     public WorkCompletion get(int index) {
-        if (index < 0 || index >= count) {
-            throw new IndexOutOfBoundsException("completion " + index + " of " + count + " polled");
+        if (index < 0 || index >= count) { // a failed poll's negative count refuses every index too
+            throw new IndexOutOfBoundsException("completion " + index + " of " + count() + " polled");
         }
         return views[index];
     }
@@ -99,16 +103,14 @@ public final class WorkCompletions implements AutoCloseable {
      * @throws IllegalStateException if {@code cq} or this array is closed
      */
     int pollFrom(CompletionQueue cq, MemorySegment function, long address, int max) {
-        inFlight.enter(cq);
+        // the range of max is the caller's to check: poll(completions) passes the capacity itself
+        enter(cq);
         try {
-            if (closed) {
-                throw new IllegalStateException("this completion array is closed");
-            }
             int polled = DataPath.pollCq(function, address, max, arrayAddress);
-            count = Math.max(polled, 0);
+            count = polled;
             return polled;
         } finally {
-            inFlight.exit();
+            exit();
             Reference.reachabilityFence(this);
         }
     }
@@ -118,6 +120,7 @@ public final class WorkCompletions implements AutoCloseable {
     public synchronized void close() {
         if (!closed) {
             closed = true;
+            closeMarker();
             viewScope.close();
         }
     }

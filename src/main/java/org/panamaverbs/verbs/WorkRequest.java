@@ -1,9 +1,13 @@
 package org.panamaverbs.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.panamaverbs.verbs.WorkRequestChain.MEMORY;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 
 /**
  * A flyweight over one work request of a chain ({@link SendWorkRequests} or {@link RecvWorkRequests}): what
@@ -20,9 +24,7 @@ import java.lang.foreign.MemorySegment;
  */
 public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendWorkRequest, RecvWorkRequest {
     private final WorkRequestChain chain;
-    /** The chain's in-flight marker, which knows the posting thread: every setter asks it first ({@link #beginWrite}). */
-    private final InFlight marker;
-    /** The chain's native array; the subclass writes its own fields at {@link #base} plus their offsets. */
+    /** The chain's native array, for the getters (which throw once the chain is closed). */
     final MemorySegment requests;
     final int index;
     /** Offset of this request in {@link #requests}. */
@@ -31,15 +33,43 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     // subclass passes in rather than this class assuming they coincide.
     private final long wrIdAt;
     private final long numSgeAt;
+    /**
+     * The address of this request in the chain's memory, where the setters write through {@link WorkRequestChain#MEMORY}
+     * (one store each); its fields are at the offsets of its struct.
+     */
+    private final long address;
+    /** {@code address} plus the offset of {@code wr_id}: the setter called before every post adds nothing. */
+    private final long wrIdAddress;
+    private final long numSgeOffset;
 
     WorkRequest(WorkRequestChain chain, int index, long requestSize, long wrIdOffset, long numSgeOffset) {
         this.chain = chain;
-        this.marker = chain.marker();
         this.requests = chain.requests;
         this.index = index;
         this.base = index * requestSize;
         this.wrIdAt = base + wrIdOffset;
         this.numSgeAt = base + numSgeOffset;
+        this.address = requests.address() + base;
+        this.wrIdAddress = address + wrIdOffset;
+        this.numSgeOffset = numSgeOffset;
+    }
+
+    // The setters' access to their own request, between beginWrite and endWrite (whose owner test refuses a closed
+    // chain); endWrite's reachability fence keeps the chain's memory alive through them.
+
+    /** Writes the int at {@code offset} of this request. */
+    final void putInt(long offset, int value) {
+        MEMORY.set(JAVA_INT_UNALIGNED, address + offset, value);
+    }
+
+    /** Writes the long at {@code offset} of this request. */
+    final void putLong(long offset, long value) {
+        MEMORY.set(JAVA_LONG_UNALIGNED, address + offset, value);
+    }
+
+    /** Reads the int at {@code offset} of this request, in a setter. */
+    final int intAt(long offset) {
+        return MEMORY.get(JAVA_INT_UNALIGNED, address + offset);
     }
 
     /**
@@ -51,14 +81,15 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException if another thread has posted the chain
      */
     final boolean beginWrite() {
-        return marker.beginWrite();
+        return chain.beginWrite(); // the chain is its own in-flight marker, which knows the posting thread
     }
 
     /** Ends a setter's write begun with {@link #beginWrite()}, which returned {@code unbound}. */
     final void endWrite(boolean unbound) {
         if (unbound) {
-            marker.endUnboundWrite();
+            chain.endUnboundWrite();
         }
+        Reference.reachabilityFence(this); // keeps the chain, so its memory, alive through the setter's stores
     }
 
     /**
@@ -80,9 +111,9 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
      * @throws WrongThreadException      if another thread has posted the chain
      */
     public final W wrId(long wrId) {
-        boolean unbound = beginWrite();
+        boolean unbound = beginWrite(); // also refuses a closed chain
         try {
-            requests.set(JAVA_LONG, wrIdAt, wrId);
+            MEMORY.set(JAVA_LONG_UNALIGNED, wrIdAddress, wrId);
         } finally {
             endWrite(unbound);
         }
@@ -136,7 +167,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         boolean unbound = beginWrite();
         try {
             chain.writeSge(index, 0, region, offset, length);
-            requests.set(JAVA_INT, numSgeAt, 1); // entry 0 exists and was just checked: writeSge checked it against maxSge
+            putInt(numSgeOffset, 1); // entry 0 exists and was just checked: writeSge checked it against maxSge
         } finally {
             endWrite(unbound);
         }
@@ -201,8 +232,8 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
         boolean unbound = beginWrite();
         try {
             chain.checkSgeCount(count);
-            int old = requests.get(JAVA_INT, numSgeAt);
-            requests.set(JAVA_INT, numSgeAt, count);
+            int old = intAt(numSgeOffset);
+            putInt(numSgeOffset, count);
             if (count > old) {
                 chain.entriesAdded(index); // entries the last region check never walked are in use now
             }

@@ -2,7 +2,9 @@ package org.panamaverbs.verbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
@@ -15,7 +17,13 @@ import org.panamaverbs.ffi.ibv_sge;
  * What {@link SendWorkRequests} and {@link RecvWorkRequests} share: a native array of work requests
  * linked through {@code next}, each with its own scatter-gather array, and the {@code bad_wr} slot the
  * provider fills when a post fails. Posting the first {@code n} requests cuts the chain after request
- * {@code n - 1} for the duration of the call, so one array serves any count without re-linking.
+ * {@code n - 1} (a NULL {@code next}), so one array serves any count; the cut stays until a post of another count
+ * moves it, so posting the same count again writes nothing.
+ *
+ * <p>The fast path: a post that finds the chain {@linkplain #isReady ready} for its count (the proof of its last
+ * post still holds: cut for this count, every entry of those requests named an open region of the target's context
+ * whose memory lives as long as the region, no request needing a per-post check, the last post succeeded, and the
+ * context has closed no region since) checks nothing more than the target, and calls the provider.
  *
  * <p>Memory: the arrays belong to an automatic arena, and the post hands the provider that segment, whose
  * scope costs a downcall nothing (no atomic acquire/release, unlike a shared arena's). Java writes the
@@ -29,11 +37,19 @@ import org.panamaverbs.ffi.ibv_sge;
  * thread. So the checks a post makes (regions, address handles, inline and atomic lengths) read what the provider
  * reads next: no other thread can change a request between the two.
  */
-abstract sealed class WorkRequestChain implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
+abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
     static final long SGE_ADDR = ibv_sge.addr$offset();
     static final long SGE_LENGTH = ibv_sge.length$offset();
     static final long SGE_LKEY = ibv_sge.lkey$offset();
+    /**
+     * All of memory, for the setters ({@link WorkRequest}), which a program may call before every post: a constant
+     * segment whose checks the JIT folds to one compare, so a field write is one store at an address computed from
+     * the chain's. What the segment's own checks would give comes from the chain instead: the address lies in the
+     * chain's arrays (request and entry indexes are checked), the memory is the chain's automatic arena's, alive
+     * while the chain is reachable, and the owner test every setter makes first refuses a closed chain.
+     */
+    static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     /** Scope of the Java-side views; closing it ends every flyweight access. */
     private final Arena views;
@@ -46,14 +62,29 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     private final MemorySegment badRequestForCall;
     private final long requestsAddress;
     private final long badRequestAddress;
-    private final InFlight inFlight;
-    private volatile boolean closed;
+    private final long sgesAddress;
+    /** Set by {@link #close()}; calls and setters learn of it from the marker's owner ({@link InFlight#closeMarker}). */
+    private boolean closed;
     private final long requestSize;
     private final long nextOffset;
     private final long numSgeOffset;
     private final int capacity;
     private final int maxSge;
+    /** The result of the last post; 0 whenever the chain is ready (a failure ends the readiness). */
     private int lastResult;
+    /** The count the chain is cut for: request {@code cutCount - 1} has a NULL {@code next} ({@code capacity}: none cut). */
+    private int cutCount;
+    /**
+     * The proof of the fast path ({@link #isReady}): the chain is cut for {@code readyCount} requests, which were
+     * checked (regions, and for sends no special request) as of the region generation {@code readyGeneration} of
+     * the context they were posted in (generations are unique across contexts), and the post after the check
+     * succeeded. Without a proof {@code readyGeneration} is {@link #NO_PROOF}, which no target's stamp ever is
+     * (stamps are 0 or a generation), so no count matches, whatever {@code readyCount} holds: 0, a negative count
+     * or a count whose proof ended all fail the compare and reach the checks that refuse them.
+     */
+    private int readyCount;
+    private long readyGeneration = NO_PROOF;
+    private static final long NO_PROOF = -1;
     /** Per scatter-gather entry, the region it was cut from; null for an entry never written (all zero). */
     private final MemoryRegion[] sgeRegions;
     /**
@@ -64,7 +95,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
      */
     private int checkedCount;
     private Context checkedContext;
-    private int checkedGeneration;
+    private long checkedGeneration;
     /**
      * The scopes of caller-owned memory the checked entries lie in (an arena the caller can close behind the
      * library's back, which no generation records): a post reads each one's liveness, not every entry.
@@ -75,6 +106,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     private static final int TRACKED_SCOPES = 4;
 
     WorkRequestChain(MemoryLayout requestLayout, long nextOffset, long sgListOffset, long numSgeOffset, int capacity, int maxSge) {
+        super("work-request chain");
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive, not " + capacity);
         }
@@ -87,6 +119,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         this.nextOffset = nextOffset;
         this.numSgeOffset = numSgeOffset;
         this.capacity = capacity;
+        this.cutCount = capacity;
         this.maxSge = maxSge;
         this.requestsForCall = memory.allocate(requestLayout, capacity);
         this.badRequestForCall = memory.allocate(ADDRESS);
@@ -96,7 +129,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
         this.badRequest = badRequestForCall.reinterpret(views, null);
         this.requestsAddress = requestsForCall.address();
         this.badRequestAddress = badRequestForCall.address();
-        this.inFlight = InFlight.register(this, "work-request chain");
+        this.sgesAddress = sgesForCall.address();
         this.sgeRegions = new MemoryRegion[capacity * maxSge];
         // all three arrays share the automatic arena's session, which requestsForCall keeps reachable as long
         // as the chain is: the scatter-gather memory, named only by native pointers, lives as long too
@@ -122,41 +155,53 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     }
 
     /**
-     * Marks a post into {@code target} as started by this thread; pair with {@link #exit()} in a finally block.
-     * Everything the post checks that another thread may close (the target, address handles) is checked
-     * after this, so a close either sees the mark and waits or the check sees the close.
-     *
-     * @throws WrongThreadException  if another thread posts with this chain
-     * @throws IllegalStateException if the target or this chain is closed
-     */
-    final void enter(VerbsResource target) {
-        inFlight.enter(target);
-        if (closed) {
-            inFlight.exit();
-            throw new IllegalStateException("this work-request chain is closed");
-        }
-    }
-
-    /** Marks the post as returned. */
-    final void exit() {
-        inFlight.exit();
-    }
-
-    /** The chain's in-flight marker, which the requests' setters ask who may write ({@link InFlight#beginWrite()}). */
-    final InFlight marker() {
-        return inFlight;
-    }
-
-    /**
      * {@code num_sge} of request {@code request} grew: the entries it brings in were never walked by a region
      * check (an entry written before its region closed, then counted in), so the next post walks them.
      */
     final void entriesAdded(int request) {
-        checkedCount = Math.min(checkedCount, request);
+        unproven(request);
     }
 
     /**
-     * Checks, between {@link #enter} and {@link #exit}, that the entries of the first {@code count} requests
+     * Request {@code request} changed in a way a post must check again (an entry from a region not yet proven, more
+     * entries, a special request): the proofs no longer reach it.
+     */
+    final void unproven(int request) {
+        checkedCount = Math.min(checkedCount, request);
+        if (readyCount > request) {
+            readyGeneration = NO_PROOF;
+        }
+    }
+
+    /**
+     * Whether a post of {@code count} requests may take the fast path: the proof of the last post holds (see
+     * {@link #readyCount}) for a target whose stamp, read after the post's marker is set ({@link #mark}), is
+     * {@code targetStamp}: its context's region generation while it is open and needs no per-post check, else 0.
+     * Closing the target or a region of its context moves the stamp before the close's handshake.
+     */
+    final boolean isReady(int count, long targetStamp) {
+        return count == readyCount && targetStamp == readyGeneration;
+    }
+
+    /**
+     * The fast path's post, for a chain {@link #isReady ready} for its count: the provider's post function on the
+     * QP or SRQ at {@code target}, between {@link #mark} and {@link #exit}. A failure records its result and ends
+     * the readiness, so the next post clears {@code bad_wr} and checks everything again.
+     *
+     * @return 0, or the provider's errno value
+     */
+    final int postReady(MemorySegment function, long target) {
+        int rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
+        if (rc != 0) {
+            lastResult = rc;
+            readyGeneration = NO_PROOF;
+        }
+        Reference.reachabilityFence(this);
+        return rc;
+    }
+
+    /**
+     * Checks, between {@link #mark} and {@link #exit}, that the entries of the first {@code count} requests
      * name open regions of {@code context} whose memory is alive: a post must never hand the provider the
      * address of freed memory (an inline send copies from it in user space, a receive lets the device write
      * into it). Costs a few loads while nothing changed since the last check.
@@ -179,7 +224,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
 
     private void recheckRegions(Context context, int count) {
         // the generation is read first: a region closed after this read waits for this post (it is marked)
-        int generation = context.regionGeneration;
+        long generation = context.regionGeneration;
         checkedCount = 0;
         int scopes = 0;
         boolean untracked = false;
@@ -199,7 +244,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
                             + " names " + region + " of " + region.context() + ", not of " + context
                             + " where it is posted");
                 }
-                if (region.callerOwnsMemory()) {
+                if (region.memoryMayBeFreedWhileOpen()) {
                     MemorySegment.Scope scope = region.memoryScope();
                     if (!scope.isAlive()) {
                         throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
@@ -239,50 +284,75 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
 
     /**
      * Posts the first {@code count} requests through a provider's post function ({@code post_send},
-     * {@code post_recv} or {@code post_srq_recv}) to the QP or SRQ at {@code target}: the one place the chain
-     * is cut, posted and relinked. Called between {@link #enter} and {@link #exit}, which keep the target alive;
-     * this chain's memory is an automatic arena's, alive while the chain is reachable.
+     * {@code post_recv} or {@code post_srq_recv}) to the QP or SRQ at {@code target}, after the caller's checks
+     * passed: the slow path, and the one place the chain is cut. Called between {@link #mark} and {@link #exit},
+     * which keep the target alive; this chain's memory is an automatic arena's, alive while the chain is reachable.
+     * A success makes the chain ready for {@code count} when the caller's checks prove what the fast path skips.
      *
+     * @param proven whether the caller's checks need not run again for this target type while nothing changes: no
+     *               special request, regions only ({@link #provesRegions})
      * @return 0, or the provider's errno value
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
-    final int post(MemorySegment function, long target, int count) {
-        cutAfter(count);
+    final int post(MemorySegment function, long target, int count, boolean proven) {
+        readyGeneration = NO_PROOF;
+        cutFor(count);
+        if (lastResult != 0) {
+            // providers write bad_wr only when they refuse a request, and failedIndex() reads it only after a
+            // failure: after a success it still holds this 0, so only a post after a failure clears it
+            badRequestForCall.set(JAVA_LONG, 0, 0L);
+        }
         int rc = -1;
         try {
             rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
             return rc;
         } finally {
-            relinkAfter(count, rc);
+            recordResult(rc, count, proven);
             Reference.reachabilityFence(this);
         }
     }
 
     /**
-     * Cuts the chain after request {@code count - 1}, and clears {@code bad_wr} if the last post failed; called
-     * before a post. Providers write {@code bad_wr} only when they refuse a request, and {@link #failedIndex()}
-     * reads it only after a failure, so after a success it still holds the 0 written here: posting the whole
-     * chain after a success costs one comparison here, no store (each instruction counts under emulation).
+     * Records the result of a checked post of {@code count} requests (-1 if it threw), and makes the chain ready
+     * for that count if it succeeded and {@code proven} and the region check prove what the fast path skips.
      */
-    final void cutAfter(int count) {
-        if (count != capacity) {
-            if (count < 1 || count > capacity) {
-                throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
-            }
-            requestsForCall.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
-        }
-        if (lastResult != 0) {
-            badRequestForCall.set(JAVA_LONG, 0, 0L);
+    final void recordResult(int rc, int count, boolean proven) {
+        lastResult = rc;
+        if (rc == 0 && proven && provesRegions(count)) {
+            readyCount = count;
+            readyGeneration = checkedGeneration;
         }
     }
 
-    /** Restores the link cut by {@link #cutAfter}, and records the post's result; runs even if the post threw. */
-    final void relinkAfter(int count, int result) {
-        if (count != capacity) {
-            long base = (count - 1) * requestSize;
+    /**
+     * Whether the last region check proves the first {@code count} requests for as long as their context closes no
+     * region: no entry lies in memory whose liveness a post must read.
+     */
+    private boolean provesRegions(int count) {
+        return count <= checkedCount && callerScopeCount == 0;
+    }
+
+    /**
+     * Cuts the chain after request {@code count - 1} (a NULL {@code next}), joining the cut of an earlier post
+     * of another count again first. The cut stays after the post: a chain posted with one count writes nothing.
+     *
+     * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
+     */
+    final void cutFor(int count) {
+        if (count == cutCount) {
+            return;
+        }
+        if (count < 1 || count > capacity) {
+            throw new IndexOutOfBoundsException("cannot post " + count + " of " + capacity + " work requests");
+        }
+        if (cutCount != capacity) {
+            long base = (cutCount - 1) * requestSize;
             requestsForCall.set(JAVA_LONG, base + nextOffset, requestsAddress + base + requestSize);
         }
-        lastResult = result;
+        if (count != capacity) {
+            requestsForCall.set(JAVA_LONG, (count - 1) * requestSize + nextOffset, 0L);
+        }
+        cutCount = count;
     }
 
     final MemorySegment badRequestSlot() {
@@ -344,17 +414,17 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
 
     /** Writes an entry whose index and slice were checked, and remembers its region for the post's check. */
     private void putSge(int request, int index, MemoryRegion region, long address, int length, int lkey) {
-        long at = sgeBase(request) + index * SGE_SIZE;
-        sges.set(JAVA_LONG, at + SGE_ADDR, address);
-        sges.set(JAVA_INT, at + SGE_LENGTH, length);
-        sges.set(JAVA_INT, at + SGE_LKEY, lkey);
+        long at = sgesAddress + sgeBase(request) + index * SGE_SIZE; // index checked by the caller
+        MEMORY.set(JAVA_LONG_UNALIGNED, at + SGE_ADDR, address);
+        MEMORY.set(JAVA_INT_UNALIGNED, at + SGE_LENGTH, length);
+        MEMORY.set(JAVA_INT_UNALIGNED, at + SGE_LKEY, lkey);
         sgeRegions[request * maxSge + index] = region;
         // the region was open just now: the last check still holds unless it is of another context, lies in
         // caller memory whose liveness the post does not read yet, or its context closed a region since (then
         // the post walks the entries anyway)
         if (region == null || region.context() != checkedContext
-                || region.callerOwnsMemory() && !tracksScope(region.memoryScope(), callerScopeCount)) {
-            checkedCount = Math.min(checkedCount, request);
+                || region.memoryMayBeFreedWhileOpen() && !tracksScope(region.memoryScope(), callerScopeCount)) {
+            unproven(request);
         }
     }
 
@@ -395,6 +465,7 @@ abstract sealed class WorkRequestChain implements AutoCloseable permits SendWork
     public final synchronized void close() {
         if (!closed) {
             closed = true;
+            closeMarker();
             views.close();
         }
     }

@@ -14,10 +14,50 @@ import org.junit.jupiter.api.Test;
  */
 class StandInProviderTest {
     private static String output;
+    private static String fast;
 
     @BeforeAll
     static void runTheTreeOnTheStandIn() throws Exception {
         output = StandIn.run(StandInTree.class, List.of(), "tree");
+        fast = StandIn.run(StandInTree.class, List.of(), "fast");
+    }
+
+    /**
+     * A chain posted again with the same count takes the fast path; what reaches the provider is exactly the
+     * requests of each post's count, whichever path it took, as the completions of the signaled requests show.
+     */
+    @Test
+    void eachPostHandsTheProviderItsCountWhenTheCutMoves() {
+        assertEquals(List.of("2 0 10 11", "1 0 10", "3 0 10 11 12", "1 0 10", "1 0 10", "3 0 10 11 12", "3 0 10 11 12"),
+                StandIn.values(fast, "count"), fast);
+    }
+
+    /** A refused request ends the fast path: bad_wr names it, the next post clears it and posts every request. */
+    @Test
+    void aRefusedPostIsReportedAndTheNextPostChecksAgain() {
+        assertValues(fast, "failed", "22 1 10", "after.failure", "0 -1 10 11 12");
+    }
+
+    /**
+     * A count outside 1..capacity is refused before the provider, both after a proof ended (a refused post) and
+     * while the chain is ready for another count (the fuzzer found the first through the fast path).
+     */
+    @Test
+    void countsOutsideTheChainAreRefusedOnEitherPath() {
+        assertValues(fast, "count.outside", "IndexOutOfBoundsException IndexOutOfBoundsException IndexOutOfBoundsException",
+                "count.zero.ready", "IndexOutOfBoundsException 0 10");
+    }
+
+    /**
+     * What the fast path skips is refused as before: a region closed since the chain was proven, a queue pair of
+     * another context, a closed queue pair, a closed chain; none of those posts reaches the provider.
+     */
+    @Test
+    void theFastPathRefusesWhatTheCheckedPathRefuses() {
+        assertValues(fast, "other.region", "0 0 10 10", "closed.region", "IllegalStateException",
+                "region.again", "0 0 10 10", "other.context", "IllegalArgumentException", "before.close", "0 0 10 10",
+                "closed.qp", "IllegalStateException", "open.qp", "0 10", "recv", "0 0 0",
+                "closed.chain", "IllegalStateException IllegalStateException");
     }
 
     /**
@@ -27,16 +67,16 @@ class StandInProviderTest {
      */
     @Test
     void aTreeOpenedThroughThePublicApiRunsTheDataPath() {
-        assertEquals("NOT_PVRDMA", StandIn.value(output, "profile"), output);
-        assertEquals("RESET", StandIn.value(output, "qp.state.created"), output);
-        assertEquals("RTS", StandIn.value(output, "qp.state.connected"), output);
-        assertEquals("true", StandIn.value(output, "mr.keys"), output);
-        assertEquals("0", StandIn.value(output, "postSend"), output);
-        assertEquals("0", StandIn.value(output, "postRecv"), output);
-        assertEquals("1", StandIn.value(output, "polled"), output);
+        assertValues(output, "profile", "NOT_PVRDMA", "qp.state.created", "RESET", "qp.state.connected", "RTS",
+                "mr.keys", "true", "postSend", "0", "postRecv", "0", "polled", "1", "polled.again", "0", "closed", "true");
         assertEquals(List.of("2 SUCCESS RDMA_WRITE 100 true"), StandIn.values(output, "wc"), output);
-        assertEquals("0", StandIn.value(output, "polled.again"), output);
-        assertEquals("true", StandIn.value(output, "closed"), output);
+    }
+
+    /** Asserts that {@code output} has each key once, with the value after it: {@code key, value, key, value, ...}. */
+    private static void assertValues(String output, String... keysAndValues) {
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            assertEquals(keysAndValues[i + 1], StandIn.value(output, keysAndValues[i]), keysAndValues[i] + " in " + output);
+        }
     }
 
     /** A provider without {@code ops.post_srq_recv}: shared receive queues are refused before any native call. */

@@ -15,7 +15,8 @@ import org.panamaverbs.cm.PortSpace;
  * behind it. Prints what it saw, one {@code key=value} per line; the parent asserts.
  *
  * <p>Modes (the first argument): {@code tree} runs the data path on "stub0" and the refusals of "stub1";
- * {@code record} closes a tree and a connection manager's held objects under a JFR recording and a log capture.
+ * {@code fast} runs the posts that take and leave the fast path of a proven chain; {@code record} closes a tree and
+ * a connection manager's held objects under a JFR recording and a log capture.
  */
 final class StandInTree {
     private StandInTree() {
@@ -24,6 +25,7 @@ final class StandInTree {
     public static void main(String[] args) throws Throwable {
         switch (args.length == 0 ? "tree" : args[0]) {
             case "tree" -> tree();
+            case "fast" -> fastPath();
             case "record" -> record();
             default -> throw new IllegalArgumentException(args[0]);
         }
@@ -72,6 +74,94 @@ final class StandInTree {
             System.out.println("stub1=opened " + withoutOps);
         } catch (UnsupportedVerbException e) {
             System.out.println("stub1.refused=" + e.verb() + " " + e.getMessage().contains("poll_cq/post_send/post_recv"));
+        }
+    }
+
+    /**
+     * The fast path of a proven chain and every way out of it, on "stub0", whose completion queue returns the
+     * {@code wr_id} of every signaled request the provider accepted: what reached the provider is what was polled.
+     */
+    private static void fastPath() {
+        try (Context context = Rdma.open("stub0")) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionQueue cq = context.createCompletionQueue(64);
+            QpConfig config = QpConfig.builder(cq).maxSendWr(16).maxRecvWr(16).maxSendSge(1).build();
+            QueuePair qp = pd.createQueuePair(config);
+            QueuePair.connectLoopback(qp, qp);
+            MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            try (SendWorkRequests sends = SendWorkRequests.allocate(3, 2);
+                    RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 1);
+                    WorkCompletions wcs = WorkCompletions.allocate(16)) {
+                for (int i = 0; i < 3; i++) {
+                    sends.get(i).wrId(10 + i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(mr, 64 * i, 64)
+                            .remote(0x1000, 7);
+                }
+                // the cut moves with the count; posting a count again takes the fast path
+                for (int count : new int[] {2, 1, 3, 1, 1, 3, 3}) {
+                    System.out.println("count=" + count + " " + qp.postSend(sends, count) + polled(cq, wcs));
+                }
+                // a refused request: bad_wr names it, and the next post checks everything again
+                sends.get(1).numSge(2); // the queue pair takes one entry per request: the provider refuses it
+                System.out.println("failed=" + qp.postSend(sends, 3) + " " + sends.failedIndex() + polled(cq, wcs));
+                // counts outside 1..capacity are refused, whatever proof the chain had or lost
+                System.out.println("count.outside=" + refusal(() -> qp.postSend(sends, 0)) + " "
+                        + refusal(() -> qp.postSend(sends, -1)) + " " + refusal(() -> qp.postSend(sends, 4)) + polled(cq, wcs));
+                sends.get(1).numSge(1);
+                System.out.println("after.failure=" + qp.postSend(sends, 3) + " " + sends.failedIndex() + polled(cq, wcs));
+                // an entry from another open region of the context keeps the proof; closing that region ends it
+                MemoryRegion other = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
+                sends.get(0).sge(other, 0, 64);
+                System.out.println("other.region=" + qp.postSend(sends, 1) + " " + qp.postSend(sends, 1) + polled(cq, wcs));
+                other.close();
+                System.out.println("closed.region=" + refusal(() -> qp.postSend(sends, 1)) + polled(cq, wcs));
+                sends.get(0).sge(mr, 0, 64);
+                System.out.println("region.again=" + qp.postSend(sends, 1) + " " + qp.postSend(sends, 1) + polled(cq, wcs));
+                // a queue pair of another context: the chain's proof names its context, so the post checks and refuses
+                try (Context second = Rdma.open("stub0")) {
+                    CompletionQueue cq2 = second.createCompletionQueue(16);
+                    QueuePair foreign = second.allocateProtectionDomain().createQueuePair(QpConfig.builder(cq2).maxSendWr(16).maxRecvWr(16).maxSendSge(1).build());
+                    QueuePair.connectLoopback(foreign, foreign);
+                    System.out.println("other.context=" + refusal(() -> foreign.postSend(sends, 1)) + polled(cq2, wcs));
+                }
+                // a closed queue pair, after its chain was ready for it
+                QueuePair closing = pd.createQueuePair(config);
+                QueuePair.connectLoopback(closing, closing);
+                System.out.println("before.close=" + closing.postSend(sends, 1) + " " + closing.postSend(sends, 1)
+                        + polled(cq, wcs));
+                closing.close();
+                System.out.println("closed.qp=" + refusal(() -> closing.postSend(sends, 1)) + polled(cq, wcs));
+                System.out.println("open.qp=" + qp.postSend(sends, 1) + polled(cq, wcs));
+                System.out.println("count.zero.ready=" + refusal(() -> qp.postSend(sends, 0)) + " " + qp.postSend(sends, 1)
+                        + polled(cq, wcs));
+                // receives: the same proof
+                recvs.get(0).wrId(20).sge(mr, 1024, 64);
+                recvs.get(1).wrId(21).sge(mr, 2048, 64);
+                System.out.println("recv=" + qp.postRecv(recvs, 1) + " " + qp.postRecv(recvs, 1) + " " + qp.postRecv(recvs, 2));
+                // a closed chain: posts and setters refuse it
+                sends.close();
+                System.out.println("closed.chain=" + refusal(() -> qp.postSend(sends, 1)) + " "
+                        + refusal(() -> sends.get(0).wrId(1).index()) + polled(cq, wcs));
+            }
+        }
+    }
+
+    /** The wr_ids of every completion waiting, each after a space. */
+    private static String polled(CompletionQueue cq, WorkCompletions wcs) {
+        StringBuilder ids = new StringBuilder();
+        for (int n = cq.poll(wcs); n > 0; n = cq.poll(wcs)) {
+            for (int i = 0; i < n; i++) {
+                ids.append(' ').append(wcs.get(i).wrId());
+            }
+        }
+        return ids.toString();
+    }
+
+    /** The simple name of the exception {@code post} throws, or "none: " and its result. */
+    private static String refusal(java.util.function.IntSupplier post) {
+        try {
+            return "none: " + post.getAsInt();
+        } catch (RuntimeException e) {
+            return e.getClass().getSimpleName();
         }
     }
 

@@ -123,26 +123,33 @@ class WorkRequestEncodingTest {
     }
 
     @Test
-    void postingFewerThanTheCapacityCutsAndRestoresTheChain() {
+    void postingFewerThanTheCapacityCutsTheChainUntilAnotherCountMovesTheCut() {
         try (SendWorkRequests wrs = SendWorkRequests.allocate(4, 1)) {
             long nextOf1 = SendWorkRequests.WR_SIZE + ibv_send_wr.next$offset();
-            long linked = wrs.requests.get(JAVA_LONG, nextOf1);
-            wrs.cutAfter(2);
+            long nextOf2 = 2 * SendWorkRequests.WR_SIZE + ibv_send_wr.next$offset();
+            long linked1 = wrs.requests.get(JAVA_LONG, nextOf1);
+            long linked2 = wrs.requests.get(JAVA_LONG, nextOf2);
+            wrs.cutFor(2);
             assertEquals(0L, wrs.requests.get(JAVA_LONG, nextOf1));
-            wrs.relinkAfter(2, 0);
-            assertEquals(linked, wrs.requests.get(JAVA_LONG, nextOf1));
-            assertThrows(IndexOutOfBoundsException.class, () -> wrs.cutAfter(0));
-            assertThrows(IndexOutOfBoundsException.class, () -> wrs.cutAfter(5));
+            assertEquals(linked2, wrs.requests.get(JAVA_LONG, nextOf2));
+            wrs.cutFor(3); // the old cut is joined again, the new one made
+            assertEquals(linked1, wrs.requests.get(JAVA_LONG, nextOf1));
+            assertEquals(0L, wrs.requests.get(JAVA_LONG, nextOf2));
+            wrs.cutFor(4); // the whole chain
+            assertEquals(linked1, wrs.requests.get(JAVA_LONG, nextOf1));
+            assertEquals(linked2, wrs.requests.get(JAVA_LONG, nextOf2));
+            assertThrows(IndexOutOfBoundsException.class, () -> wrs.cutFor(0));
+            assertThrows(IndexOutOfBoundsException.class, () -> wrs.cutFor(5));
         }
     }
 
     @Test
     void failedIndexComesFromBadWr() {
         try (SendWorkRequests wrs = SendWorkRequests.allocate(4, 1)) {
-            wrs.relinkAfter(4, 0);
+            wrs.recordResult(0, 4, false);
             assertEquals(-1, wrs.failedIndex());
             wrs.badRequestSlot().set(JAVA_LONG, 0, wrs.requests.address() + 2 * SendWorkRequests.WR_SIZE);
-            wrs.relinkAfter(4, Errno.EINVAL);
+            wrs.recordResult(Errno.EINVAL, 4, false);
             assertEquals(2, wrs.failedIndex());
             assertEquals(Errno.EINVAL, wrs.lastResult());
         }
