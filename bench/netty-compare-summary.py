@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Medians and ratios of bench/compare-netty's CSV: RDMA/TCP per case (Netty stream exchange, gRPC unary), for the
 transport on its own loops (rdma) and on Netty's epoll loops (rdma-epoll, with its time over rdma's), and Java
-transport / C rstream on rstream's exchange. Prints Markdown tables."""
+transport / C rstream on rstream's exchange. Each ratio is taken within a pair (runs of the same pair ran one after
+the other) and the table gives the median of the per-pair ratios with their range. Prints Markdown tables."""
 import csv
 import statistics
 import sys
@@ -9,41 +10,51 @@ from collections import defaultdict
 
 
 def main(path):
-    runs = defaultdict(list)
+    runs = defaultdict(dict)  # (case, label) -> {pair: row}
     for row in csv.DictReader(open(path)):
         key = (row["test"], int(row["size"]), int(row["count"]), int(row["iterations"]))
-        runs[(key, row["label"])].append(row)
+        runs[(key, row["label"])][row["pair"]] = row
     cases = sorted({key for key, _ in runs})
 
+    def values(key, label, column):
+        return [float(r[column]) for r in runs.get((key, label), {}).values() if r[column]]
+
     def median(key, label, column):
-        values = [float(r[column]) for r in runs.get((key, label), []) if r[column]]
-        return statistics.median(values) if values else None
+        v = values(key, label, column)
+        return statistics.median(v) if v else None
+
+    def pair_ratios(key, label, base):
+        """label's time over base's time, pair by pair (pairs where both ran)."""
+        a, b = runs.get((key, label), {}), runs.get((key, base), {})
+        return [float(a[p]["usec_per_xfer"]) / float(b[p]["usec_per_xfer"])
+                for p in sorted(a.keys() & b.keys()) if a[p]["usec_per_xfer"] and float(b[p]["usec_per_xfer"] or 0)]
+
+    def ratio_text(key, label, base):
+        r = pair_ratios(key, label, base)
+        if not r:
+            return "-"
+        return f"{statistics.median(r):.2f} ({min(r):.2f}-{max(r):.2f}, {len(r)} pairs)"
 
     def fmt(v, digits=1):
         return "-" if v is None else f"{v:.{digits}f}"
 
-    def ratio(a, b):
-        return None if a is None or b in (None, 0) else a / b
-
-    print("| case | transport | runs | median µs/transfer (p50 round trip µs, p99) | median Gb/s | RDMA/TCP time"
-          " | epoll/RdmaIoHandler time |")
+    print("| case | transport | runs | median µs/transfer (p50 round trip µs, p99) | median Gb/s | RDMA/TCP time,"
+          " per pair | epoll/RdmaIoHandler time, per pair |")
     print("|---|---|---|---|---|---|---|")
     for key in cases:
         test, size, count, iterations = key
         name = f"{test} {size} B" + (f" x{count}" if test == "stream" else "") + f", {iterations} iter"
-        tcp = median(key, "java-tcp", "usec_per_xfer")
-        rdma = median(key, "java-rdma", "usec_per_xfer")
         for label in ("java-tcp", "java-rdma", "java-rdma-epoll"):
-            n = len(runs.get((key, label), []))
+            n = len(runs.get((key, label), {}))
             if not n:
                 continue
             t = median(key, label, "usec_per_xfer")
             print(f"| {name} | {label[5:]} | {n} | {fmt(t, 2)} ({fmt(median(key, label, 'p50_us'))}, "
                   f"{fmt(median(key, label, 'p99_us'))}) | {fmt(median(key, label, 'gbps'), 3)} | "
-                  f"{fmt(ratio(t, tcp), 2) if label != 'java-tcp' else ''} | "
-                  f"{fmt(ratio(t, rdma), 2) if label == 'java-rdma-epoll' else ''} |")
+                  f"{ratio_text(key, label, 'java-tcp') if label != 'java-tcp' else ''} | "
+                  f"{ratio_text(key, label, 'java-rdma') if label == 'java-rdma-epoll' else ''} |")
     print()
-    print("| rstream exchange | C rstream µs/xfer, Gb/s | Java transport µs/xfer, Gb/s | Java/C time |")
+    print("| rstream exchange | C rstream µs/xfer, Gb/s | Java transport µs/xfer, Gb/s | Java/C time, per pair |")
     print("|---|---|---|---|")
     for key in cases:
         c = median(key, "c-rstream", "usec_per_xfer")
@@ -52,7 +63,8 @@ def main(path):
             continue
         test, size, count, iterations = key
         print(f"| -S {size} -C {count} -I {iterations} | {fmt(c, 2)}, {fmt(median(key, 'c-rstream', 'gbps'), 3)} | "
-              f"{fmt(j, 2)}, {fmt(median(key, 'java-rsocket', 'gbps'), 3)} | {fmt(ratio(j, c), 2)} |")
+              f"{fmt(j, 2)}, {fmt(median(key, 'java-rsocket', 'gbps'), 3)} | "
+              f"{ratio_text(key, 'java-rsocket', 'c-rstream')} |")
 
 
 if __name__ == "__main__":

@@ -14,16 +14,11 @@
 # The JVMs that use a cache must be started with the training run's class path (jars only: the JVM does not archive
 # classes from directories), GC and --enable-native-access, or the JVM prints why and runs without it.
 # shellcheck shell=bash
+# shellcheck source=scripts/lib/panama-verbs.sh
+declare -F pv_build_stand_in >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/panama-verbs.sh"
 
 pv_aot_stand_in() {
-  local dir=target/aot/stand-in
-  if [[ ! -f $dir/libibverbs.so.1 || bench/native/stub_provider.c -nt $dir/libibverbs.so.1 ]]; then
-    mkdir -p "$dir"
-    "${CC:-cc}" -O2 -fPIC -shared -Wl,-soname,libibverbs.so.1 -o "$dir/libibverbs.so.1" bench/native/stub_provider.c ||
-      return 1
-    ln -sfn libibverbs.so.1 "$dir/librdmacm.so.1"
-  fi
-  printf '%s\n' "$dir"
+  pv_build_stand_in target/aot/stand-in && printf '%s\n' target/aot/stand-in
 }
 
 pv_aot_train() {
