@@ -61,8 +61,9 @@ import org.panamaverbs.netty.RdmaSocketChannel;
  * per iteration COUNT transfers of SIZE bytes to the server and COUNT back; {@code -C 1} is a ping-pong), preceded
  * by a 12-byte header (size, count, iterations) that rstream does not need because it takes them from its command
  * line. It prints rstream's figures (Gb/s counting both directions, microseconds per transfer) and, per
- * iteration, the round trip's percentiles. {@code grpc} makes unary calls one after the other and prints their
- * latency percentiles. One CSV line each: {@code test,transport,size,count,iterations,seconds,gbps,usec_per_xfer,p50_us,p90_us,p99_us}.
+ * iteration, the round trip's percentiles; a warm-up exchange a tenth as long (at least 10 iterations) runs first on
+ * a connection of its own and is not counted. {@code grpc} makes unary calls one after the other, after a tenth as
+ * many uncounted ones, and prints their latency percentiles. One CSV line each: {@code test,transport,size,count,iterations,seconds,gbps,usec_per_xfer,p50_us,p90_us,p99_us}.
  */
 public final class NettyBench {
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
@@ -209,14 +210,10 @@ public final class NettyBench {
 
     private static void stream(String transport, EventLoopGroup group, InetSocketAddress server, int size, int count,
             int iterations) throws Exception {
-        StreamClient client = new StreamClient(size, count, iterations);
-        Channel channel = new Bootstrap().group(group).channel(channelType(transport)).handler(client)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS).connect(server)
-                .sync().channel();
-        channel.writeAndFlush(Unpooled.buffer(12).writeInt(size).writeInt(count).writeInt(iterations));
-        channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[16]));
-        long nanos = client.done.get(30, TimeUnit.MINUTES);
-        channel.close().sync();
+        // warm-up, not counted: the same exchange, a tenth as long, on a connection of its own (as grpc's calls)
+        exchange(transport, group, server, size, count, Math.max(10, iterations / 10));
+        StreamClient client = exchange(transport, group, server, size, count, iterations);
+        long nanos = client.done.get();
         long bytes = (long) iterations * count * size * 2;
         double usec = nanos / 1000.0;
         Histogram h = client.roundTrips;
@@ -224,6 +221,20 @@ public final class NettyBench {
                 size, count, iterations, usec / 1e6, bytes * 8 / (1000.0 * usec), usec / iterations / (count * 2.0),
                 h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(90) / 1000.0,
                 h.getValueAtPercentile(99) / 1000.0);
+    }
+
+    /** One connection running rstream's exchange to its end; the returned client holds the timings. */
+    private static StreamClient exchange(String transport, EventLoopGroup group, InetSocketAddress server, int size,
+            int count, int iterations) throws Exception {
+        StreamClient client = new StreamClient(size, count, iterations);
+        Channel channel = new Bootstrap().group(group).channel(channelType(transport)).handler(client)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS).connect(server)
+                .sync().channel();
+        channel.writeAndFlush(Unpooled.buffer(12).writeInt(size).writeInt(count).writeInt(iterations));
+        channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[16]));
+        client.done.get(30, TimeUnit.MINUTES);
+        channel.close().sync();
+        return client;
     }
 
     /** rstream's client side, timed as rstream times it (after the 16-byte synchronisation). */
