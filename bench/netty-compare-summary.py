@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Medians and ratios of bench/compare-netty's CSV: RDMA/TCP per case (Netty stream exchange, gRPC unary), for the
 transport on its own loops (rdma) and on Netty's epoll loops (rdma-epoll, with its time over rdma's), and Java
-transport / C rstream on rstream's exchange. Each ratio is taken within a pair (runs of the same pair ran one after
-the other) and the table gives the median of the per-pair ratios with their range. Prints Markdown tables."""
+transport / C rstream on the stream cases (NettyBench's stream exchange is rstream's, so its java-rdma runs). Each
+ratio is taken within a pair (runs of the same pair ran one after the other) and the table gives the median of the
+per-pair ratios with their range. Prints Markdown tables."""
 import csv
 import statistics
 import sys
@@ -57,14 +58,14 @@ def main(path):
     print("| rstream exchange | C rstream µs/xfer, Gb/s | Java transport µs/xfer, Gb/s | Java/C time, per pair |")
     print("|---|---|---|---|")
     for key in cases:
-        c = median(key, "c-rstream", "usec_per_xfer")
-        j = median(key, "java-rsocket", "usec_per_xfer")
-        if c is None and j is None:
-            continue
         test, size, count, iterations = key
+        c = median(key, "c-rstream", "usec_per_xfer")
+        j = median(key, "java-rdma", "usec_per_xfer")
+        if test != "stream" or (c is None and j is None):
+            continue
         print(f"| -S {size} -C {count} -I {iterations} | {fmt(c, 2)}, {fmt(median(key, 'c-rstream', 'gbps'), 3)} | "
-              f"{fmt(j, 2)}, {fmt(median(key, 'java-rsocket', 'gbps'), 3)} | "
-              f"{ratio_text(key, 'java-rsocket', 'c-rstream')} |")
+              f"{fmt(j, 2)}, {fmt(median(key, 'java-rdma', 'gbps'), 3)} | "
+              f"{ratio_text(key, 'java-rdma', 'c-rstream')} |")
 
 
 if __name__ == "__main__":

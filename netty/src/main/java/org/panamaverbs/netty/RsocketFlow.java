@@ -43,6 +43,12 @@ final class RsocketFlow {
     /** {@code RS_QP_MAX_SIZE}. */
     static final int MAX_QUEUE = 0xFFFE;
 
+    // layouts made once: a layout made per call (withOrder) costs an allocation and a var handle lookup per update
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT_LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
     static final long RECEIVE_FLAG = 1L << 63;
     private static final int TAG_SHIFT = 48;
     private static final long SEQUENCE_MASK = (1L << TAG_SHIFT) - 1;
@@ -214,9 +220,9 @@ final class RsocketFlow {
             return false;
         }
         long offset = receiveBufferSize + (long) (slotsUsed % RsocketWire.TARGET_SLOTS) * SGE_BYTES;
-        slotAddress = receiveMemory.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), offset);
-        slotKey = receiveMemory.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), offset + 8);
-        slotLeft = receiveMemory.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), offset + 12);
+        slotAddress = receiveMemory.get(LONG_LE, offset);
+        slotKey = receiveMemory.get(INT_LE, offset + 8);
+        slotLeft = receiveMemory.get(INT_LE, offset + 12);
         slotLoaded = true;
         if (slotLeft <= 0) {
             fail("the peer granted a target of " + Integer.toUnsignedString(slotLeft) + " bytes");
@@ -354,10 +360,11 @@ final class RsocketFlow {
         int half = receiveBufferSize >> 1;
         if (receiveBufferAvailable >= half) {
             int slot = sendBufferSize + (controlSequence & (CONTROL_SLOTS - 1)) * SGE_BYTES;
-            ByteOrder order = swapUpdates ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
-            sendMemory.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(order), slot, receiveAddress + receiveFreeOffset);
-            sendMemory.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(order), slot + 8, receiveKey);
-            sendMemory.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(order), slot + 12, half);
+            ValueLayout.OfLong longLayout = swapUpdates ? LONG_BE : LONG_LE;
+            ValueLayout.OfInt intLayout = swapUpdates ? INT_BE : INT_LE;
+            sendMemory.set(longLayout, slot, receiveAddress + receiveFreeOffset);
+            sendMemory.set(intLayout, slot + 8, receiveKey);
+            sendMemory.set(intLayout, slot + 12, half);
             poster.writeWithImmediate(track(-1), true, slot, SGE_BYTES, 0, 0,
                     remoteTargetAddress + (long) remoteTargetIndex * SGE_BYTES, remoteTargetKey, credits);
             receiveBufferAvailable -= half;
