@@ -14,7 +14,8 @@ import java.lang.invoke.MethodHandle;
  * handles do not capture errno, and by the time Java could call {@code __errno_location()} the JVM may
  * have overwritten it, so every verb that reports failure through errno (NULL returns of
  * {@code ibv_create_*}, {@code ibv_reg_mr}, {@code ibv_get_device_list}, {@code rdma_*}) is bound a
- * second time here with the capture option. Control path only: one small confined arena per call.
+ * second time here with the capture option. Control path: one small confined arena per call; a path that must not
+ * allocate keeps a buffer of its own ({@link #bufferSize()}, {@link #errnoIn}).
  */
 public final class CallState implements AutoCloseable {
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
@@ -47,6 +48,16 @@ public final class CallState implements AutoCloseable {
     @Override
     public void close() {
         arena.close();
+    }
+
+    /** Bytes of a capture buffer, for a caller that keeps one of its own (a path that must not allocate). */
+    public static long bufferSize() {
+        return LAYOUT.byteSize();
+    }
+
+    /** errno as the native function left it in {@code buffer}, a capture buffer of {@link #bufferSize()} bytes. */
+    public static int errnoIn(MemorySegment buffer) {
+        return buffer.get(ValueLayout.JAVA_INT, ERRNO_OFFSET);
     }
 
     /**

@@ -1,13 +1,14 @@
 package org.panamaverbs.verbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Arrays;
+import java.util.function.Supplier;
 
 import org.panamaverbs.ffi.ibv_comp_channel;
 import org.panamaverbs.ffi.ibverbs_h;
@@ -35,8 +36,23 @@ public final class CompletionChannel extends VerbsResource {
     private final Context context;
     private final MemorySegment handle;
     private final int fd;
-    /** The queues created with this channel, by native address: read by the event reader without any lock. */
-    private final Map<Long, CompletionQueue> queues = new ConcurrentHashMap<>();
+    /**
+     * The queues created with this channel: replaced whole (under {@link #queuesChange}), read by the event reader
+     * without any lock (a channel has a few queues, so a scan finds the one that signalled without boxing its address).
+     */
+    private volatile CompletionQueue[] queues = new CompletionQueue[0];
+    private final Object queuesChange = new Object();
+    /** {@link #tryGetEvent}, bound once. */
+    private final Supplier<CompletionQueue> eventReader = this::tryGetEvent;
+    /**
+     * What one {@code ibv_get_cq_event} writes (errno's capture buffer, then the CQ and context pointers), made once:
+     * an event loop reads an event per wake-up, which must not allocate. Readers take turns on it.
+     */
+    private final MemorySegment eventCall;
+    private final MemorySegment cqOut;
+    private final MemorySegment contextOut;
+    private static final long CQ_OUT = alignUp(CallState.bufferSize(), ADDRESS.byteSize());
+    private static final long CONTEXT_OUT = CQ_OUT + ADDRESS.byteSize();
 
     private static final class Native {
         static final MethodHandle CREATE = CallState.capturingErrno(
@@ -50,6 +66,9 @@ public final class CompletionChannel extends VerbsResource {
         this.context = context;
         this.handle = scoped(handle);
         this.fd = ibv_comp_channel.fd(handle);
+        this.eventCall = Arena.ofAuto().allocate(CONTEXT_OUT + ADDRESS.byteSize(), ADDRESS.byteAlignment());
+        this.cqOut = eventCall.asSlice(CQ_OUT, ADDRESS);
+        this.contextOut = eventCall.asSlice(CONTEXT_OUT, ADDRESS);
         MemorySegment raw = raw(handle);
         String what = toString();
         own(() -> check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(raw), what));
@@ -98,17 +117,38 @@ public final class CompletionChannel extends VerbsResource {
         return handle;
     }
 
+    /** A queue created with this channel. */
     void attach(CompletionQueue cq) {
-        queues.put(cq.address(), cq);
+        synchronized (queuesChange) {
+            CompletionQueue[] now = queues;
+            CompletionQueue[] more = Arrays.copyOf(now, now.length + 1);
+            more[now.length] = cq;
+            queues = more;
+        }
     }
 
     /** After the queue was destroyed: no event of it can arrive any more ({@code ibv_destroy_cq} drained them). */
     void detach(CompletionQueue cq) {
-        queues.remove(cq.address(), cq);
+        synchronized (queuesChange) {
+            CompletionQueue[] now = queues;
+            for (int i = 0; i < now.length; i++) {
+                if (now[i] == cq) {
+                    CompletionQueue[] fewer = new CompletionQueue[now.length - 1];
+                    System.arraycopy(now, 0, fewer, 0, i);
+                    System.arraycopy(now, i + 1, fewer, i, now.length - i - 1);
+                    queues = fewer;
+                    return;
+                }
+            }
+        }
     }
 
     int attachedCount() {
-        return queues.size();
+        return queues.length;
+    }
+
+    private static long alignUp(long value, long alignment) {
+        return (value + alignment - 1) / alignment * alignment;
     }
 
     /**
@@ -123,34 +163,42 @@ public final class CompletionChannel extends VerbsResource {
      * @throws IllegalStateException if the channel is closed
      */
     public CompletionQueue awaitEvent(Duration timeout) {
-        return FdPoller.instance().awaitNonBlocking(fd, timeout.toNanos(), this::tryGetEvent);
+        return FdPoller.instance().awaitNonBlocking(fd, timeout.toNanos(), eventReader);
     }
 
-    /** One non-blocking {@code ibv_get_cq_event}; null when no event is pending. */
+    /** One non-blocking {@code ibv_get_cq_event}; null when no event is pending. Allocates nothing. */
     private CompletionQueue tryGetEvent() {
         ensureOpen();
-        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment cqOut = arena.allocate(ADDRESS);
-            MemorySegment contextOut = arena.allocate(ADDRESS);
-            int rc = (int) Native.GET_CQ_EVENT.invokeExact(state.segment(), handle, cqOut, contextOut);
+        int rc;
+        int errno = 0;
+        long address = 0;
+        // the descriptor is non-blocking, so a reader holds the buffer for one short call
+        synchronized (eventCall) {
+            try {
+                rc = (int) Native.GET_CQ_EVENT.invokeExact(eventCall, handle, cqOut, contextOut);
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
+            }
             if (rc != 0) {
-                int errno = state.errno();
-                if (errno == Errno.EAGAIN) {
-                    return null;
-                }
-                throw new VerbsException("ibv_get_cq_event", errno, toString());
+                errno = CallState.errnoIn(eventCall);
+            } else {
+                address = cqOut.get(JAVA_LONG, 0);
             }
-            long address = cqOut.get(ADDRESS, 0).address();
-            // no lock of the tree here: a close of this CQ holds it while ibv_destroy_cq waits for this very event
-            CompletionQueue cq = queues.get(address);
-            if (cq == null) {
-                throw new IllegalStateException("completion event for an unknown CQ at 0x" + Long.toHexString(address));
-            }
-            cq.eventReceived();
-            return cq;
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
         }
+        if (rc != 0) {
+            if (errno == Errno.EAGAIN) {
+                return null;
+            }
+            throw new VerbsException("ibv_get_cq_event", errno, toString());
+        }
+        // no lock of the tree here: a close of this CQ holds it while ibv_destroy_cq waits for this very event
+        for (CompletionQueue cq : queues) {
+            if (cq.address() == address) {
+                cq.eventReceived();
+                return cq;
+            }
+        }
+        throw new IllegalStateException("completion event for an unknown CQ at 0x" + Long.toHexString(address));
     }
 
     @Override

@@ -551,6 +551,9 @@ public final class QueuePair extends VerbsResource {
 
     /** {@link #postSend} with every check, between the chain's {@code mark} and {@code exit}. */
     private int postSendChecked(SendWorkRequests requests, int count) {
+        if (requests.isReadyInLiveMemory(count, sendStamp)) {
+            return requests.postReady(postSendFunction, address); // proven over caller memory that is still alive
+        }
         ensureOpen();
         requests.checkRegions(context, count);
         boolean special = requests.specialCount != 0 || checkEveryPost;
@@ -587,6 +590,9 @@ public final class QueuePair extends VerbsResource {
 
     /** {@link #postRecv} with every check, between the chain's {@code mark} and {@code exit}. */
     private int postRecvChecked(RecvWorkRequests requests, int count) {
+        if (requests.isReadyInLiveMemory(count, recvStamp)) {
+            return requests.postReady(postRecvFunction, address); // recvStamp is 0 with a shared receive queue
+        }
         if (receivesFromSrq) {
             throw new IllegalStateException(this + " takes its receives from " + config.srq()
                     + ": post them there (SharedReceiveQueue.postRecv)");

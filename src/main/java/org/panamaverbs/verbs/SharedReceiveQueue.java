@@ -143,7 +143,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     public int postRecv(RecvWorkRequests requests, int count) {
         requests.mark(this);
         try {
-            if (requests.isReady(count, postStamp)) {
+            if (requests.isReady(count, postStamp) || requests.isReadyInLiveMemory(count, postStamp)) {
                 return requests.postReady(postFunction, address);
             }
             ensureOpen();

@@ -84,6 +84,14 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
      */
     private int readyCount;
     private long readyGeneration = NO_PROOF;
+    /**
+     * The same proof for a chain whose entries lie in caller memory registered without its arena (at most
+     * {@link #TRACKED_SCOPES} scopes, {@link #callerScopes}): a post that finds it ({@link #isReadyInLiveMemory})
+     * still reads each scope's liveness, as the region check would, and skips the rest of the checked path. Kept
+     * apart from {@link #readyGeneration} so the fast path of every other chain reads nothing more.
+     */
+    private int scopedReadyCount;
+    private long scopedReadyGeneration = NO_PROOF;
     private static final long NO_PROOF = -1;
     /** Per scatter-gather entry, the region it was cut from; null for an entry never written (all zero). */
     private final MemoryRegion[] sgeRegions;
@@ -171,6 +179,9 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         if (readyCount > request) {
             readyGeneration = NO_PROOF;
         }
+        if (scopedReadyCount > request) {
+            scopedReadyGeneration = NO_PROOF;
+        }
     }
 
     /**
@@ -181,6 +192,24 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
      */
     final boolean isReady(int count, long targetStamp) {
         return count == readyCount && targetStamp == readyGeneration;
+    }
+
+    /**
+     * {@link #isReady} for a chain whose proof names caller memory: the proof holds for {@code count} and
+     * {@code targetStamp} and every caller scope the proven entries lie in is still alive (read after the post's
+     * marker is set, as the region check reads it). What the library cannot see, memory freed behind an open
+     * region between this read and the provider's use, the checked path cannot see either.
+     */
+    final boolean isReadyInLiveMemory(int count, long targetStamp) {
+        if (count != scopedReadyCount || targetStamp != scopedReadyGeneration) {
+            return false;
+        }
+        for (int i = 0; i < callerScopeCount; i++) {
+            if (!callerScopes[i].isAlive()) {
+                return false; // the checked path names the entry whose memory was freed
+            }
+        }
+        return true;
     }
 
     /**
@@ -195,6 +224,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         if (rc != 0) {
             lastResult = rc;
             readyGeneration = NO_PROOF;
+            scopedReadyGeneration = NO_PROOF;
         }
         Reference.reachabilityFence(this);
         return rc;
@@ -226,6 +256,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         // the generation is read first: a region closed after this read waits for this post (it is marked)
         long generation = context.regionGeneration;
         checkedCount = 0;
+        scopedReadyGeneration = NO_PROOF; // it names the scopes this walk rewrites (and may leave half written)
         int scopes = 0;
         boolean untracked = false;
         for (int request = 0; request < Math.min(count, capacity); request++) {
@@ -290,12 +321,13 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
      * A success makes the chain ready for {@code count} when the caller's checks prove what the fast path skips.
      *
      * @param proven whether the caller's checks need not run again for this target type while nothing changes: no
-     *               special request, regions only ({@link #provesRegions})
+     *               special request, regions only ({@link #recordResult})
      * @return 0, or the provider's errno value
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     final int post(MemorySegment function, long target, int count, boolean proven) {
         readyGeneration = NO_PROOF;
+        scopedReadyGeneration = NO_PROOF;
         cutFor(count);
         if (lastResult != 0) {
             // providers write bad_wr only when they refuse a request, and failedIndex() reads it only after a
@@ -314,22 +346,21 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
 
     /**
      * Records the result of a checked post of {@code count} requests (-1 if it threw), and makes the chain ready
-     * for that count if it succeeded and {@code proven} and the region check prove what the fast path skips.
+     * for that count if it succeeded and {@code proven} and the last region check covered the count: the region
+     * check then proves the entries for as long as their context closes no region, and, for entries in caller
+     * memory, as long as its scopes are alive ({@link #isReadyInLiveMemory}).
      */
     final void recordResult(int rc, int count, boolean proven) {
         lastResult = rc;
-        if (rc == 0 && proven && provesRegions(count)) {
-            readyCount = count;
-            readyGeneration = checkedGeneration;
+        if (rc == 0 && proven && count <= checkedCount) {
+            if (callerScopeCount == 0) {
+                readyCount = count;
+                readyGeneration = checkedGeneration;
+            } else {
+                scopedReadyCount = count;
+                scopedReadyGeneration = checkedGeneration;
+            }
         }
-    }
-
-    /**
-     * Whether the last region check proves the first {@code count} requests for as long as their context closes no
-     * region: no entry lies in memory whose liveness a post must read.
-     */
-    private boolean provesRegions(int count) {
-        return count <= checkedCount && callerScopeCount == 0;
     }
 
     /**

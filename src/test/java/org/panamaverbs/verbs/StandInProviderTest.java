@@ -50,13 +50,15 @@ class StandInProviderTest {
 
     /**
      * What the fast path skips is refused as before: a region closed since the chain was proven, a queue pair of
-     * another context, a closed queue pair, a closed chain; none of those posts reaches the provider.
+     * another context, a closed queue pair, caller memory freed behind an open region after a chain over it was
+     * proven, a closed chain; none of those posts reaches the provider.
      */
     @Test
     void theFastPathRefusesWhatTheCheckedPathRefuses() {
         assertValues(fast, "other.region", "0 0 10 10", "closed.region", "IllegalStateException",
                 "region.again", "0 0 10 10", "other.context", "IllegalArgumentException", "before.close", "0 0 10 10",
                 "closed.qp", "IllegalStateException", "open.qp", "0 10", "recv", "0 0 0",
+                "caller.memory", "0 0 0 0 10 10", "freed.memory", "IllegalStateException IllegalStateException",
                 "closed.chain", "IllegalStateException IllegalStateException");
     }
 

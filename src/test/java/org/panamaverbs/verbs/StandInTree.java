@@ -1,5 +1,7 @@
 package org.panamaverbs.verbs;
 
+import java.lang.foreign.Arena;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -137,6 +139,19 @@ final class StandInTree {
                 recvs.get(0).wrId(20).sge(mr, 1024, 64);
                 recvs.get(1).wrId(21).sge(mr, 2048, 64);
                 System.out.println("recv=" + qp.postRecv(recvs, 1) + " " + qp.postRecv(recvs, 1) + " " + qp.postRecv(recvs, 2));
+                // caller memory registered without its arena: a proven chain still reads its liveness at each post
+                Arena callerMemory = Arena.ofShared();
+                @SuppressWarnings("deprecation")
+                MemoryRegion untied = pd.register(callerMemory.allocate(4096), Access.LOCAL_WRITE);
+                sends.get(0).sge(untied, 0, 64);
+                recvs.get(0).sge(untied, 1024, 64);
+                System.out.println("caller.memory=" + qp.postSend(sends, 1) + " " + qp.postSend(sends, 1) + " "
+                        + qp.postRecv(recvs, 1) + " " + qp.postRecv(recvs, 1) + polled(cq, wcs));
+                callerMemory.close();
+                System.out.println("freed.memory=" + refusal(() -> qp.postSend(sends, 1)) + " "
+                        + refusal(() -> qp.postRecv(recvs, 1)) + polled(cq, wcs));
+                untied.close();
+                sends.get(0).sge(mr, 0, 64);
                 // a closed chain: posts and setters refuse it
                 sends.close();
                 System.out.println("closed.chain=" + refusal(() -> qp.postSend(sends, 1)) + " "
