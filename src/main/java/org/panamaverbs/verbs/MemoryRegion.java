@@ -3,6 +3,9 @@ package org.panamaverbs.verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
+import java.util.HashSet;
+import java.util.Set;
 
 import org.panamaverbs.ffi.ibv_mr;
 import org.panamaverbs.ffi.ibverbs_h;
@@ -27,7 +30,8 @@ import org.panamaverbs.internal.VerbsSymbols;
  * is tied to the arena of its memory, whose close closes the region before it frees the memory; one made by
  * {@link ProtectionDomain#allocateAndRegister} owns its memory and frees it after deregistration. A region
  * made by the deprecated {@code register(MemorySegment, ...)} relies on the caller to keep the memory alive
- * until the region is closed.
+ * until the region is closed, unless nothing can free it while the region holds the segment (the global or an
+ * automatic arena's memory, a direct {@code ByteBuffer}'s): then a post needs no read of its liveness either.
  */
 public final class MemoryRegion extends VerbsResource {
     /** Alignment of memory the library allocates for regions. */
@@ -41,6 +45,8 @@ public final class MemoryRegion extends VerbsResource {
     private final int lkey;
     private final int rkey;
     private final int access;
+    /** Whether the memory's scope is an arena's that the caller can close (not the global or an automatic one). */
+    private final boolean scopeMayClose;
     /**
      * Whether closing the arena of caller-owned memory closes this region first ({@link #registerTied}); set once,
      * before the region is returned. A post then needs no read of the memory's liveness: the close moves the
@@ -61,6 +67,7 @@ public final class MemoryRegion extends VerbsResource {
         this.handle = scoped(handle);
         this.segment = segment;
         this.ownedMemory = ownedMemory;
+        this.scopeMayClose = ownedMemory == null && NeverClosingScopes.mayClose(segment.scope());
         this.lkey = ibv_mr.lkey(handle);
         this.rkey = ibv_mr.rkey(handle);
         this.access = access;
@@ -289,12 +296,40 @@ public final class MemoryRegion extends VerbsResource {
     }
 
     /**
-     * Whether the memory may be freed while the region is open: caller-owned memory registered without its arena
-     * (the deprecated {@code register(MemorySegment, ...)}), whose liveness a post must read. Memory the region owns,
-     * or whose arena closes the region before freeing it, is alive while the region is open.
+     * Whether the memory may be freed while the region is open: caller-owned memory of an arena the caller can
+     * close, registered without that arena (the deprecated {@code register(MemorySegment, ...)}), whose liveness a
+     * post must read. Memory the region owns, memory whose arena closes the region before freeing it, and memory
+     * whose scope never closes (kept alive by the segment this region holds) is alive while the region is open.
      */
     boolean memoryMayBeFreedWhileOpen() {
-        return ownedMemory == null && !tiedToArena;
+        return scopeMayClose && !tiedToArena;
+    }
+
+    /**
+     * Which memory scopes can never close, so that a post need not read their liveness: the scope classes of the
+     * FFM API's never-closing scopes (the global arena's, an automatic arena's, the automatic scope that
+     * {@code MemorySegment.ofBuffer} gives a direct buffer not made from a segment), found from instances, minus
+     * any class that a closeable arena's scope also has. Those classes are the JDK's own, not API: a JDK whose
+     * classes differ only keeps the read, which is always correct.
+     */
+    private static final class NeverClosingScopes {
+        private static final Set<Class<?>> CLASSES;
+
+        static {
+            Set<Class<?>> never = new HashSet<>();
+            never.add(Arena.global().scope().getClass());
+            never.add(Arena.ofAuto().scope().getClass());
+            never.add(MemorySegment.ofBuffer(ByteBuffer.allocateDirect(1)).scope().getClass());
+            try (Arena shared = Arena.ofShared(); Arena confined = Arena.ofConfined()) {
+                never.remove(shared.scope().getClass());
+                never.remove(confined.scope().getClass());
+            }
+            CLASSES = Set.copyOf(never);
+        }
+
+        static boolean mayClose(MemorySegment.Scope scope) {
+            return !CLASSES.contains(scope.getClass());
+        }
     }
 
     /** The scope of the registered memory: alive while it is allocated. */

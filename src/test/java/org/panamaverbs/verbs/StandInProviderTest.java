@@ -51,7 +51,9 @@ class StandInProviderTest {
     /**
      * What the fast path skips is refused as before: a region closed since the chain was proven, a queue pair of
      * another context, a closed queue pair, caller memory freed behind an open region after a chain over it was
-     * proven, a closed chain; none of those posts reaches the provider.
+     * proven (also an arena's memory seen through a direct buffer), a closed region over memory whose liveness a
+     * post need not read (a direct buffer's, an automatic arena's), a closed chain; none of those posts reaches the
+     * provider.
      */
     @Test
     void theFastPathRefusesWhatTheCheckedPathRefuses() {
@@ -59,6 +61,9 @@ class StandInProviderTest {
                 "region.again", "0 0 10 10", "other.context", "IllegalArgumentException", "before.close", "0 0 10 10",
                 "closed.qp", "IllegalStateException", "open.qp", "0 10", "recv", "0 0 0",
                 "caller.memory", "0 0 0 0 10 10", "freed.memory", "IllegalStateException IllegalStateException",
+                "liveness.read", "false false true true", "buffer.memory", "0 0 0 0 30 30",
+                "buffer.region.closed", "IllegalStateException IllegalStateException", "arena.buffer", "0 0 30 30",
+                "arena.buffer.freed", "IllegalStateException",
                 "closed.chain", "IllegalStateException IllegalStateException");
     }
 

@@ -1,6 +1,8 @@
 package org.panamaverbs.verbs;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -151,7 +153,33 @@ final class StandInTree {
                 System.out.println("freed.memory=" + refusal(() -> qp.postSend(sends, 1)) + " "
                         + refusal(() -> qp.postRecv(recvs, 1)) + polled(cq, wcs));
                 untied.close();
-                sends.get(0).sge(mr, 0, 64);
+                // memory nothing can free while the region holds its segment (a direct buffer's, an automatic arena's)
+                // needs no liveness read at a post; an arena's memory seen through a buffer still does
+                Arena bufferArena = Arena.ofShared();
+                @SuppressWarnings("deprecation")
+                MemoryRegion overBuffer = pd.register(MemorySegment.ofBuffer(ByteBuffer.allocateDirect(4096)), Access.LOCAL_WRITE);
+                @SuppressWarnings("deprecation")
+                MemoryRegion overAuto = pd.register(Arena.ofAuto().allocate(4096), Access.LOCAL_WRITE);
+                @SuppressWarnings("deprecation")
+                MemoryRegion overArenaBuffer = pd.register(MemorySegment.ofBuffer(bufferArena.allocate(4096).asByteBuffer()),
+                        Access.LOCAL_WRITE);
+                System.out.println("liveness.read=" + overBuffer.memoryMayBeFreedWhileOpen() + " "
+                        + overAuto.memoryMayBeFreedWhileOpen() + " " + overArenaBuffer.memoryMayBeFreedWhileOpen() + " "
+                        + untied.memoryMayBeFreedWhileOpen());
+                sends.get(0).wrId(30).sge(overBuffer, 0, 64);
+                recvs.get(0).wrId(31).sge(overAuto, 1024, 64);
+                System.out.println("buffer.memory=" + qp.postSend(sends, 1) + " " + qp.postSend(sends, 1) + " "
+                        + qp.postRecv(recvs, 1) + " " + qp.postRecv(recvs, 1) + polled(cq, wcs));
+                overBuffer.close();
+                overAuto.close();
+                System.out.println("buffer.region.closed=" + refusal(() -> qp.postSend(sends, 1)) + " "
+                        + refusal(() -> qp.postRecv(recvs, 1)) + polled(cq, wcs));
+                sends.get(0).sge(overArenaBuffer, 0, 64);
+                System.out.println("arena.buffer=" + qp.postSend(sends, 1) + " " + qp.postSend(sends, 1) + polled(cq, wcs));
+                bufferArena.close();
+                System.out.println("arena.buffer.freed=" + refusal(() -> qp.postSend(sends, 1)) + polled(cq, wcs));
+                overArenaBuffer.close();
+                sends.get(0).wrId(10).sge(mr, 0, 64);
                 // a closed chain: posts and setters refuse it
                 sends.close();
                 System.out.println("closed.chain=" + refusal(() -> qp.postSend(sends, 1)) + " "
