@@ -14,6 +14,10 @@ import java.util.function.Supplier;
  * most the ended ones since the last new thread came. {@link #closeAll()} frees every thread's chain when the
  * call is freed.
  *
+ * <p>The first thread to get a chain, which usually is the only one, is handed to the call's {@link FirstThread}:
+ * the call keeps that chain in fields of its own, so that thread's executions read two fields and make no
+ * lookup. The call is told when to forget it: when that thread has ended, and when the call is freed.
+ *
  * @param <T> what a thread holds: its chain and whatever is derived from it
  */
 final class PerThreadChains<T extends PerThreadChains.Chain> {
@@ -22,23 +26,43 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         void close();
     }
 
+    /** The call's fields for the first thread's part; both methods run under this object's lock. */
+    interface FirstThread<T> {
+        /** The calling thread is the first one alive to get a part: {@code part} is its. */
+        void remember(T part);
+
+        /** The remembered thread has ended, or the call is being freed: later executions look their part up. */
+        void forget();
+    }
+
     /** A thread's chain, with the thread, so that it is freed once the thread has ended. */
     private record Held<T>(Thread thread, T chain) {
     }
 
     private final ThreadLocal<T> perThread;
-    /** Guarded by itself. */
+    private final FirstThread<T> firstThread;
+    /** Guarded by {@link #all}, as are the two fields after it. */
     private final List<Held<T>> all = new ArrayList<>();
-    /** The first thread to execute, which usually is the only one, skips the thread-local lookup. */
-    private volatile Thread owner;
-    private T ownerChain;
+    /** The thread the call remembers, or null. */
+    private Thread remembered;
+    /** Set by {@link #closeAll()}: every later {@link #get()} returns null. */
+    private volatile boolean closed;
 
-    PerThreadChains(Supplier<T> allocate) {
+    PerThreadChains(Supplier<T> allocate, FirstThread<T> firstThread) {
+        this.firstThread = firstThread;
         perThread = ThreadLocal.withInitial(() -> {
             T t = allocate.get();
             synchronized (all) {
+                if (closed) {
+                    t.close(); // the call was freed while this thread allocated: get() returns null
+                    return t;
+                }
                 releaseEnded();
                 all.add(new Held<>(Thread.currentThread(), t));
+                if (remembered == null) {
+                    remembered = Thread.currentThread();
+                    firstThread.remember(t);
+                }
             }
             return t;
         });
@@ -52,9 +76,9 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         for (Iterator<Held<T>> i = all.iterator(); i.hasNext(); ) {
             Held<T> held = i.next();
             if (!held.thread().isAlive()) {
-                if (held.thread() == owner) {
-                    owner = null; // a new thread may take the fast path; no live thread can have matched the ended one
-                    ownerChain = null;
+                if (held.thread() == remembered) {
+                    remembered = null; // the next new thread is remembered instead
+                    firstThread.forget();
                 }
                 held.chain().close();
                 i.remove();
@@ -62,48 +86,16 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         }
     }
 
-    /** This thread's part, allocated on its first use. */
+    /**
+     * This thread's part, allocated on its first use; null once {@link #closeAll()} ran (the call was freed). The
+     * call asks only when the thread is not the one it remembers.
+     */
     T get() {
-        Thread current = Thread.currentThread();
-        if (current == owner) {
-            return ownerChain;
+        if (closed) {
+            return null;
         }
         T chain = perThread.get();
-        if (owner == null) { // only until the first thread is recorded: other threads then take no lock here
-            synchronized (all) {
-                if (owner == null) {
-                    ownerChain = chain;
-                    owner = current; // volatile write after ownerChain: a thread that sees itself as owner sees its chain
-                }
-            }
-        }
-        return chain;
-    }
-
-    /**
-     * A thread's native chain of one stateful call, the regions its scatter-gather entries resolved to, and
-     * which version of the call's requests it holds ({@code -1}: none yet), so an unchanged call is posted
-     * without being written again; a send call also records which versions of its headers and scatter-gather
-     * entries the chain holds, so a change of {@code wr_id} alone rewrites only the identifiers.
-     */
-    static final class Slot<C> implements Chain {
-        final C chain;
-        final SgeTable.Resolved resolved;
-        private final Runnable closer;
-        int filled = -1;
-        int filledHeaders = -1;
-        int filledSges = -1;
-
-        Slot(C chain, SgeTable.Resolved resolved, Runnable closer) {
-            this.chain = chain;
-            this.resolved = resolved;
-            this.closer = closer;
-        }
-
-        @Override
-        public void close() {
-            closer.run();
-        }
+        return closed ? null : chain; // freed meanwhile: closeAll() freed this chain too, or withInitial did
     }
 
     /** How many threads' chains are held now (allocated and not yet freed). */
@@ -113,9 +105,12 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         }
     }
 
-    /** Frees every thread's chain. */
+    /** Frees every thread's chain, after the call forgot its first thread's; {@link #get()} then returns null. Idempotent. */
     void closeAll() {
         synchronized (all) {
+            closed = true;
+            remembered = null;
+            firstThread.forget();
             for (Held<T> held : all) {
                 held.chain().close();
             }

@@ -2,6 +2,7 @@ package com.ibm.disni.verbs;
 
 import java.io.IOException;
 import org.panamaverbs.verbs.CompletionCopy;
+import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.WorkCompletions;
 
 /**
@@ -14,11 +15,11 @@ import org.panamaverbs.verbs.WorkCompletions;
  * stale for error completions, so an error was routed by a previous completion's queue pair number). A
  * null element of the caller's array is filled with a new {@link IbvWC} once.
  */
-final class PollCqCall extends SVCPollCq {
+final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<PollCqCall.Completions> {
 
     private static final boolean LITTLE_ENDIAN = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
 
-    private final IbvCQ cq;
+    private final CompletionQueue queue;
     private final IbvWC[] wcList;
     private final int ne;
     private final PerThreadChains<Completions> arrays;
@@ -30,21 +31,52 @@ final class PollCqCall extends SVCPollCq {
             throw new IOException("ibv_poll_cq: ne " + ne + " is outside 1.." + (wcList == null ? 0 : wcList.length)
                     + " (the length of the completion array)");
         }
-        this.cq = cq;
+        this.queue = cq.pv;
         this.wcList = wcList;
         this.ne = ne;
-        this.arrays = new PerThreadChains<>(() -> new Completions(WorkCompletions.allocate(ne), new CompletionCopy()));
+        this.arrays = new PerThreadChains<>(() -> new Completions(WorkCompletions.allocate(ne), new CompletionCopy()), this);
     }
 
     /**
      * A thread's native completion array (Panama Verbs binds one to the thread that polls into it) and the heap
      * copy each completion passes through on its way to an {@link IbvWC}.
      */
-    private record Completions(WorkCompletions array, CompletionCopy copy) implements PerThreadChains.Chain {
+    record Completions(WorkCompletions array, CompletionCopy copy) implements PerThreadChains.Chain {
         @Override
         public void close() {
             array.close();
         }
+    }
+
+    /** The first thread to poll and its arrays ({@link PerThreadChains.FirstThread}), read with no lookup. */
+    private volatile Thread first;
+    private Completions firstArrays;
+
+    @Override
+    public void remember(Completions part) {
+        firstArrays = part;
+        first = Thread.currentThread(); // last: a thread that finds itself here finds its arrays
+    }
+
+    @Override
+    public void forget() {
+        first = null;
+        firstArrays = null;
+    }
+
+    /** This thread's arrays; the first thread's from the fields above. */
+    private Completions arrays() throws IOException {
+        if (Thread.currentThread() == first) {
+            Completions mine = firstArrays;
+            if (mine != null) { // null only if the call is being freed meanwhile
+                return mine;
+            }
+        }
+        Completions part = arrays.get();
+        if (part == null) {
+            throw new IOException("ibv_poll_cq: this call was freed");
+        }
+        return part;
     }
 
     /** How many threads' completion arrays this call holds. */
@@ -54,14 +86,11 @@ final class PollCqCall extends SVCPollCq {
 
     @Override
     public SVCPollCq execute() throws IOException {
-        if (!valid) {
-            throw new IOException("ibv_poll_cq: this call was freed");
-        }
-        Completions mine = arrays.get();
+        Completions mine = arrays();
         WorkCompletions array = mine.array();
         int n;
         try {
-            n = cq.pv.poll(array, ne);
+            n = queue.poll(array); // the array holds ne slots
         } catch (RuntimeException e) {
             throw Failures.io("ibv_poll_cq", e);
         }

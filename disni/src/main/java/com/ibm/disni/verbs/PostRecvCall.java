@@ -12,7 +12,7 @@ import org.panamaverbs.verbs.RecvWorkRequests;
  * chain of the executing thread (made on that thread's first execution) and posts it, allocating nothing
  * after the first time.
  */
-final class PostRecvCall extends SVCPostRecv {
+final class PostRecvCall extends SVCPostRecv implements PerThreadChains.FirstThread<PostRecvCall.Part> {
 
     private final IbvQP qp;
     private final QueuePair pv;
@@ -23,7 +23,7 @@ final class PostRecvCall extends SVCPostRecv {
     private final int[] sgeStart;
     private final SgeTable sges;
     private final RecvWRMod[] mods;
-    private final PerThreadChains<PerThreadChains.Slot<RecvWorkRequests>> perThread;
+    private final PerThreadChains<Part> perThread;
     private volatile boolean valid = true;
 
     PostRecvCall(IbvQP qp, List<IbvRecvWR> wrList) throws IOException {
@@ -59,16 +59,63 @@ final class PostRecvCall extends SVCPostRecv {
             int index = i;
             mods[i] = () -> wrId[index];
         }
-        perThread = new PerThreadChains<>(this::newPerThread);
+        perThread = new PerThreadChains<>(this::newPerThread, this);
     }
 
-    private PerThreadChains.Slot<RecvWorkRequests> newPerThread() {
-        RecvWorkRequests chain = RecvWorkRequests.allocate(count, maxSge);
-        return new PerThreadChains.Slot<>(chain, new SgeTable.Resolved(sges.addr.length), chain::close);
+    private Part newPerThread() {
+        return new Part(RecvWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
+    }
+
+    /** A thread's chain, the regions its entries resolved to, and whether it was written. */
+    static final class Part implements PerThreadChains.Chain {
+        final RecvWorkRequests chain;
+        final SgeTable.Resolved resolved;
+        boolean filled;
+
+        Part(RecvWorkRequests chain, SgeTable.Resolved resolved) {
+            this.chain = chain;
+            this.resolved = resolved;
+        }
+
+        @Override
+        public void close() {
+            chain.close();
+        }
+    }
+
+    /** The first thread to execute and its part ({@link PerThreadChains.FirstThread}), read with no lookup. */
+    private volatile Thread first;
+    private Part firstPart;
+
+    @Override
+    public void remember(Part part) {
+        firstPart = part;
+        first = Thread.currentThread(); // last: a thread that finds itself here finds its part
+    }
+
+    @Override
+    public void forget() {
+        first = null;
+        firstPart = null;
+    }
+
+    /** This thread's part; the first thread's from the fields above. */
+    private Part part() throws IOException {
+        if (Thread.currentThread() == first) {
+            Part mine = firstPart;
+            if (mine != null) { // null only if the call is being freed meanwhile
+                return mine;
+            }
+        }
+        Part part = perThread.get();
+        if (part == null) {
+            throw new IOException("ibv_post_recv: this call was freed");
+        }
+        return part;
     }
 
     /** Writes the requests into the thread's chain; resolves each entry's region. */
-    private void fill(PerThreadChains.Slot<RecvWorkRequests> t) throws IOException {
+    private void fill(Part t) throws IOException {
         IbvContext context = qp.getContext();
         for (int i = 0; i < count; i++) {
             RecvWorkRequest r = t.chain.get(i);
@@ -79,17 +126,14 @@ final class PostRecvCall extends SVCPostRecv {
 
     @Override
     public SVCPostRecv execute() throws IOException {
-        if (!valid) {
-            throw new IOException("ibv_post_recv: this call was freed");
-        }
-        PerThreadChains.Slot<RecvWorkRequests> t = perThread.get();
+        Part t = part();
         RecvWorkRequests chain = t.chain;
         int rc;
         try {
             // DiSNI's receive mods change nothing, so a thread's chain is written once
-            if (t.filled < 0) {
+            if (!t.filled) {
                 fill(t);
-                t.filled = 0;
+                t.filled = true;
             }
             try {
                 rc = pv.postRecv(chain, count);

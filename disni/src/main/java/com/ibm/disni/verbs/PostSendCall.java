@@ -22,7 +22,7 @@ import org.panamaverbs.verbs.WrOpcode;
  * queue pairs are refused when the call is made: {@code wr.ud.ah} is an {@code int} in DiSNI's API, which
  * has no call that makes address handles.
  */
-final class PostSendCall extends SVCPostSend {
+final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThread<PostSendCall.Part> {
 
     private static final boolean LITTLE_ENDIAN = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
 
@@ -43,7 +43,7 @@ final class PostSendCall extends SVCPostSend {
     private final long[] swap;
     private final SgeTable sges;
     private final WrMod[] mods;
-    private final PerThreadChains<PerThreadChains.Slot<SendWorkRequests>> perThread;
+    private final PerThreadChains<Part> perThread;
     private volatile boolean valid = true;
     /**
      * Changed by every mod setter that changes a value: a thread's chain is rewritten only when this differs from
@@ -141,18 +141,85 @@ final class PostSendCall extends SVCPostSend {
             }
             mods[i] = new WrMod(i);
         }
-        perThread = new PerThreadChains<>(this::newPerThread);
+        perThread = new PerThreadChains<>(this::newPerThread, this);
     }
 
-    private PerThreadChains.Slot<SendWorkRequests> newPerThread() {
-        SendWorkRequests chain = SendWorkRequests.allocate(count, maxSge);
-        return new PerThreadChains.Slot<>(chain, new SgeTable.Resolved(sges.addr.length), chain::close);
+    private Part newPerThread() {
+        return new Part(SendWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
+    }
+
+    /**
+     * A thread's chain and the regions its entries resolved to, with the versions of the call's values it holds
+     * ({@code -1}: none yet): an unchanged call is posted without being written again, and a change of
+     * {@code wr_id} alone rewrites only the identifiers.
+     */
+    static final class Part implements PerThreadChains.Chain {
+        final SendWorkRequests chain;
+        final SendWorkRequest[] requests;
+        final SgeTable.Resolved resolved;
+        int filled = -1;
+        int filledHeaders = -1;
+        int filledSges = -1;
+
+        Part(SendWorkRequests chain, SgeTable.Resolved resolved) {
+            this.chain = chain;
+            this.resolved = resolved;
+            this.requests = new SendWorkRequest[chain.capacity()];
+            for (int i = 0; i < requests.length; i++) {
+                requests[i] = chain.get(i);
+            }
+        }
+
+        @Override
+        public void close() {
+            chain.close();
+        }
+    }
+
+    /**
+     * The first thread to execute and its part ({@link PerThreadChains.FirstThread}): that thread reads these two
+     * fields and makes no lookup. {@code first} is written last, so a thread that finds itself there finds its part
+     * and its requests in the mods.
+     */
+    private volatile Thread first;
+    private Part firstPart;
+
+    @Override
+    public void remember(Part part) {
+        for (int i = 0; i < count; i++) {
+            mods[i].firstRequest = part.requests[i];
+        }
+        firstPart = part;
+        first = Thread.currentThread();
+    }
+
+    @Override
+    public void forget() {
+        first = null;
+        firstPart = null;
+    }
+
+    /** This thread's part; the first thread's from the fields above. */
+    private Part part() throws IOException {
+        if (Thread.currentThread() == first) {
+            Part mine = firstPart;
+            if (mine != null) { // null only if the call is being freed meanwhile
+                return mine;
+            }
+        }
+        Part part = perThread.get();
+        if (part == null) {
+            throw new IOException("ibv_post_send: this call was freed");
+        }
+        return part;
     }
 
     /** Writes every request's identifier into the thread's chain. */
-    private void writeIds(SendWorkRequests chain) {
-        for (int i = 0; i < count; i++) {
-            chain.get(i).wrId(wrId[i]);
+    private void writeIds(Part t) {
+        SendWorkRequest[] requests = t.requests;
+        long[] ids = wrId;
+        for (int i = 0; i < ids.length; i++) {
+            requests[i].wrId(ids[i]);
         }
     }
 
@@ -173,7 +240,7 @@ final class PostSendCall extends SVCPostSend {
     }
 
     /** Writes every request's scatter-gather entries, each with the region its lkey resolves to (bounds checked). */
-    private void writeSges(PerThreadChains.Slot<SendWorkRequests> t) throws IOException {
+    private void writeSges(Part t) throws IOException {
         IbvContext context = qp.getContext();
         for (int i = 0; i < count; i++) {
             sges.writeInto(t.chain.get(i), sgeStart[i], numSge[i], t.resolved, context);
@@ -181,7 +248,7 @@ final class PostSendCall extends SVCPostSend {
     }
 
     /** Rewrites the headers and scatter-gather entries that changed since the thread's chain was written. */
-    private void refreshOthers(PerThreadChains.Slot<SendWorkRequests> t, int headers, int entries) throws IOException {
+    private void refreshOthers(Part t, int headers, int entries) throws IOException {
         if (t.filledHeaders != headers) {
             writeHeaders(t.chain);
             t.filledHeaders = headers;
@@ -194,10 +261,7 @@ final class PostSendCall extends SVCPostSend {
 
     @Override
     public SVCPostSend execute() throws IOException {
-        if (!valid) {
-            throw new IOException("ibv_post_send: this call was freed");
-        }
-        PerThreadChains.Slot<SendWorkRequests> t = perThread.get();
+        Part t = part();
         SendWorkRequests chain = t.chain;
         int current = (int) VERSION.getAcquire(this);
         int rc;
@@ -209,7 +273,7 @@ final class PostSendCall extends SVCPostSend {
                 if (t.filledHeaders != headers || t.filledSges != entries) {
                     refreshOthers(t, headers, entries);
                 }
-                writeIds(chain);
+                writeIds(t);
                 t.filled = current;
             }
             try {
@@ -231,13 +295,6 @@ final class PostSendCall extends SVCPostSend {
             throw Failures.post("ibv_post_send", rc, chain.failedIndex(), count);
         }
         return this;
-    }
-
-    /** A mod's write of {@code wr_id}: stores the value and, if it changed, bumps {@link #version}. */
-    private void setId(int index, long value) {
-        if (store(wrId, index, value)) {
-            VERSION.setRelease(this, version + 1);
-        }
     }
 
     /** A mod's write of a header field: stores the value and, if it changed, bumps both versions that name it. */
@@ -333,9 +390,29 @@ final class PostSendCall extends SVCPostSend {
             }
         }
 
+        /**
+         * This request in the first executing thread's chain, set when that chain is made: on that thread a change
+         * of {@code wr_id} is written straight into it, as DiSNI's mod wrote its native request.
+         */
+        private SendWorkRequest firstRequest;
+
         @Override
         public void setWr_id(long wr_id) {
-            setId(i, wr_id);
+            long[] ids = wrId;
+            if (ids[i] == wr_id) {
+                return;
+            }
+            ids[i] = wr_id;
+            int old = version;
+            if (Thread.currentThread() == first) {
+                Part mine = firstPart;
+                // its chain held every value before this change: it takes the new one and stays current
+                if (mine != null && mine.filled == old) {
+                    firstRequest.wrId(wr_id);
+                    mine.filled = old + 1;
+                }
+            }
+            VERSION.setRelease(PostSendCall.this, old + 1);
         }
 
         @Override

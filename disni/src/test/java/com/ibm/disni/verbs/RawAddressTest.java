@@ -34,12 +34,26 @@ class RawAddressTest {
     }
 
     @Test
-    void theChainsOfEndedThreadsAreReleasedWhenANewThreadComes() throws Exception {
+    void theChainsOfEndedThreadsAreReleasedWhenANewThreadComesAndTheFirstAliveIsRemembered() throws Exception {
         AtomicInteger open = new AtomicInteger();
         List<Throwable> failures = new ArrayList<>();
+        AtomicInteger remembered = new AtomicInteger();
+        AtomicInteger forgotten = new AtomicInteger();
+        List<Thread> rememberedThreads = new ArrayList<>();
         PerThreadChains<PerThreadChains.Chain> chains = new PerThreadChains<>(() -> {
             open.incrementAndGet();
             return open::decrementAndGet;
+        }, new PerThreadChains.FirstThread<>() {
+            @Override
+            public void remember(PerThreadChains.Chain part) {
+                remembered.incrementAndGet();
+                rememberedThreads.add(Thread.currentThread());
+            }
+
+            @Override
+            public void forget() {
+                forgotten.incrementAndGet();
+            }
         });
         for (int i = 0; i < 100; i++) {
             Thread request = Thread.ofVirtual().start(() -> {
@@ -55,7 +69,14 @@ class RawAddressTest {
         assertEquals(List.of(), failures);
         assertEquals(1, chains.held(), "only this thread's chain is held after 100 ended threads");
         assertEquals(1, open.get());
+        // each thread in turn was the first one alive, and was forgotten once it had ended
+        assertEquals(101, remembered.get());
+        assertEquals(100, forgotten.get());
+        assertEquals(Thread.currentThread(), rememberedThreads.get(100));
         chains.closeAll();
+        assertEquals(0, open.get());
+        assertEquals(101, forgotten.get(), "a freed call forgets its first thread");
+        assertEquals(null, chains.get(), "a freed call has no chain for anyone");
         assertEquals(0, open.get());
     }
 }
