@@ -46,11 +46,13 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
     private final PerThreadChains<Part> perThread;
     private volatile boolean valid = true;
     /**
-     * Changed by every mod setter that changes a value: a thread's chain is rewritten only when this differs from
-     * what it holds. Setting the value a field already has (a program setting the same length before every post)
-     * changes nothing. Written with release and read with acquire semantics (plain stores and loads on x86, no
-     * fence per mod): an execution that sees a new version sees the values stored before it. A mod racing an
-     * execution on another thread is the program's race, as it was with DiSNI's mods writing native memory.
+     * Changed by every mod setter that changes a value, except a change of {@code wr_id} made on the first executing
+     * thread, which writes it into that thread's chain at once: the first thread's chain is rewritten only when this
+     * differs from what it holds; the chains of other threads take every identifier again at each execution.
+     * Setting the value a field already has (a program setting the same length before every post) changes nothing.
+     * Written with release and read with acquire semantics (plain stores and loads on x86, no fence per mod): an
+     * execution that sees a new version sees the values stored before it. A mod racing an execution on another
+     * thread is the program's race, as it was with DiSNI's mods writing native memory.
      */
     private int version;
     /**
@@ -160,6 +162,8 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
         int filled = -1;
         int filledHeaders = -1;
         int filledSges = -1;
+        /** Whether this is the first thread's chain, into which mods on that thread write {@code wr_id}. */
+        boolean first;
 
         Part(SendWorkRequests chain, SgeTable.Resolved resolved) {
             this.chain = chain;
@@ -189,6 +193,7 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
         for (int i = 0; i < count; i++) {
             mods[i].firstRequest = part.requests[i];
         }
+        part.first = true;
         firstPart = part;
         first = Thread.currentThread();
     }
@@ -266,8 +271,10 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
         int current = (int) VERSION.getAcquire(this);
         int rc;
         try {
-            // executing again unchanged posts the chain as it is (DiSNI's SVCs are made to be re-executed)
-            if (t.filled != current) { // something changed: most often wr_id alone, which is all this writes then
+            // executing again unchanged posts the first thread's chain as it is (DiSNI's SVCs are made to be
+            // re-executed); after a change (most often wr_id on another thread, which is all this writes then), and
+            // on every other thread, whose chain no mod writes, the identifiers are written first
+            if (t.filled != current || !t.first) {
                 int headers = (int) HEADER_VERSION.getAcquire(this);
                 int entries = (int) SGE_VERSION.getAcquire(this);
                 if (t.filledHeaders != headers || t.filledSges != entries) {
@@ -403,16 +410,13 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
                 return;
             }
             ids[i] = wr_id;
-            int old = version;
             if (Thread.currentThread() == first) {
-                Part mine = firstPart;
-                // its chain held every value before this change: it takes the new one and stays current
-                if (mine != null && mine.filled == old) {
-                    firstRequest.wrId(wr_id);
-                    mine.filled = old + 1;
-                }
+                // the first thread's chain takes it now; the chains of other threads take every identifier anew
+                // at each execution, so they need not be told
+                firstRequest.wrId(wr_id);
+            } else {
+                VERSION.setRelease(PostSendCall.this, version + 1); // the first thread's chain takes it at its next execution
             }
-            VERSION.setRelease(PostSendCall.this, old + 1);
         }
 
         @Override
