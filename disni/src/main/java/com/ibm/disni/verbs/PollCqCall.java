@@ -48,30 +48,28 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
         }
     }
 
-    /** The first thread to poll and its arrays ({@link PerThreadChains.FirstThread}), read with no lookup. */
+    /**
+     * The first thread to poll and its arrays ({@link PerThreadChains.FirstThread}), read with no lookup.
+     * {@code first} is written last, and only the thread remembered reads the other two, while it is.
+     */
     private volatile Thread first;
-    private Completions firstArrays;
+    private WorkCompletions firstArray;
+    private CompletionCopy firstCopy;
 
     @Override
     public void remember(Completions part) {
-        firstArrays = part;
-        first = Thread.currentThread(); // last: a thread that finds itself here finds its arrays
+        firstArray = part.array();
+        firstCopy = part.copy();
+        first = Thread.currentThread();
     }
 
     @Override
     public void forget() {
         first = null;
-        firstArrays = null;
     }
 
-    /** This thread's arrays; the first thread's from the fields above. */
-    private Completions arrays() throws IOException {
-        if (Thread.currentThread() == first) {
-            Completions mine = firstArrays;
-            if (mine != null) { // null only if the call is being freed meanwhile
-                return mine;
-            }
-        }
+    /** The arrays of a thread that is not the first one, or of the first one at its first poll. */
+    private Completions others() throws IOException {
         Completions part = arrays.get();
         if (part == null) {
             throw new IOException("ibv_poll_cq: this call was freed");
@@ -86,8 +84,16 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
 
     @Override
     public SVCPollCq execute() throws IOException {
-        Completions mine = arrays();
-        WorkCompletions array = mine.array();
+        WorkCompletions array;
+        CompletionCopy copy;
+        if (Thread.currentThread() == first) {
+            array = firstArray;
+            copy = firstCopy;
+        } else {
+            Completions mine = others();
+            array = mine.array();
+            copy = mine.copy();
+        }
         int n;
         try {
             n = queue.poll(array); // the array holds ne slots
@@ -103,7 +109,7 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
                 wc = new IbvWC();
                 wcList[i] = wc;
             }
-            copy(array.get(i).copyTo(mine.copy()), wc);
+            copy(array.get(i).copyTo(copy), wc);
         }
         polls = n;
         return this;

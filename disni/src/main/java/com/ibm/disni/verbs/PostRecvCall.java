@@ -95,17 +95,13 @@ final class PostRecvCall extends SVCPostRecv implements PerThreadChains.FirstThr
 
     @Override
     public void forget() {
-        first = null;
-        firstPart = null;
+        first = null; // firstPart stays: only the thread remembered reads it, and only while it is remembered
     }
 
     /** This thread's part; the first thread's from the fields above. */
     private Part part() throws IOException {
         if (Thread.currentThread() == first) {
-            Part mine = firstPart;
-            if (mine != null) { // null only if the call is being freed meanwhile
-                return mine;
-            }
+            return firstPart; // written before first, by this thread
         }
         Part part = perThread.get();
         if (part == null) {

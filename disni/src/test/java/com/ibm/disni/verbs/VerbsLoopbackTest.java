@@ -18,6 +18,10 @@ import java.util.HashMap;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.verbs.Context;
@@ -199,6 +203,92 @@ class VerbsLoopbackTest {
             pd.deallocPd();
             assertTrue(pd.pv.isClosed());
             assertTrue(dstMr.pv.isClosed(), "deallocating the domain closed its regions");
+        }
+    }
+
+    /**
+     * One reused {@code SVCPostSend} executed by two threads, its mods made on either: every execution posts the
+     * values of the last mods, whichever thread made them and whichever thread's chain posts (the first thread to
+     * execute takes a change of {@code wr_id} made on it straight into its chain; the other thread's chain and a
+     * change made on the other thread reach the chain at its next execution). The completions' identifiers and the
+     * written bytes show what each post carried.
+     */
+    @Test
+    void aModReachesTheChainOfEveryThreadThatExecutesTheCall() throws Exception {
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try (Context device = open()) {
+            IbvContext context = IbvContext.of(device);
+            IbvPd pd = context.allocPd();
+            IbvCQ cq = context.createCQ(null, 32, 0);
+            QpConfig config = QpConfig.builder(cq.pv).maxSendWr(16).maxRecvWr(16).build();
+            QueuePair a = pd.pv.createQueuePair(config);
+            QueuePair b = pd.pv.createQueuePair(config);
+            QueuePair.connectLoopback(a, b);
+            IbvQP qa = new IbvQP(a, pd, cq, cq, 1);
+            ByteBuffer src = ByteBuffer.allocateDirect(4096);
+            ByteBuffer dst = ByteBuffer.allocateDirect(4096);
+            for (int i = 0; i < 64; i++) {
+                src.put(i, (byte) (i + 1));
+            }
+            IbvMr srcMr = pd.regMr(src, ACCESS).execute().free().getMr();
+            IbvMr dstMr = pd.regMr(dst, ACCESS).execute().free().getMr();
+            IbvWC[] wcs = new IbvWC[4];
+            SVCPollCq poll = cq.poll(wcs, wcs.length);
+
+            IbvSendWR write = new IbvSendWR();
+            write.setWr_id(1);
+            write.setOpcode(IbvSendWR.IBV_WR_RDMA_WRITE);
+            write.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
+            write.getRdma().setRemote_addr(dstMr.getAddr());
+            write.getRdma().setRkey(dstMr.getRkey());
+            write.setSg_list(list(sge(srcMr, 0, 64)));
+            SVCPostSend writes = qa.postSend(List.of(write), null);
+            SVCPostSend.SendWRMod mod = writes.getWrMod(0);
+            Callable<Void> executeThere = () -> {
+                writes.execute();
+                return null;
+            };
+
+            writes.execute(); // this thread executes first
+            assertEquals(0, take(poll, wcs, 1).get(1L).getStatus());
+            mod.setWr_id(2); // on the first thread: into its chain at once
+            other.submit(executeThere).get(); // the other thread's first chain, written from the call's values
+            assertEquals(0, take(poll, wcs, 1).get(2L).getStatus(), "the other thread posted wr_id 2");
+            writes.execute();
+            assertEquals(0, take(poll, wcs, 1).get(2L).getStatus(), "the first thread posted wr_id 2");
+            other.submit(() -> {
+                mod.setWr_id(3); // on the other thread
+                return null;
+            }).get();
+            writes.execute();
+            assertEquals(0, take(poll, wcs, 1).get(3L).getStatus(), "the first thread posted the other thread's wr_id 3");
+            other.submit(executeThere).get();
+            assertEquals(0, take(poll, wcs, 1).get(3L).getStatus(), "the other thread posted wr_id 3");
+            mod.setWr_id(4);
+            mod.getRdmaMod().setRemote_addr(dstMr.getAddr() + 100);
+            other.submit(executeThere).get();
+            assertEquals(0, take(poll, wcs, 1).get(4L).getStatus(), "the other thread posted wr_id 4");
+            assertArrayEquals(bytes(src, 0, 64), bytes(dst, 100, 64), "the other thread wrote to the new address");
+            dst.put(100, new byte[64]);
+            writes.execute();
+            assertEquals(0, take(poll, wcs, 1).get(4L).getStatus(), "the first thread posted wr_id 4");
+            assertArrayEquals(bytes(src, 0, 64), bytes(dst, 100, 64), "the first thread wrote to the new address");
+            mod.setWr_id(5); // the first thread's chain was rewritten for the address: the identifier goes in again
+            writes.execute();
+            assertEquals(0, take(poll, wcs, 1).get(5L).getStatus(), "the first thread posted wr_id 5");
+
+            writes.free();
+            assertThrows(IOException.class, writes::execute, "a freed call cannot execute");
+            ExecutionException there = assertThrows(ExecutionException.class, () -> other.submit(executeThere).get());
+            assertTrue(there.getCause() instanceof IOException, String.valueOf(there.getCause()));
+            mod.setWr_id(6); // a mod of a freed call changes nothing native
+            poll.free();
+            a.close();
+            b.close();
+            cq.destroyCQ();
+            pd.deallocPd();
+        } finally {
+            other.shutdownNow();
         }
     }
 
