@@ -21,7 +21,6 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
 
     private final CompletionQueue queue;
     private final IbvWC[] wcList;
-    private final int ne;
     private final PerThreadChains<Completions> arrays;
     private volatile boolean valid = true;
     private int polls;
@@ -33,7 +32,6 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
         }
         this.queue = cq.pv;
         this.wcList = wcList;
-        this.ne = ne;
         this.arrays = new PerThreadChains<>(() -> new Completions(WorkCompletions.allocate(ne), new CompletionCopy()), this);
     }
 
@@ -96,7 +94,7 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
         }
         int n;
         try {
-            n = queue.poll(array); // the array holds ne slots
+            n = queue.poll(array); // each thread's array has ne slots: all are offered
         } catch (RuntimeException e) {
             throw Failures.io("ibv_poll_cq", e);
         }
