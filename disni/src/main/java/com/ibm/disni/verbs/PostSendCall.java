@@ -13,9 +13,11 @@ import org.panamaverbs.verbs.WrOpcode;
 /**
  * {@link SVCPostSend}: {@code ibv_post_send} through {@code QueuePair.postSend}. The requests are copied into
  * arrays once, when the call is made (later changes to the {@link IbvSendWR} objects are not seen, as in
- * DiSNI); the mod views change those arrays; each {@code execute()} writes the arrays into a preallocated
+ * DiSNI); the mod views change those arrays; an {@code execute()} writes what changed into a preallocated
  * {@link SendWorkRequests} chain and posts it. Panama Verbs binds a chain to the thread that posts it, so each
- * posting thread gets its own chain on its first execution; after that an execution allocates nothing.
+ * posting thread gets its own chain on its first execution; after that an execution allocates nothing. A
+ * {@code wr_id} set on the first thread to execute goes straight into that thread's chain, as DiSNI's mod wrote
+ * the native request, so its next execution posts without writing anything.
  *
  * <p>Beyond DiSNI 2.1, which serialised only {@code wr.rdma}: atomic requests carry {@code wr.atomic}
  * (remote address, rkey, compare-add, swap), and {@code num_sge} up to the entries given is honoured. UD
