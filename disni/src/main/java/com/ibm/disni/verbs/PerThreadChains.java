@@ -1,5 +1,6 @@
 package com.ibm.disni.verbs;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -24,6 +25,25 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
     /** A thread's part: closing it frees its native chain. */
     interface Chain {
         void close();
+    }
+
+    /** A thread's work-request chain of a post call, with the regions its scatter-gather entries resolved to. */
+    abstract static class Requests<C> implements Chain {
+        final C chain;
+        final SgeTable.Resolved resolved;
+        private final Runnable closer;
+
+        /** {@code closer} frees {@code chain} (a {@code SendWorkRequests} or {@code RecvWorkRequests}). */
+        Requests(C chain, SgeTable.Resolved resolved, Runnable closer) {
+            this.chain = chain;
+            this.resolved = resolved;
+            this.closer = closer;
+        }
+
+        @Override
+        public void close() {
+            closer.run();
+        }
     }
 
     /** The call's fields for the first thread's part; both methods run under this object's lock. */
@@ -96,6 +116,20 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         }
         T chain = perThread.get();
         return closed ? null : chain; // freed meanwhile: closeAll() freed this chain too, or withInitial did
+    }
+
+    /**
+     * {@link #get()} for an execution of the call.
+     *
+     * @param verb the C call the stateful call performs, for the message
+     * @throws IOException if the call was freed
+     */
+    T require(String verb) throws IOException {
+        T chain = get();
+        if (chain == null) {
+            throw new IOException(verb + ": this call was freed");
+        }
+        return chain;
     }
 
     /** How many threads' chains are held now (allocated and not yet freed). */

@@ -66,15 +66,6 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
         first = null;
     }
 
-    /** The arrays of a thread that is not the first one, or of the first one at its first poll. */
-    private Completions others() throws IOException {
-        Completions part = arrays.get();
-        if (part == null) {
-            throw new IOException("ibv_poll_cq: this call was freed");
-        }
-        return part;
-    }
-
     /** How many threads' completion arrays this call holds. */
     int chainsHeld() {
         return arrays.held();
@@ -88,7 +79,7 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
             array = firstArray;
             copy = firstCopy;
         } else {
-            Completions mine = others();
+            Completions mine = arrays.require("ibv_poll_cq");
             array = mine.array();
             copy = mine.copy();
         }

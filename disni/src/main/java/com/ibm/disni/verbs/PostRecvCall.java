@@ -67,19 +67,11 @@ final class PostRecvCall extends SVCPostRecv implements PerThreadChains.FirstThr
     }
 
     /** A thread's chain, the regions its entries resolved to, and whether it was written. */
-    static final class Part implements PerThreadChains.Chain {
-        final RecvWorkRequests chain;
-        final SgeTable.Resolved resolved;
+    static final class Part extends PerThreadChains.Requests<RecvWorkRequests> {
         boolean filled;
 
         Part(RecvWorkRequests chain, SgeTable.Resolved resolved) {
-            this.chain = chain;
-            this.resolved = resolved;
-        }
-
-        @Override
-        public void close() {
-            chain.close();
+            super(chain, resolved, chain::close);
         }
     }
 
@@ -98,16 +90,9 @@ final class PostRecvCall extends SVCPostRecv implements PerThreadChains.FirstThr
         first = null; // firstPart stays: only the thread remembered reads it, and only while it is remembered
     }
 
-    /** This thread's part; the first thread's from the fields above. */
+    /** This thread's part; the first thread's from the fields above (written before {@code first}, by that thread). */
     private Part part() throws IOException {
-        if (Thread.currentThread() == first) {
-            return firstPart; // written before first, by this thread
-        }
-        Part part = perThread.get();
-        if (part == null) {
-            throw new IOException("ibv_post_recv: this call was freed");
-        }
-        return part;
+        return Thread.currentThread() == first ? firstPart : perThread.require("ibv_post_recv");
     }
 
     /** Writes the requests into the thread's chain; resolves each entry's region. */

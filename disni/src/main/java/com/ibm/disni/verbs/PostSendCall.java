@@ -157,10 +157,8 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
      * ({@code -1}: none yet): an unchanged call is posted without being written again, and a change of
      * {@code wr_id} alone rewrites only the identifiers.
      */
-    static final class Part implements PerThreadChains.Chain {
-        final SendWorkRequests chain;
+    static final class Part extends PerThreadChains.Requests<SendWorkRequests> {
         final SendWorkRequest[] requests;
-        final SgeTable.Resolved resolved;
         int filled = -1;
         int filledHeaders = -1;
         int filledSges = -1;
@@ -168,17 +166,11 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
         boolean first;
 
         Part(SendWorkRequests chain, SgeTable.Resolved resolved) {
-            this.chain = chain;
-            this.resolved = resolved;
+            super(chain, resolved, chain::close);
             this.requests = new SendWorkRequest[chain.capacity()];
             for (int i = 0; i < requests.length; i++) {
                 requests[i] = chain.get(i);
             }
-        }
-
-        @Override
-        public void close() {
-            chain.close();
         }
     }
 
@@ -205,16 +197,9 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
         first = null; // firstPart stays: only the thread remembered reads it, and only while it is remembered
     }
 
-    /** This thread's part; the first thread's from the fields above. */
+    /** This thread's part; the first thread's from the fields above (written before {@code first}, by that thread). */
     private Part part() throws IOException {
-        if (Thread.currentThread() == first) {
-            return firstPart; // written before first, by this thread
-        }
-        Part part = perThread.get();
-        if (part == null) {
-            throw new IOException("ibv_post_send: this call was freed");
-        }
-        return part;
+        return Thread.currentThread() == first ? firstPart : perThread.require("ibv_post_send");
     }
 
     /** Writes every request's identifier into the thread's chain. */
