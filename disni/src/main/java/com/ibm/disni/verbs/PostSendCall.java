@@ -158,7 +158,6 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
      * {@code wr_id} alone rewrites only the identifiers.
      */
     static final class Part extends PerThreadChains.Requests<SendWorkRequests> {
-        final SendWorkRequest[] requests;
         int filled = -1;
         int filledHeaders = -1;
         int filledSges = -1;
@@ -167,10 +166,6 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
 
         Part(SendWorkRequests chain, SgeTable.Resolved resolved) {
             super(chain, resolved, chain::close);
-            this.requests = new SendWorkRequest[chain.capacity()];
-            for (int i = 0; i < requests.length; i++) {
-                requests[i] = chain.get(i);
-            }
         }
     }
 
@@ -185,7 +180,7 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
     @Override
     public void remember(Part part) {
         for (int i = 0; i < count; i++) {
-            mods[i].firstRequest = part.requests[i];
+            mods[i].firstRequest = part.chain.get(i);
         }
         part.first = true;
         firstPart = part;
@@ -203,11 +198,9 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
     }
 
     /** Writes every request's identifier into the thread's chain. */
-    private void writeIds(Part t) {
-        SendWorkRequest[] requests = t.requests;
-        long[] ids = wrId;
-        for (int i = 0; i < ids.length; i++) {
-            requests[i].wrId(ids[i]);
+    private void writeIds(SendWorkRequests chain) {
+        for (int i = 0; i < count; i++) {
+            chain.get(i).wrId(wrId[i]);
         }
     }
 
@@ -263,7 +256,7 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
                 if (t.filledHeaders != headers || t.filledSges != entries) {
                     refreshOthers(t, headers, entries);
                 }
-                writeIds(t);
+                writeIds(chain);
                 t.filled = current;
             }
             try {
@@ -388,11 +381,9 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
 
         @Override
         public void setWr_id(long wr_id) {
-            long[] ids = wrId;
-            if (ids[i] == wr_id) {
+            if (!store(wrId, i, wr_id)) {
                 return;
             }
-            ids[i] = wr_id;
             if (Thread.currentThread() == first) {
                 // the first thread's chain takes it now; the chains of other threads take every identifier anew
                 // at each execution, so they need not be told
