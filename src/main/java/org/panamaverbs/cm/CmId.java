@@ -61,6 +61,8 @@ public final class CmId implements AutoCloseable {
      * The wrapper of each device context rdma_cm opened, by {@code cm_id->verbs}, held weakly: a context the
      * application no longer reaches must stay collectable, so that its backstop frees what was left open on it.
      */
+    /** The name of the thread on which {@link #close()} runs {@code rdma_destroy_id} (thread dumps; the fuzzer). */
+    static final String DESTROY_THREAD_NAME = "panama-verbs-cm-destroy";
     private static final java.util.Map<Long, WeakReference<Context>> CONTEXTS = new java.util.HashMap<>();
 
     private final CmEventChannel channel;
@@ -886,7 +888,7 @@ public final class CmId implements AutoCloseable {
         // answered or time out, with no bound of its own: it runs on a platform thread of its own (a virtual one would
         // pin its carrier for as long) and the close waits for it as long as for a call in flight
         int[] outcome = new int[2]; // rc, errno
-        Thread destroyer = Thread.ofPlatform().daemon().name("panama-verbs-cm-destroy").unstarted(() -> {
+        Thread destroyer = Thread.ofPlatform().daemon().name(DESTROY_THREAD_NAME).unstarted(() -> {
             try (CallState state = CallState.open()) {
                 outcome[0] = (int) Native.DESTROY_ID.invokeExact(state.segment(), rawId);
                 outcome[1] = state.errno();

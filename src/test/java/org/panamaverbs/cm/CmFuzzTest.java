@@ -51,6 +51,9 @@ class CmFuzzTest {
     /** The most ids kept at once; beyond, the oldest is closed. */
     private static final int POOL = 24;
     private static final Duration STEP_BOUND = Duration.ofSeconds(60);
+    /** How long the destroys still in the kernel after the last close may take, all together. */
+    private static final Duration DESTROY_BOUND = Duration.ofMinutes(5);
+
     private static final List<Class<? extends Throwable>> DOCUMENTED = List.of(IllegalStateException.class,
             IllegalArgumentException.class, VerbsException.class);
     static InetAddress address;
@@ -141,14 +144,38 @@ class CmFuzzTest {
             closeEverything();
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        String destroys = awaitBackgroundDestroys();
         System.out.println("cm fuzz: outcomes " + record.outcomes());
         if (!strayInterrupts.isEmpty()) {
             System.out.println("cm fuzz: a fuzz thread's interrupt status was found set after " + strayInterrupts);
         }
         System.out.println("cm fuzz: " + done.get() + " steps on " + THREADS + " threads, seed 0x" + Long.toHexString(seed)
                 + ", 0 crashes, " + record.findings().size() + " undocumented exceptions, " + seconds + " s");
+        System.out.println("cm fuzz: " + destroys);
         assertEquals(List.of(), record.findings(), "steps that threw what the API does not document (seed 0x"
                 + Long.toHexString(seed) + ")");
+    }
+
+    /**
+     * Waits for the destroys that {@link CmId#close()} left running in the background (past its 10 s) to return: the
+     * kernel's wait for a connection's outstanding messages ends on its own (their retries time out), so one that
+     * does not return within {@link #DESTROY_BOUND} fails the test. Waiting here also keeps that wait out of the
+     * JVM's exit, which the kernel holds until every thread left the destroy: a test run that had passed could
+     * otherwise end past Surefire's patience with its forked JVM.
+     */
+    private static String awaitBackgroundDestroys() throws InterruptedException {
+        long start = System.nanoTime();
+        List<Thread> destroyers = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals(CmId.DESTROY_THREAD_NAME)).toList();
+        for (Thread destroyer : destroyers) {
+            long left = DESTROY_BOUND.toNanos() - (System.nanoTime() - start);
+            if (left <= 0 || !destroyer.join(Duration.ofNanos(left))) {
+                throw new AssertionError(destroyers.size() + " rdma_destroy_id calls were still in the kernel at the end,"
+                        + " and one has not returned within " + DESTROY_BOUND + " more:\n" + allThreads());
+            }
+        }
+        return destroyers.size() + " rdma_destroy_id calls were still in the kernel after the last close; all returned"
+                + " within " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) + " s";
     }
 
     /**
