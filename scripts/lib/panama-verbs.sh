@@ -7,7 +7,8 @@
 #        PV_NAME=write-bw                                           (prefix of its messages)
 # Gives: PV_ROOT (the repository), pv_say, pv_die, pv_find_java (sets PV_JAVA, PV_JAVA_HOME, PV_JAVA_VERSION),
 #        pv_java_major JAVA, pv_device_here, pv_kernel_has_rdma, pv_stale TARGET PATH..., pv_bench_jar (prints its
-#        path, building it first if needed), pv_no_device_message, pv_run_in_guest CMD..., pv_surefire_summary LOG
+#        path, building it first if needed), pv_no_device_message, pv_run_in_guest CMD..., pv_surefire_summaries LOG,
+#        pv_surefire_summary LOG
 
 # shellcheck shell=bash disable=SC2034  # PV_* are read by the scripts that source this
 PV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -115,11 +116,15 @@ pv_build_stand_in() {
   ln -sfn libibverbs.so.1 "$dir/librdmacm.so.1"
 }
 
-# The last Surefire summary in a Maven log, "Tests run: N, Failures: N, Errors: N, Skipped: N" (the totals of the
-# last module run), or nothing when the log has none (the build failed before the tests, or it is missing).
+# Every Surefire summary in a Maven log, "Tests run: N, Failures: N, Errors: N, Skipped: N", one line per module in
+# the order they ran, or nothing when the log has none (the build failed before the tests, or it is missing);
+# pv_surefire_summary: the last one only (the totals of the last module run).
+pv_surefire_summaries() {
+  sed -nE 's/^\[[A-Z]+\] (Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+)$/\1/p' "$1" 2>/dev/null ||
+    true
+}
 pv_surefire_summary() {
-  { sed -nE 's/^\[[A-Z]+\] (Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+)$/\1/p' "$1" 2>/dev/null ||
-    true; } | tail -n1
+  pv_surefire_summaries "$1" | tail -n1
 }
 
 # The line a script prints when there is no device and the guest was not asked for.

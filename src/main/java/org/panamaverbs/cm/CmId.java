@@ -57,12 +57,13 @@ public final class CmId implements AutoCloseable {
      */
     public static final Duration EVENT_DELIVERY_MARGIN = Duration.ofSeconds(30);
 
+    /** The name of the thread on which {@link #close()} runs {@code rdma_destroy_id} (thread dumps; the fuzzer). */
+    static final String DESTROY_THREAD_NAME = "panama-verbs-cm-destroy";
+
     /**
      * The wrapper of each device context rdma_cm opened, by {@code cm_id->verbs}, held weakly: a context the
      * application no longer reaches must stay collectable, so that its backstop frees what was left open on it.
      */
-    /** The name of the thread on which {@link #close()} runs {@code rdma_destroy_id} (thread dumps; the fuzzer). */
-    static final String DESTROY_THREAD_NAME = "panama-verbs-cm-destroy";
     private static final java.util.Map<Long, WeakReference<Context>> CONTEXTS = new java.util.HashMap<>();
 
     private final CmEventChannel channel;

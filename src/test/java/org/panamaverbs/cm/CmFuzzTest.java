@@ -53,7 +53,6 @@ class CmFuzzTest {
     private static final Duration STEP_BOUND = Duration.ofSeconds(60);
     /** How long the destroys still in the kernel after the last close may take, all together. */
     private static final Duration DESTROY_BOUND = Duration.ofMinutes(5);
-
     private static final List<Class<? extends Throwable>> DOCUMENTED = List.of(IllegalStateException.class,
             IllegalArgumentException.class, VerbsException.class);
     static InetAddress address;
