@@ -1,23 +1,46 @@
-# scripts/guest/tier-pvrdma-nested.sh - the nested guest of tiers pvrdma and pvrdma-hwv13, sourced by guest.sh
-# (bash, as root): configures the vmxnet3 NIC that vmw_pvrdma0 is paired with, waits for vmw_pvrdma0's port to
-# be ACTIVE with the GID of the NIC's IPv4 address, and exports that GID's index as RDMA_TEST_GID_INDEX (the
-# fec0:: GID of QEMU's user network, when it appears, is not on the backend and must not be used). Variables
-# from run.env: PVRDMA_GUEST_ADDR, PVRDMA_GUEST_GID (its IPv4-mapped GID), PVRDMA_MAX_SRQ (for the message).
+# scripts/guest/tier-pvrdma-nested.sh - the nested guest of tiers pvrdma, pvrdma-hwv13 and pvrdma-both, sourced by
+# guest.sh (bash, as root): for each vmw_pvrdma device, configures the vmxnet3 NIC it is paired with (function 0 of
+# its PCI slot), waits for its port to be ACTIVE with the GID of the NIC's IPv4 address, and exports that GID's
+# index (the fec0:: GID of QEMU's user network, when it appears, is not on the backend and must not be used): the
+# first device's as RDMA_TEST_GID_INDEX, the second's (tier pvrdma-both) as PANAMA_VERBS_PVRDMA_HWV13_GID_INDEX.
+# Variables from run.env, one word per device: PVRDMA_GUEST_SLOTS (hex), PVRDMA_GUEST_ADDRS, PVRDMA_GUEST_GIDS (the
+# addresses' IPv4-mapped GIDs), PVRDMA_MAX_SRQS (for the message).
 # shellcheck shell=bash disable=SC2154  # the PVRDMA_* variables: from run.env
-nic=
-for n in /sys/class/net/*; do
-  [[ $(readlink -f "$n/device/driver") == */vmxnet3 ]] && nic=${n##*/}
+read -r -a pv_slots <<<"$PVRDMA_GUEST_SLOTS"
+read -r -a pv_addrs <<<"$PVRDMA_GUEST_ADDRS"
+read -r -a pv_gids <<<"$PVRDMA_GUEST_GIDS"
+read -r -a pv_max_srqs <<<"$PVRDMA_MAX_SRQS"
+pv_gid_vars=(RDMA_TEST_GID_INDEX PANAMA_VERBS_PVRDMA_HWV13_GID_INDEX)
+pv_nics=()
+# every NIC first, so that the devices come up together; then each port (each fork costs a second or more here:
+# the waits read sysfs with bash's own read)
+for i in "${!pv_slots[@]}"; do
+  pci=0000:00:${pv_slots[$i]}
+  nic=$(ls "/sys/bus/pci/devices/$pci.0/net" 2>/dev/null | head -n1)
+  [[ -n $nic ]] || die "no vmxnet3 network interface at $pci.0"
+  name=$(ls "/sys/bus/pci/devices/$pci.1/infiniband" 2>/dev/null | head -n1)
+  [[ $name == "vmw_pvrdma$i" ]] || die "the vmw_pvrdma device at $pci.1 is '${name:-missing}', not vmw_pvrdma$i"
+  { ip addr add "${pv_addrs[$i]}/24" dev "$nic" && ip link set "$nic" up; } >&3 2>&3 ||
+    die "could not configure $nic"
+  pv_nics+=("$nic")
 done
-[[ -n $nic ]] || die "no vmxnet3 network interface"
-{ ip addr add "$PVRDMA_GUEST_ADDR/24" dev "$nic" && ip link set "$nic" up; } >&3 2>&3 ||
-  die "could not configure $nic"
-dev=/sys/class/infiniband/vmw_pvrdma0
-for _ in $(seq 600); do
-  [[ $(cat $dev/ports/1/state 2>/dev/null) == *ACTIVE* ]] && grep -qx "$PVRDMA_GUEST_GID" $dev/ports/1/gids/* 2>/dev/null && break
-  sleep 0.1
+pv_find_gid() { # DEVICE GID: pv_index = the index of GID in DEVICE's port 1 table, if the port is ACTIVE
+  local state gid f
+  pv_index=
+  read -r state <"/sys/class/infiniband/$1/ports/1/state" 2>/dev/null || return 1
+  [[ $state == *ACTIVE* ]] || return 1
+  for f in "/sys/class/infiniband/$1"/ports/1/gids/*; do
+    read -r gid <"$f" 2>/dev/null && [[ $gid == "$2" ]] && { pv_index=${f##*/}; return 0; }
+  done
+  return 1
+}
+for i in "${!pv_slots[@]}"; do
+  name=vmw_pvrdma$i
+  for _ in $(seq 600); do
+    pv_find_gid "$name" "${pv_gids[$i]}" && break
+    sleep 0.1
+  done
+  [[ -n $pv_index ]] || die "$name: port not ACTIVE with the GID of ${pv_addrs[$i]} after 600 tries 0.1 s apart"
+  export "${pv_gid_vars[$i]}=$pv_index"
+  say "$name PORT_ACTIVE on ${pv_nics[$i]} (${pv_addrs[$i]} = GID index $pv_index, max_srq ${pv_max_srqs[$i]}), guest up $(cut -d' ' -f1 /proc/uptime)s"
 done
-[[ $(cat $dev/ports/1/state 2>/dev/null) == *ACTIVE* ]] || die "vmw_pvrdma0 port did not become ACTIVE within 60 s"
-gid_file=$(grep -lx "$PVRDMA_GUEST_GID" $dev/ports/1/gids/* | head -n1)
-[[ -n $gid_file ]] || die "vmw_pvrdma0 has no GID for $PVRDMA_GUEST_ADDR"
-export RDMA_TEST_GID_INDEX=${gid_file##*/}
-say "vmw_pvrdma0 PORT_ACTIVE on $nic ($PVRDMA_GUEST_ADDR = GID index $RDMA_TEST_GID_INDEX, max_srq $PVRDMA_MAX_SRQ), guest up $(cut -d' ' -f1 /proc/uptime)s"

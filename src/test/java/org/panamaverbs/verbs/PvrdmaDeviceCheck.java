@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 import org.panamaverbs.cm.CmEventChannel;
 import org.panamaverbs.cm.CmEventType;
@@ -20,14 +21,17 @@ import org.panamaverbs.cm.PortSpace;
 /**
  * The device tests of the PVRDMA tiers ({@code scripts/test-pvrdma}): run on the real {@code vmw_pvrdma}
  * driver and provider over QEMU's pvrdma model, in a nested guest where starting a JVM takes minutes. So
- * this is a plain {@code main} with few classes and no JUnit; it prints one line per check, then
- * {@code N passed, N failed}, and exits 1 if any check failed.
+ * this is a plain {@code main} with few classes and no JUnit, and one JVM checks every device the guest has:
+ * per device (configuration) it prints one line per check, then {@code configuration NAME (DEVICE): N passed,
+ * N failed}; at the end the device report's line and {@code N passed, N failed} for all; it exits 1 if any check
+ * failed.
  *
- * <p>Environment (set by {@code scripts/rdma-guest --tier pvrdma|pvrdma-hwv13}):
- * {@code RDMA_TEST_DEVICE} (vmw_pvrdma0), {@code RDMA_TEST_ADDRESS} (the guest's IPv4 address),
- * {@code RDMA_TEST_GID_INDEX} (the GID of the
- * guest's IPv4 address; the fec0:: GID of QEMU's user network is not on the backend) and
- * {@code PANAMA_VERBS_GUEST_TIER}, which says which class detection must find. The first argument is the
+ * <p>Environment (set by {@code scripts/rdma-guest --tier pvrdma|pvrdma-hwv13|pvrdma-both}):
+ * {@code RDMA_TEST_DEVICE} (vmw_pvrdma0), {@code RDMA_TEST_ADDRESS} (the guest's IPv4 address on its NIC),
+ * {@code RDMA_TEST_GID_INDEX} (the GID of that address; the fec0:: GID of QEMU's user network is not on the
+ * backend) and {@code PANAMA_VERBS_GUEST_TIER}, which says which class detection must find there (HWv13-class in
+ * tier pvrdma-hwv13, else HWv14-class); in tier pvrdma-both also the HWv13-class device,
+ * {@code PANAMA_VERBS_PVRDMA_HWV13_DEVICE}, {@code _ADDRESS} and {@code _GID_INDEX}. The first argument is the
  * path of the C program {@code opcode_probe} (src/test/c), whose measurements of what the device does with
  * each opcode are the evidence for the gates of QEMU's model; check "opcode-evidence" runs it.
  */
@@ -38,18 +42,27 @@ public final class PvrdmaDeviceCheck {
     private final Context context;
     private final ProtectionDomain pd;
     private final int gidIndex;
+    private final InetAddress address;
     private final HardwareClass expected;
     private final String probe;
     private final WorkCompletions completions = WorkCompletions.allocate(8);
     private int passed;
     private int failed;
 
-    private PvrdmaDeviceCheck(Context context, int gidIndex, HardwareClass expected, String probe) {
+    /**
+     * One device of the guest and the class detection must find on it: configuration {@code pvrdma}
+     * (HWv14-class) or {@code pvrdma-hwv13} (the driver reports max_srq 0).
+     */
+    private record Configuration(String name, String device, int gidIndex, InetAddress address, HardwareClass expected) {
+    }
+
+    private PvrdmaDeviceCheck(Context context, Configuration configuration, String probe) {
         this.probe = probe;
         this.context = context;
         this.pd = context.allocateProtectionDomain();
-        this.gidIndex = gidIndex;
-        this.expected = expected;
+        this.gidIndex = configuration.gidIndex();
+        this.address = configuration.address();
+        this.expected = configuration.expected();
     }
 
     public static void main(String[] args) throws Exception {
@@ -57,37 +70,63 @@ public final class PvrdmaDeviceCheck {
             System.err.println("usage: PvrdmaDeviceCheck OPCODE_PROBE [CHECK...]   (default: every check)");
             System.exit(2);
         }
-        String device = getenv(DeviceUnderTest.DEVICE_ENV, "vmw_pvrdma0");
-        int gidIndex = Integer.parseInt(getenv(DeviceUnderTest.GID_INDEX_ENV, "-1"));
-        HardwareClass expected = getenv("PANAMA_VERBS_GUEST_TIER", "pvrdma").equals("pvrdma-hwv13")
-                ? HardwareClass.PVRDMA_HWV13 : HardwareClass.PVRDMA_HWV14;
-        int failures;
-        try (Context context = Rdma.open(device)) {
-            System.out.println("profile of " + device + " (expected " + expected.description() + "):");
-            System.out.print(context.profile().describe().indent(2));
-            PvrdmaDeviceCheck check = new PvrdmaDeviceCheck(context, gidIndex, expected, args[0]);
-            String[] names = {"opcode-evidence", "detection", "srq", "rc-send-recv", "gate-atomics", "gate-inline", "gate-qp-types",
-                "gate-ud-limit", "gate-remote-access", "gate-opcodes", "gate-create-ep", "capability-table", "rdma-cm",
-                "device-report"};
-            if (args.length > 1) {
-                names = Arrays.copyOfRange(args, 1, args.length);
-            }
-            boolean report = false;
-            for (String name : names) {
-                if (name.equals("device-report")) {
-                    report = true; // after this context is closed, as a user's run of scripts/device-report
-                } else {
-                    check.run(name);
-                }
-            }
-            check.completions.close();
-            if (report) {
-                check.run("device-report");
-            }
-            failures = check.failed;
-            System.out.println(check.passed + " passed, " + check.failed + " failed");
+        String[] names = {"opcode-evidence", "detection", "srq", "rc-send-recv", "gate-atomics", "gate-inline", "gate-qp-types",
+            "gate-ud-limit", "gate-remote-access", "gate-opcodes", "gate-create-ep", "capability-table", "rdma-cm",
+            "device-report"};
+        if (args.length > 1) {
+            names = Arrays.copyOfRange(args, 1, args.length);
         }
-        System.exit(failures == 0 ? 0 : 1);
+        int passed = 0;
+        int failed = 0;
+        for (Configuration configuration : configurations()) {
+            try (Context context = Rdma.open(configuration.device())) {
+                System.out.println("configuration " + configuration.name() + ": profile of " + configuration.device()
+                        + " (expected " + configuration.expected().description() + "):");
+                System.out.print(context.profile().describe().indent(2));
+                PvrdmaDeviceCheck check = new PvrdmaDeviceCheck(context, configuration, args[0]);
+                for (String name : names) {
+                    if (!name.equals("device-report")) { // after every context is closed, as a user's run would be
+                        check.run(name);
+                    }
+                }
+                check.completions.close();
+                System.out.println("configuration " + configuration.name() + " (" + configuration.device() + "): "
+                        + check.passed + " passed, " + check.failed + " failed");
+                passed += check.passed;
+                failed += check.failed;
+            }
+        }
+        if (Arrays.asList(names).contains("device-report")) {
+            if (timed("device-report", PvrdmaDeviceCheck::deviceReport)) {
+                passed++;
+            } else {
+                failed++;
+            }
+        }
+        System.out.println(passed + " passed, " + failed + " failed");
+        System.exit(failed == 0 ? 0 : 1);
+    }
+
+    /**
+     * The guest's devices: RDMA_TEST_* describe the first (HWv13-class in tier pvrdma-hwv13, else HWv14-class);
+     * PANAMA_VERBS_PVRDMA_HWV13_* the HWv13-class device beside it in tier pvrdma-both.
+     */
+    private static List<Configuration> configurations() throws java.net.UnknownHostException {
+        boolean hwv13Tier = getenv("PANAMA_VERBS_GUEST_TIER", "pvrdma").equals("pvrdma-hwv13");
+        List<Configuration> configurations = new ArrayList<>();
+        configurations.add(new Configuration(hwv13Tier ? "pvrdma-hwv13" : "pvrdma",
+                getenv(DeviceUnderTest.DEVICE_ENV, "vmw_pvrdma0"),
+                Integer.parseInt(getenv(DeviceUnderTest.GID_INDEX_ENV, "-1")),
+                InetAddress.getByName(Objects.requireNonNullElse(DeviceUnderTest.addressOrNull(), "10.251.0.2")),
+                hwv13Tier ? HardwareClass.PVRDMA_HWV13 : HardwareClass.PVRDMA_HWV14));
+        String hwv13Device = System.getenv("PANAMA_VERBS_PVRDMA_HWV13_DEVICE");
+        if (hwv13Device != null && !hwv13Device.isBlank()) {
+            configurations.add(new Configuration("pvrdma-hwv13", hwv13Device,
+                    Integer.parseInt(getenv("PANAMA_VERBS_PVRDMA_HWV13_GID_INDEX", "-1")),
+                    InetAddress.getByName(getenv("PANAMA_VERBS_PVRDMA_HWV13_ADDRESS", "10.252.0.2")),
+                    HardwareClass.PVRDMA_HWV13));
+        }
+        return configurations;
     }
 
     /**
@@ -107,43 +146,54 @@ public final class PvrdmaDeviceCheck {
         check(exit == 0, "scripts/device-report exited with " + exit);
     }
 
-    /** The nested guest's address: the one it sets, else the one test-pvrdma gives it. */
-    private static InetAddress guestAddress() throws java.net.UnknownHostException {
-        String address = DeviceUnderTest.addressOrNull();
-        return InetAddress.getByName(address == null ? "10.251.0.2" : address);
-    }
-
     private static String getenv(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;
     }
 
     private void run(String name) {
+        if (timed(name, () -> runCheck(name))) {
+            passed++;
+        } else {
+            failed++;
+        }
+    }
+
+    /** A check's body; it fails by throwing. */
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    /** Runs one check and prints its line: PASS or FAIL, with its duration (and why it failed). */
+    private static boolean timed(String name, Body body) {
         long start = System.nanoTime();
         try {
-            switch (name) {
-                case "opcode-evidence" -> opcodeEvidence();
-                case "detection" -> detection();
-                case "srq" -> sharedReceiveQueue();
-                case "rc-send-recv" -> rcSendRecv();
-                case "gate-atomics" -> gateAtomics();
-                case "gate-inline" -> gateInline();
-                case "gate-qp-types" -> gateQueuePairTypes();
-                case "gate-ud-limit" -> gateUdLimit();
-                case "gate-remote-access" -> gateRemoteAccess();
-                case "gate-opcodes" -> gateOpcodes();
-                case "gate-create-ep" -> gateCreateEndpoint();
-                case "capability-table" -> capabilityTable();
-                case "rdma-cm" -> rdmaCm();
-                case "device-report" -> deviceReport();
-                default -> throw new IllegalArgumentException(name);
-            }
-            passed++;
+            body.run();
             System.out.printf("PASS %-20s %6.1f s%n", name, (System.nanoTime() - start) / 1e9);
+            return true;
         } catch (Throwable t) {
-            failed++;
             System.out.printf("FAIL %-20s %6.1f s: %s%n", name, (System.nanoTime() - start) / 1e9, t);
             t.printStackTrace(System.out);
+            return false;
+        }
+    }
+
+    private void runCheck(String name) throws Exception {
+        switch (name) {
+            case "opcode-evidence" -> opcodeEvidence();
+            case "detection" -> detection();
+            case "srq" -> sharedReceiveQueue();
+            case "rc-send-recv" -> rcSendRecv();
+            case "gate-atomics" -> gateAtomics();
+            case "gate-inline" -> gateInline();
+            case "gate-qp-types" -> gateQueuePairTypes();
+            case "gate-ud-limit" -> gateUdLimit();
+            case "gate-remote-access" -> gateRemoteAccess();
+            case "gate-opcodes" -> gateOpcodes();
+            case "gate-create-ep" -> gateCreateEndpoint();
+            case "capability-table" -> capabilityTable();
+            case "rdma-cm" -> rdmaCm();
+            default -> throw new IllegalArgumentException(name);
         }
     }
 
@@ -155,7 +205,6 @@ public final class PvrdmaDeviceCheck {
      * {@link Context#capabilities()}, under the detected profile and both emulated ones, attempted here.
      */
     private void capabilityTable() throws Exception {
-        InetAddress address = guestAddress();
         for (HardwareClass profile : HardwareClass.values()) {
             try (Context ctx = Rdma.open(context.name(), profile)) {
                 for (String line : new CapabilityTableCheck(ctx, gidIndex, address).run()) {
@@ -167,7 +216,6 @@ public final class PvrdmaDeviceCheck {
 
     /** rdma_create_ep is refused on the real device, before librdmacm is asked. */
     private void gateCreateEndpoint() throws Exception {
-        InetAddress address = guestAddress();
         try (CmEventChannel channel = CmEventChannel.create()) {
             try (CmId id = CmId.createEndpoint(channel, new InetSocketAddress(address, 0), true, PortSpace.TCP,
                     Duration.ofMinutes(2))) {
@@ -188,9 +236,8 @@ public final class PvrdmaDeviceCheck {
      */
     private void rdmaCm() throws Exception {
         String port = System.getenv("PANAMA_VERBS_CM_PORT");
-        check(port != null, "PANAMA_VERBS_CM_PORT names the port of the CmPeer echo-server JVM (scripts/test-pvrdma starts it)");
-        InetSocketAddress server = new InetSocketAddress(guestAddress(),
-                Integer.parseInt(port));
+        check(port != null, "PANAMA_VERBS_CM_PORT names the port of the C cm_sendrecv server (scripts/test-pvrdma starts it)");
+        InetSocketAddress server = new InetSocketAddress(address, Integer.parseInt(port));
         int[] lengths = {1, 32, 64};
         MemoryRegion[] buffer = new MemoryRegion[1];
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(3, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
