@@ -43,8 +43,7 @@ pv_aot_train() {
   # adapter dies of SIGILL on the guests' CPU, QEMU's qemu64 model, even when the training ran under
   # `qemu-x86_64 -cpu qemu64` (`taskset -c 0 qemu-x86_64 -cpu qemu64 java ...` reproduces it here every time).
   # Without them, linked classes ran there without a fault (6 of 6) and took another 15 % off an interpreted JVM's
-  # run; loaded classes alone take a third off a JVM's start. The default stays loaded-only: the tools that JIT
-  # were measured with it.
+  # run; loaded classes alone take a third off a JVM's start. The default stays loaded-only, for a JVM that compiles.
   LD_LIBRARY_PATH="$PWD/$stand_in${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RDMA_TEST_DEVICE=stub0 \
     timeout 120 "$java" "$linking" -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:-AOTStubCaching \
     -XX:AOTCacheOutput="$cache" "$@" > "$cache.log" 2>&1 || true
