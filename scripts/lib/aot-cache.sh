@@ -5,12 +5,10 @@
 # classes: the cache holds them loaded and linked. Test infrastructure only: nothing a user runs depends on it.
 #
 # Use:   . scripts/lib/aot-cache.sh
-#        pv_aot_train [--linked] CACHE JAVA_COMMAND...
-#                                             a training run: JAVA_COMMAND with -XX:AOTCacheOutput=CACHE added after
+#        pv_aot_train CACHE JAVA_COMMAND...   a training run: JAVA_COMMAND with -XX:AOTCacheOutput=CACHE added after
 #                                             its first word; its exit status and output (CACHE.log) do not matter,
 #                                             only whether CACHE was written. Needs cc and a JDK 25 or later; says why
-#                                             when it cannot make one (the tiers then run without it). --linked: the
-#                                             cache holds the classes linked too (below: when that is safe).
+#                                             when it cannot make one (the tiers then run without it).
 #        pv_aot_flags CACHE                   the options that use it ("-XX:AOTCache=CACHE"), or nothing
 #        pv_aot_stand_in                      prints the directory of the stand-in libibverbs.so.1 (builds it)
 # The JVMs that use a cache must be started with the training run's class path (jars only: the JVM does not archive
@@ -24,8 +22,6 @@ pv_aot_stand_in() {
 }
 
 pv_aot_train() {
-  local linking=-XX:-AOTClassLinking
-  [[ $1 == --linked ]] && { linking=-XX:+AOTClassLinking; shift; }
   local cache=$1; shift
   local java=$1; shift
   local major stand_in
@@ -42,10 +38,10 @@ pv_aot_train() {
   # Adapters and stubs stay out: they are machine code for the training CPU, and with JDK 25.0.3 a cached i2c
   # adapter dies of SIGILL on the guests' CPU, QEMU's qemu64 model, even when the training ran under
   # `qemu-x86_64 -cpu qemu64` (`taskset -c 0 qemu-x86_64 -cpu qemu64 java ...` reproduces it here every time).
-  # Without them, linked classes ran there without a fault (6 of 6) and took another 15 % off an interpreted JVM's
-  # run; loaded classes alone take a third off a JVM's start. The default stays loaded-only, for a JVM that compiles.
+  # Without them, the classes are archived loaded and linked: that ran there without a fault (6 of 6) and took
+  # another 15 % off an interpreted JVM's run; loaded classes alone take a third off a JVM's start.
   LD_LIBRARY_PATH="$PWD/$stand_in${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RDMA_TEST_DEVICE=stub0 \
-    timeout 120 "$java" "$linking" -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:-AOTStubCaching \
+    timeout 120 "$java" -XX:+AOTClassLinking -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:-AOTStubCaching \
     -XX:AOTCacheOutput="$cache" "$@" > "$cache.log" 2>&1 || true
   if [[ -f $cache ]]; then
     printf '[aot-cache] %s: %s MB from a training run on stub0\n' "${cache##*/}" "$(( $(stat -c %s "$cache") / 1048576 ))" >&2
