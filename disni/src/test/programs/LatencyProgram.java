@@ -57,8 +57,10 @@ public class LatencyProgram {
             }
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            // no compilation bean when the JVM runs interpreted (-Xint): no JIT time then
+            java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
             return new Usage(threads.getCurrentThreadAllocatedBytes(), count, millis,
-                    java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime(),
+                    jit == null ? 0 : jit.getTotalCompilationTime(),
                     threads.getCurrentThreadCpuTime(), threads.getCurrentThreadUserTime());
         }
 

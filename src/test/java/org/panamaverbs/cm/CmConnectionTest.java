@@ -68,6 +68,9 @@ class CmConnectionTest {
             String java = ProcessHandle.current().info().command().orElse("java");
             String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
             List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+            // C1 only, or what the guest's tiers set (interpreted): a JVM that lives seconds gains nothing from C2
+            command.addAll(List.of(System.getProperty("panamaverbs.test.peerJvmOptions",
+                    "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split(" +")));
             command.addAll(jvmOptions);
             command.addAll(List.of("-cp", classPath, CmPeer.class.getName()));
             command.addAll(Arrays.asList(args));

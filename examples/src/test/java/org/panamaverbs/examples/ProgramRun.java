@@ -19,8 +19,12 @@ import java.util.function.Predicate;
  * error goes into failure messages.
  */
 final class ProgramRun implements AutoCloseable {
-    /** Options for the short-lived example JVMs: C1 only, because C2 compiles cost seconds under emulation. */
-    private static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    /**
+     * Options for the short-lived example JVMs: C1 only (C2 compiles cost seconds under emulation), or
+     * {@code panamaverbs.test.peerJvmOptions} (the guest's tiers: interpreted).
+     */
+    private static final List<String> JVM_OPTIONS = List.of(System.getProperty("panamaverbs.test.peerJvmOptions",
+            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split(" +"));
 
     private final String name;
     private final Process process;

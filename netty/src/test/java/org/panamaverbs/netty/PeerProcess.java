@@ -29,7 +29,10 @@ final class PeerProcess implements AutoCloseable {
         this.reader = Thread.ofPlatform().daemon().start(this::read);
     }
 
-    /** {@link Peers} with {@code args} in a new JVM (C1 and the serial GC: quick to start under emulation). */
+    /**
+     * {@link Peers} with {@code args} in a new JVM (C1 and the serial GC: quick to start under emulation; or
+     * {@code panamaverbs.test.peerJvmOptions}, which the guest's tiers set to run it interpreted).
+     */
     static PeerProcess java(String... args) throws IOException {
         return java(List.of(), args);
     }
@@ -38,8 +41,9 @@ final class PeerProcess implements AutoCloseable {
     static PeerProcess java(List<String> jvmOptions, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(List.of(System.getProperty("panamaverbs.test.peerJvmOptions",
+                "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split(" +")));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath, Peers.class.getName()));
         command.addAll(List.of(args));

@@ -29,9 +29,12 @@ final class ProgramProcess implements AutoCloseable {
     static final Path REFERENCE_JAR = Path.of("target/disni-reference/disni-2.1.jar");
     private static final Path SOURCES = Path.of("src/test/programs");
     private static final Path COMPILED = Path.of("target/programs");
-    /** C1 only: the programs' behaviour does not depend on the JIT, and under emulation C2 costs start-up time. */
-    private static final List<String> JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-            "--enable-native-access=ALL-UNNAMED");
+    /**
+     * C1 only unless {@code panamaverbs.test.peerJvmOptions} says otherwise (the guest's tiers: interpreted): the
+     * programs' behaviour does not depend on the JIT, and under emulation compiling costs start-up time.
+     */
+    private static final List<String> JVM_FLAGS = List.of((System.getProperty("panamaverbs.test.peerJvmOptions",
+            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC") + " --enable-native-access=ALL-UNNAMED").trim().split(" +"));
     private static String classPath;
 
     private final Process process;
