@@ -15,6 +15,7 @@ public class CmException extends VerbsException {
     private final int status;
     /** The private data that came with the failure (a rejection's, typically), never null: empty if none. */
     private final byte[] privateData;
+    private final boolean requestWithdrawn;
 
     /**
      * An exception for a failed rdma_cm call or connection step; the message is formatted from
@@ -29,10 +30,16 @@ public class CmException extends VerbsException {
      * @param detail      what happened and what to do
      */
     public CmException(String call, int errno, CmEventType event, int status, byte[] privateData, String detail) {
+        this(call, errno, event, status, privateData, detail, false);
+    }
+
+    CmException(String call, int errno, CmEventType event, int status, byte[] privateData, String detail,
+            boolean requestWithdrawn) {
         super(call, errno, detail);
         this.event = event;
         this.status = status;
         this.privateData = privateData == null ? new byte[0] : privateData.clone();
+        this.requestWithdrawn = requestWithdrawn;
     }
 
     /**
@@ -65,6 +72,18 @@ public class CmException extends VerbsException {
      */
     public byte[] privateData() {
         return privateData.clone();
+    }
+
+    /**
+     * Whether a connection request's client withdrew it before the server accepted it: its connect gave up (its
+     * bound passed) or it closed, and the server's {@code rdma_create_qp} or {@code rdma_accept} on the request's
+     * id then failed with EINVAL (the kernel reports no event for a request not accepted yet).
+     * {@link RdmaServer#accept} skips such requests; a server that accepts by hand goes on to the next one.
+     *
+     * @return true for a request withdrawn before its accept; the errno is EINVAL then
+     */
+    public boolean requestWithdrawn() {
+        return requestWithdrawn;
     }
 
     /**

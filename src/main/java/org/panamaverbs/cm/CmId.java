@@ -73,6 +73,8 @@ public final class CmId implements AutoCloseable {
     private final MemorySegment rawId;
     private final Liveness liveness = new Liveness();
     private final PortSpace portSpace;
+    /** Made for a connection request (by the channel's reader), not by the application. */
+    private final boolean ofRequest;
     private final CmEventQueue events = new CmEventQueue();
     /** Set when a close begins: every later call throws. */
     private volatile boolean closed;
@@ -104,11 +106,12 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace) {
+    private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace, boolean ofRequest) {
         this.channel = channel;
         this.rawId = MemorySegment.ofAddress(id.address());
         this.id = liveness.scope(id.reinterpret(rdma_cm_id.layout().byteSize()));
         this.portSpace = portSpace;
+        this.ofRequest = ofRequest;
         channel.register(this);
     }
 
@@ -131,7 +134,7 @@ public final class CmId implements AutoCloseable {
                 if (rc != 0) {
                     throw new VerbsException("rdma_create_id", state.errno(), "port space " + portSpace);
                 }
-                return new CmId(channel, slot.get(ADDRESS, 0), portSpace);
+                return new CmId(channel, slot.get(ADDRESS, 0), portSpace, false);
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);
             }
@@ -200,7 +203,7 @@ public final class CmId implements AutoCloseable {
                         throw new VerbsException("rdma_migrate_id", errno, "moving the endpoint for " + address
                                 + " to " + channel);
                     }
-                    return new CmId(channel, id, portSpace);
+                    return new CmId(channel, id, portSpace, false);
                 }
             } finally {
                 rdma_cma_h.rdma_freeaddrinfo(res);
@@ -233,7 +236,7 @@ public final class CmId implements AutoCloseable {
 
     /** The id of a connection request, made by the channel's reader. */
     static CmId ofRequest(CmEventChannel channel, MemorySegment id, PortSpace portSpace) {
-        return new CmId(channel, id, portSpace);
+        return new CmId(channel, id, portSpace, true);
     }
 
     long address() {
@@ -496,7 +499,9 @@ public final class CmId implements AutoCloseable {
      * @return the queue pair, owned by this id; also returned by {@link #queuePair()} from now on
      * @throws IllegalStateException    if the id already has a queue pair or no device yet
      * @throws IllegalArgumentException for a type that does not match the port space, or foreign objects
-     * @throws VerbsException           naming {@code rdma_create_qp} and the errno
+     * @throws VerbsException           naming {@code rdma_create_qp} and the errno; on a request's id whose
+     *                                  client withdrew it, a {@link CmException} whose
+     *                                  {@link CmException#requestWithdrawn()} is true
      */
     public QueuePair createQueuePair(ProtectionDomain pd, QpConfig config) {
         QpType expected = portSpace == PortSpace.TCP ? QpType.RC : QpType.UD;
@@ -522,8 +527,10 @@ public final class CmId implements AutoCloseable {
                 try (CallState state = CallState.open()) {
                     int rc = (int) Native.CREATE_QP.invokeExact(state.segment(), id, pdHandle, init);
                     if (rc != 0) {
-                        throw new VerbsException("rdma_create_qp", state.errno(), expected + " queue pair on " + this
-                                + " (max_send_wr " + config.maxSendWr() + ", max_recv_wr " + config.maxRecvWr() + ")");
+                        String what = expected + " queue pair on " + this + " (max_send_wr " + config.maxSendWr()
+                                + ", max_recv_wr " + config.maxRecvWr() + ")";
+                        throw ofRequest && state.errno() == EINVAL ? requestWithdrawn("rdma_create_qp", what)
+                                : new VerbsException("rdma_create_qp", state.errno(), what);
                     }
                     return rdma_cm_id.qp(id);
                 } catch (Throwable t) {
@@ -602,7 +609,9 @@ public final class CmId implements AutoCloseable {
      *                   initiator depth (each lowered to the device's limit), retry counts
      * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
      * @throws IllegalArgumentException if the private data exceeds the limit
-     * @throws VerbsException           naming {@code rdma_accept} and the errno
+     * @throws VerbsException           naming {@code rdma_accept} and the errno; for a request its client
+     *                                  withdrew, a {@link CmException} whose {@link CmException#requestWithdrawn()}
+     *                                  is true
      */
     public void accept(ConnectionParameters parameters) {
         ensureOpen();
@@ -757,11 +766,26 @@ public final class CmId implements AutoCloseable {
             rdma_conn_param.rnr_retry_count(param, (byte) parameters.rnrRetryCount());
             int rc = (int) handle.invokeExact(state.segment(), id, param);
             if (rc != 0) {
-                throw new VerbsException(call, state.errno(), what + " on " + this);
+                throw ofRequest && state.errno() == EINVAL && call.equals("rdma_accept")
+                        ? requestWithdrawn(call, what + " on " + this)
+                        : new VerbsException(call, state.errno(), what + " on " + this);
             }
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
+    }
+
+    /**
+     * EINVAL from {@code rdma_create_qp} (which moves the queue pair to INIT through the request's CM state) or
+     * {@code rdma_accept} on a request's id: the kernel dropped the request because its client sent a reject
+     * (its connect gave up, or it closed), and it reports no event for a request the application has not
+     * accepted yet (the kernel's ucma: "the accept will just fail later").
+     */
+    private CmException requestWithdrawn(String call, String what) {
+        return new CmException(call, EINVAL, null, 0, null, what + ": the connection request from " + peerAddress()
+                + " is gone: its client withdrew it (its connect's bound passed, or it closed) before this accept."
+                + " Accept the next request; RdmaServer.accept skips such requests. If clients give up often,"
+                + " give their connect a longer bound or accept sooner", true);
     }
 
     private int privateDataLimit(int infinibandLimit) {

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.panamaverbs.internal.ControlEvents;
 
 /**
  * An rdma_cm listener: binds an address and port ({@code rdma_bind_addr}; {@code 0.0.0.0} or {@code ::}
@@ -65,23 +66,38 @@ public final class RdmaServer implements AutoCloseable {
      * with the options' private data (and offered region), and for RC waits until the connection is
      * established.
      *
+     * <p>A request whose client withdrew it before this accept (its connect gave up, or it closed;
+     * {@link CmException#requestWithdrawn()}) is closed, logged at INFO on logger {@code org.panamaverbs.cm},
+     * and skipped: the wait goes on for the next request within {@code timeout}.
+     *
      * @param timeout the longest wait for a request and its establishment together, not null; a request that
      *                arrives late gets what is left (at least 1 ms) to be established
-     * @return the connection, or null if no request arrived within {@code timeout}
+     * @return the connection, or null if no request (that its client still wanted) arrived within {@code timeout}
      * @throws CmException if the request could not be accepted or established in time (nothing is left open)
      */
     public Connection accept(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        CmEvent request = listener.awaitConnectionRequest(timeout);
-        if (request == null) {
-            return null;
+        Duration wait = timeout;
+        while (true) {
+            CmEvent request = listener.awaitConnectionRequest(wait);
+            if (request == null) {
+                return null;
+            }
+            try {
+                Connection connection = Connection.accept(request, options, deadline);
+                synchronized (accepted) {
+                    accepted.removeIf(c -> c.id().isClosed());
+                    accepted.add(connection);
+                }
+                return connection;
+            } catch (CmException e) {
+                if (!e.requestWithdrawn()) {
+                    throw e;
+                }
+                ControlEvents.CM.log(System.Logger.Level.INFO, "skipped a connection request: {0}", e.getMessage());
+            }
+            wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
         }
-        Connection connection = Connection.accept(request, options, deadline);
-        synchronized (accepted) {
-            accepted.removeIf(c -> c.id().isClosed());
-            accepted.add(connection);
-        }
-        return connection;
     }
 
     /**

@@ -26,9 +26,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.AddressHandle;
+import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.DeviceUnderTest;
 import org.panamaverbs.verbs.Grh;
 import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequests;
 import org.panamaverbs.verbs.SendFlags;
@@ -349,6 +353,37 @@ class CmConnectionTest {
             assertTrue(c.id().isClosed());
             assertTrue(c.queuePair().isClosed());
             assertTrue(c.protectionDomain().isClosed());
+        }
+    }
+
+    @Test
+    void aRequestItsClientWithdrewFailsItsAcceptClearlyAndTheServerSkipsIt() throws Exception {
+        try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(address, 0), ConnectionOptions.defaults(), 4);
+                Peer client = new Peer("withdrawing-client", address.getHostAddress(),
+                        Integer.toString(server.localAddress().getPort()))) {
+            client.expect("WITHDRAWN 1", TIMEOUT);
+            // the client's reject reaches this side's kernel in milliseconds on the device; no event reports it
+            Thread.sleep(1000);
+            CmEvent request = server.listeningId().awaitConnectionRequest(TIMEOUT);
+            assertNotNull(request, "the first request is still queued: " + client.output());
+            CmId id = request.id();
+            try (ProtectionDomain pd = id.context().allocateProtectionDomain();
+                    CompletionQueue cq = id.context().createCompletionQueue(16)) {
+                CmException e = assertThrows(CmException.class,
+                        () -> id.createQueuePair(pd, QpConfig.builder(cq).type(QpType.RC).build()));
+                assertTrue(e.requestWithdrawn(), e.toString());
+                assertEquals("EINVAL", e.errnoName());
+                assertTrue(e.getMessage().contains("withdrew it") && e.getMessage().contains("rdma_create_qp"), e.getMessage());
+                System.out.println("cm: a withdrawn request's accept: " + e.getMessage());
+                id.close();
+            }
+            client.expect("WITHDRAWN 2", TIMEOUT);
+            Thread.sleep(1000);
+            // the second withdrawn request is skipped; the third, which its client keeps, is accepted
+            Connection c = server.accept(TIMEOUT);
+            assertNotNull(c, "the third request was accepted: " + client.output());
+            assertArrayEquals(CmPeer.CLIENT_HELLO, c.peerPrivateData());
+            client.expect("CONNECTED", TIMEOUT);
         }
     }
 

@@ -14,6 +14,9 @@ import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.AddressHandle;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Grh;
+import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -36,6 +39,7 @@ import org.panamaverbs.verbs.WorkCompletions;
  * CmPeer stream-server ADDR    one RC connection receiving until killed
  * CmPeer loop-server ADDR N    N connections, concurrently: echo one SEND each, then wait for the disconnect
  * CmPeer rc-client ADDR PORT   connect, say CONNECTED, wait to be killed
+ * CmPeer withdrawing-client ADDR PORT  send two requests and withdraw each (WITHDRAWN n), then as rc-client
  * CmPeer create-ep ADDR        rdma_create_ep for ADDR (passive), printing what the gate says
  * CmPeer echo-server ADDR PORT N  one RC connection on PORT: echo N SENDs (SEND/RECV only, for PVRDMA)
  * </pre>
@@ -65,6 +69,7 @@ public final class CmPeer {
             case "stream-server" -> streamServer(address);
             case "loop-server" -> loopServer(address, Integer.parseInt(args[2]));
             case "rc-client" -> rcClient(new InetSocketAddress(address, Integer.parseInt(args[2])));
+            case "withdrawing-client" -> withdrawingClient(new InetSocketAddress(address, Integer.parseInt(args[2])));
             case "create-ep" -> createEndpoint(address);
             case "echo-server" -> echoServer(address, Integer.parseInt(args[2]), Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
@@ -390,5 +395,48 @@ public final class CmPeer {
         Thread.sleep(WAIT.toMillis()); // the test kills this process
         c.close();
         return false;
+    }
+
+    /**
+     * Two connection requests that their client withdraws, as a client whose connect gives up does: each one
+     * is sent ({@code rdma_connect}), its ESTABLISHED wait ends after 300 ms unanswered, and the id is closed
+     * (the kernel sends the server a reject). Then a connection as {@code rc-client} makes it.
+     */
+    private static boolean withdrawingClient(InetSocketAddress server) throws InterruptedException {
+        for (int i = 1; i <= 2; i++) {
+            CmEventChannel channel = CmEventChannel.create();
+            ProtectionDomain pd = null;
+            CompletionQueue cq = null;
+            try {
+                CmId id = CmId.create(channel, PortSpace.TCP);
+                id.resolveAddress(server, WAIT);
+                id.resolveRoute(WAIT);
+                pd = id.context().allocateProtectionDomain();
+                cq = id.context().createCompletionQueue(16);
+                id.createQueuePair(pd, QpConfig.builder(cq).type(QpType.RC).build());
+                try {
+                    id.connect(ConnectionParameters.defaults(), Duration.ofMillis(300));
+                    System.out.println("CONNECTED although the server did not accept");
+                    return false;
+                } catch (CmException e) {
+                    if (!e.timedOut()) {
+                        System.out.println("FAILED " + e);
+                        return false;
+                    }
+                }
+                id.close(); // rdma_destroy_id: the request is withdrawn (its queue pair closes with it)
+                System.out.println("WITHDRAWN " + i);
+                System.out.flush();
+            } finally {
+                channel.close();
+                if (cq != null) {
+                    cq.close();
+                }
+                if (pd != null) {
+                    pd.close();
+                }
+            }
+        }
+        return rcClient(server);
     }
 }
