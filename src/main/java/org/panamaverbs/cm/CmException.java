@@ -15,6 +15,7 @@ public class CmException extends VerbsException {
     private final int status;
     /** The private data that came with the failure (a rejection's, typically), never null: empty if none. */
     private final byte[] privateData;
+    /** Whether the failure was a connection request its client withdrew before the accept. */
     private final boolean requestWithdrawn;
 
     /**
