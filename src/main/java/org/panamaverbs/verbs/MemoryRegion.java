@@ -90,6 +90,7 @@ public final class MemoryRegion extends VerbsResource {
      * reachable from its protection domain.
      */
     static MemoryRegion registerTied(ProtectionDomain pd, Arena memoryOwner, MemorySegment segment, int access) {
+        requireRegistrable(segment, access); // before the hook, so that a refused segment adds nothing to the arena
         ArenaCloseHook hook = new ArenaCloseHook();
         // first, so that a thread the arena refuses (a confined arena's other threads) registers nothing
         MemorySegment.NULL.reinterpret(memoryOwner, ignored -> hook.arenaClosing());
@@ -100,6 +101,27 @@ public final class MemoryRegion extends VerbsResource {
         }
         region.tiedToArena = true;
         return region;
+    }
+
+    /**
+     * Refuses what the device must not be given: heap or empty segments, and a read-only segment with an access
+     * that lets the device write it (a read-only view may be the library's own, such as {@code cq.handle()}).
+     */
+    private static void requireRegistrable(MemorySegment segment, int access) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("only native memory can be registered: the device cannot address a"
+                    + " heap segment, which the garbage collector may move (allocate with an Arena instead)");
+        }
+        if (segment.byteSize() == 0) {
+            throw new IllegalArgumentException("a memory region needs at least one byte; the segment is empty");
+        }
+        int writes = Access.LOCAL_WRITE.bit() | Access.REMOTE_WRITE.bit() | Access.REMOTE_ATOMIC.bit();
+        if (segment.isReadOnly() && (access & writes) != 0) {
+            throw new IllegalArgumentException("the segment is read-only (a view from asReadOnly(), or a handle"
+                    + " this library gives out), and LOCAL_WRITE, REMOTE_WRITE or REMOTE_ATOMIC would let the device"
+                    + " write it: register writable memory, or this one without write access (sends and a peer's"
+                    + " RDMA READ need none)");
+        }
     }
 
     /** The arena's cleanup: closes the region, if it is still open, before the arena frees its memory. */
@@ -126,13 +148,7 @@ public final class MemoryRegion extends VerbsResource {
     }
 
     static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, Arena ownedMemory, int access) {
-        if (!segment.isNative()) {
-            throw new IllegalArgumentException("only native memory can be registered: the device cannot address a"
-                    + " heap segment, which the garbage collector may move (allocate with an Arena instead)");
-        }
-        if (segment.byteSize() == 0) {
-            throw new IllegalArgumentException("a memory region needs at least one byte; the segment is empty");
-        }
+        requireRegistrable(segment, access);
         if (!segment.scope().isAlive()) {
             throw new IllegalStateException("the segment's arena is already closed");
         }

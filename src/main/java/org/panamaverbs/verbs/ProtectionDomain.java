@@ -95,8 +95,8 @@ public final class ProtectionDomain extends VerbsResource {
      *                    need {@link Access#LOCAL_WRITE} (the verbs specification), so it is added for them
      * @return the region, owned by this domain; its {@link MemoryRegion#lkey()} goes into local entries and its
      *         {@link MemoryRegion#rkey()} and {@link MemoryRegion#address()} to a peer for remote access
-     * @throws IllegalArgumentException for a heap or zero-length segment, or one that is not memory of
-     *                                  {@code memoryOwner}
+     * @throws IllegalArgumentException for a heap or zero-length segment, one that is not memory of
+     *                                  {@code memoryOwner}, or a read-only one with a write access
      * @throws IllegalStateException    if this domain is closed or the arena already is (or closed meanwhile)
      * @throws WrongThreadException     if {@code memoryOwner} is confined to another thread
      * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
@@ -125,7 +125,9 @@ public final class ProtectionDomain extends VerbsResource {
      *                need {@link Access#LOCAL_WRITE} (the verbs specification), so it is added for them
      * @return the region, owned by this domain; its {@link MemoryRegion#lkey()} goes into local entries and its
      *         {@link MemoryRegion#rkey()} and {@link MemoryRegion#address()} to a peer for remote access
-     * @throws IllegalArgumentException for a heap or zero-length segment
+     * @throws IllegalArgumentException for a heap or zero-length segment, or a read-only one with
+     *                                  {@link Access#LOCAL_WRITE}, {@link Access#REMOTE_WRITE} or
+     *                                  {@link Access#REMOTE_ATOMIC}
      * @throws IllegalStateException    if this domain is closed or the segment's arena already is
      * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, and for
      *                                  {@link Access#RELAXED_ORDERING} on rdma-core before 28 (see {@link Rdma#rdmaCore()})

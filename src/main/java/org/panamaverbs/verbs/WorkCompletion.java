@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.Reference;
 import java.nio.ByteOrder;
 
 import org.panamaverbs.ffi.ibv_wc;
@@ -37,15 +38,18 @@ public final class WorkCompletion {
 
     private final MemorySegment array;
     private final long base;
+    /** The array's memory as its automatic arena allocated it: a kept completion keeps it from being freed. */
+    private final MemorySegment memory;
 
-    WorkCompletion(MemorySegment array, long base) {
+    WorkCompletion(MemorySegment array, long base, MemorySegment memory) {
         this.array = array;
         this.base = base;
+        this.memory = memory;
     }
 
     /** {@return {@code wr_id}: the id the work request was posted with} Valid whatever the status. */
     public long wrId() {
-        return array.get(JAVA_LONG, base + WR_ID);
+        return readLong(WR_ID);
     }
 
     /** {@return {@code status} as a constant, {@link WcStatus#UNKNOWN} for a value this library does not know} */
@@ -55,7 +59,7 @@ public final class WorkCompletion {
 
     /** {@return {@code status} as C's number, an {@code IBV_WC_*} status value (0 is success)} */
     public int statusCode() {
-        return array.get(JAVA_INT, base + STATUS);
+        return readInt(JAVA_INT, STATUS);
     }
 
     /** {@return whether {@code status} is {@code IBV_WC_SUCCESS}} */
@@ -78,7 +82,7 @@ public final class WorkCompletion {
      * @return the {@code ibv_wc_opcode} value the provider wrote
      */
     public int opcodeCode() {
-        return array.get(JAVA_INT, base + OPCODE);
+        return readInt(JAVA_INT, OPCODE);
     }
 
     /**
@@ -86,7 +90,7 @@ public final class WorkCompletion {
      * status; its meaning is the provider's.
      */
     public int vendorError() {
-        return array.get(JAVA_INT, base + VENDOR_ERR);
+        return readInt(JAVA_INT, VENDOR_ERR);
     }
 
     /**
@@ -94,7 +98,7 @@ public final class WorkCompletion {
      * the 40 bytes reserved for the GRH. The field is C's unsigned 32-bit value read as an int.
      */
     public int byteLength() {
-        return array.get(JAVA_INT, base + BYTE_LEN);
+        return readInt(JAVA_INT, BYTE_LEN);
     }
 
     /**
@@ -116,7 +120,7 @@ public final class WorkCompletion {
      * @return the sender's immediate value; meaningful only when {@link #hasImmediateData()} is true
      */
     public int immediateData() {
-        return array.get(BIG_ENDIAN_INT, base + IMM_DATA);
+        return readInt(BIG_ENDIAN_INT, IMM_DATA);
     }
 
     /**
@@ -124,17 +128,17 @@ public final class WorkCompletion {
      * share a completion queue.
      */
     public int qpNumber() {
-        return array.get(JAVA_INT, base + QP_NUM);
+        return readInt(JAVA_INT, QP_NUM);
     }
 
     /** {@return {@code src_qp}: the sending queue pair's number (UD receive completions)} */
     public int sourceQp() {
-        return array.get(JAVA_INT, base + SRC_QP);
+        return readInt(JAVA_INT, SRC_QP);
     }
 
     /** {@return {@code wc_flags} as C bits ({@code IBV_WC_GRH} 1, {@code IBV_WC_WITH_IMM} 2, ...)} */
     public int flags() {
-        return array.get(JAVA_INT, base + WC_FLAGS);
+        return readInt(JAVA_INT, WC_FLAGS);
     }
 
     /**
@@ -142,17 +146,17 @@ public final class WorkCompletion {
      * receives.
      */
     public int pkeyIndex() {
-        return Short.toUnsignedInt(array.get(JAVA_SHORT, base + PKEY_INDEX));
+        return Short.toUnsignedInt(readShort(PKEY_INDEX));
     }
 
     /** {@return {@code slid}: the source LID (InfiniBand UD), 0..65535; not meaningful on RoCE} */
     public int sourceLid() {
-        return Short.toUnsignedInt(array.get(JAVA_SHORT, base + SLID));
+        return Short.toUnsignedInt(readShort(SLID));
     }
 
     /** {@return {@code sl}: the service level of the received message, 0..15} */
     public int serviceLevel() {
-        return Byte.toUnsignedInt(array.get(JAVA_BYTE, base + SL));
+        return Byte.toUnsignedInt(readByte(SL));
     }
 
     /**
@@ -160,7 +164,7 @@ public final class WorkCompletion {
      * on InfiniBand UD receives through a port with an LMC above 0.
      */
     public int dlidPathBits() {
-        return Byte.toUnsignedInt(array.get(JAVA_BYTE, base + DLID_PATH_BITS));
+        return Byte.toUnsignedInt(readByte(DLID_PATH_BITS));
     }
 
     /**
@@ -175,7 +179,7 @@ public final class WorkCompletion {
         // six word reads the JIT unrolls, rather than MemorySegment.copy, whose copy stub costs more for 48 bytes
         long[] words = into.words;
         for (int i = 0; i < CompletionCopy.WORDS; i++) {
-            words[i] = array.get(JAVA_LONG, base + (long) i * Long.BYTES);
+            words[i] = readLong((long) i * Long.BYTES);
         }
         return into;
     }
@@ -185,5 +189,39 @@ public final class WorkCompletion {
         return "WorkCompletion[wr_id=" + wrId() + ", status=" + status() + ", opcode=" + opcode() + ", byte_len="
                 + byteLength() + (hasImmediateData() ? ", imm=0x" + Integer.toHexString(immediateData()) : "")
                 + ", qp=0x" + Integer.toHexString(qpNumber()) + "]";
+    }
+
+    // Each read ends with a reachability fence on this view, which holds the memory: the array's automatic arena
+    // cannot free it between the read of the fields and the read of the memory, even if the array was dropped.
+    private long readLong(long offset) {
+        try {
+            return array.get(JAVA_LONG, base + offset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private int readInt(ValueLayout.OfInt layout, long offset) {
+        try {
+            return array.get(layout, base + offset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private short readShort(long offset) {
+        try {
+            return array.get(JAVA_SHORT, base + offset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private byte readByte(long offset) {
+        try {
+            return array.get(JAVA_BYTE, base + offset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 }

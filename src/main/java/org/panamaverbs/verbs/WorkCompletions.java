@@ -14,7 +14,8 @@ import org.panamaverbs.ffi.ibv_wc;
  *
  * <p>Not thread-safe: give each polling thread its own. It belongs to the first thread that polls with it;
  * a poll from another thread throws {@link WrongThreadException}. Close it when done: polls and the flyweights then
- * throw, and the native array is returned once the object is unreachable. The poll hands the provider the
+ * throw, and the native array is returned once the object and every {@link WorkCompletion} taken from it are
+ * unreachable (a kept completion keeps the memory it reads). The poll hands the provider the
  * array's automatic-arena segment (no atomic scope acquire per call); the flyweights read a view of the
  * same memory scoped to a shared arena that {@link #close()} ends.
  */
@@ -42,7 +43,7 @@ public final class WorkCompletions extends InFlight implements AutoCloseable {
         this.views = new WorkCompletion[capacity];
         this.capacity = capacity;
         for (int i = 0; i < capacity; i++) {
-            views[i] = new WorkCompletion(array, i * WC_SIZE);
+            views[i] = new WorkCompletion(array, i * WC_SIZE, arrayForCall);
         }
     }
 
@@ -50,7 +51,8 @@ public final class WorkCompletions extends InFlight implements AutoCloseable {
      * Allocates room for {@code capacity} completions.
      *
      * @param capacity the number of {@code struct ibv_wc} slots, at least 1: the most one poll can return
-     * @return the array; the native memory is returned once the object is unreachable, {@link #close()} or not
+     * @return the array; the native memory is returned once the object and its completions are unreachable,
+     *         {@link #close()} or not
      * @throws IllegalArgumentException if {@code capacity} is not positive
      * @throws RdmaUnavailableException if libibverbs cannot be loaded
      */
