@@ -77,9 +77,9 @@ public final class RdmaServer implements AutoCloseable {
      */
     public Connection accept(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Duration wait = timeout;
         while (true) {
-            CmEvent request = listener.awaitConnectionRequest(wait);
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            CmEvent request = listener.awaitConnectionRequest(left);
             if (request == null) {
                 return null;
             }
@@ -96,7 +96,6 @@ public final class RdmaServer implements AutoCloseable {
                 }
                 ControlEvents.CM.log(System.Logger.Level.INFO, "skipped a connection request: {0}", e.getMessage());
             }
-            wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
         }
     }
 
