@@ -263,8 +263,8 @@ public final class CmEventChannel implements AutoCloseable {
         }
         try {
             if (event.type() == CmEventType.CONNECT_REQUEST) {
-                if (event.listenId() != null && !event.listenId().isClosed()) {
-                    event.listenId().deliver(event);
+                if (event.listenId() != null) {
+                    event.listenId().deliverRequest(event); // queued, or refused: full backlog, closed listener
                 } else {
                     event.id().close(); // its listener closed meanwhile: librdmacm's new id must still be freed
                 }

@@ -24,6 +24,13 @@ final class CmEventQueue {
         events.add(event);
     }
 
+    /** Takes every queued event off the queue (for a listener's close, which refuses the requests among them). */
+    java.util.List<CmEvent> drain() {
+        java.util.List<CmEvent> drained = new java.util.ArrayList<>();
+        events.drainTo(drained);
+        return drained;
+    }
+
     /** Wakes every thread waiting now or later: each gets {@link IllegalStateException}. */
     void close() {
         events.add(CLOSED_WAKE_UP);

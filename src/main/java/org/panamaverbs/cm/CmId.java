@@ -15,6 +15,7 @@ import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.ffi.rdmacm.rdma_conn_param;
 import org.panamaverbs.ffi.rdmacm.rdma_route;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.Liveness;
 import org.panamaverbs.internal.SocketAddresses;
 import org.panamaverbs.internal.Unchecked;
@@ -84,6 +85,8 @@ public final class CmId implements AutoCloseable {
     private boolean destroyed;
     private volatile boolean disconnected;
     private volatile QueuePair queuePair;
+    /** Set by {@link #listen}: the requests waiting on this listener, at most its backlog. */
+    private volatile ConnectionBacklog backlog;
 
     private static final class Native {
         static final MethodHandle CREATE_ID = capturing(rdma_cma_h.rdma_create_id$address(), rdma_cma_h.rdma_create_id$descriptor());
@@ -450,16 +453,21 @@ public final class CmId implements AutoCloseable {
     /**
      * {@code rdma_listen}: connection requests arrive as {@link #awaitConnectionRequest} results.
      *
-     * @param backlog how many connection requests may wait to be taken; the kernel replaces 0, and anything
-     *                above its limit ({@code net.rdma_ucm.max_backlog}, 1024 by default), with that limit
+     * @param backlog how many connection requests may wait to be taken; 0, negative values and anything above the
+     *                kernel's limit ({@code net.rdma_ucm.max_backlog}, 1024 by default) mean that limit. A request
+     *                that arrives while that many wait is refused (its client sees {@code REJECTED}), and closing
+     *                this id refuses those still waiting, as the kernel does for a C listener
      * @throws IllegalStateException if the id is closed
      * @throws VerbsException naming {@code rdma_listen} and the errno (for example when the id is not bound)
      */
     public void listen(int backlog) {
         ensureOpen();
+        ConnectionBacklog before = this.backlog;
+        this.backlog = ConnectionBacklog.of(backlog); // before rdma_listen: its first request may come at once
         try (CallState state = CallState.open()) {
             int rc = (int) Native.LISTEN.invokeExact(state.segment(), id, backlog);
             if (rc != 0) {
+                this.backlog = before;
                 throw new VerbsException("rdma_listen", state.errno(), "on " + localAddress() + " (bind first)");
             }
         } catch (Throwable t) {
@@ -728,7 +736,41 @@ public final class CmId implements AutoCloseable {
      */
     public CmEvent awaitEvent(Duration timeout) {
         ensureOpen();
-        return events.await(timeout, this);
+        CmEvent event = events.await(timeout, this);
+        ConnectionBacklog waiting = backlog;
+        if (event != null && waiting != null && event.type() == CmEventType.CONNECT_REQUEST) {
+            waiting.taken();
+        }
+        return event;
+    }
+
+    /**
+     * Called by the channel's reader for a connection request to this listening id: queued, or refused
+     * (rejected and destroyed) when the backlog is full or this listener is closing.
+     */
+    void deliverRequest(CmEvent request) {
+        ConnectionBacklog waiting = backlog;
+        if (waiting != null && waiting.offer(request, events)) {
+            return;
+        }
+        String why = waiting == null ? this + " is not listening" : closed ? this + " was closed"
+                : "the backlog of " + this + " (" + waiting.limit() + ") is full";
+        ControlEvents.CM.log(System.Logger.Level.INFO, "refused the connection request on " + request.id() + ": " + why);
+        refuse(request.id());
+    }
+
+    /** Rejects a request that will not be accepted and destroys its id; neither may stop the caller. */
+    private static void refuse(CmId request) {
+        try {
+            request.reject(null);
+        } catch (RuntimeException alreadyGone) {
+            // the client withdrew, or the id is closed: destroying it below is all that is left to do
+        }
+        try {
+            request.close();
+        } catch (RuntimeException stuck) {
+            ControlEvents.CM.log(System.Logger.Level.WARNING, "destroying the refused request " + request + " failed", stuck);
+        }
     }
 
     /** Called by the channel's reader for every event of this id. */
@@ -898,6 +940,12 @@ public final class CmId implements AutoCloseable {
         try {
             if (qp != null) {
                 qp.close(); // waits for posts in flight; rdma_destroy_qp needs the id, so it goes first
+            }
+            ConnectionBacklog waiting = backlog;
+            if (waiting != null) {
+                for (CmEvent request : waiting.close(events)) {
+                    refuse(request.id()); // as the kernel does for a closed C listener: no request outlives it
+                }
             }
             events.close();
             liveness.end(this); // waits for the calls that hold the id

@@ -38,6 +38,11 @@ public final class FdPoller {
 
     private final Object lock = new Object();
     private final List<Waiter> waiters = new ArrayList<>();
+    /**
+     * How many {@link #wakeAll} calls ran (written under {@link #lock}): a waiter that registers after a close's wake-up
+     * sees the count moved since its last attempt and tries again instead of parking past the close.
+     */
+    private volatile long wakeAlls;
     private final int wakeFd;
     private final MemorySegment wakeBuffer = Arena.global().allocate(JAVA_LONG);
 
@@ -69,8 +74,16 @@ public final class FdPoller {
      *         non-blocking call and wait again on EAGAIN)
      */
     public boolean awaitReadable(int fd, long timeoutNanos) {
+        return awaitReadable(fd, timeoutNanos, wakeAlls);
+    }
+
+    /** {@link #awaitReadable(int, long)}, returning at once if a {@link #wakeAll} ran since {@code seen}. */
+    private boolean awaitReadable(int fd, long timeoutNanos, long seen) {
         Waiter waiter = new Waiter(fd, Thread.currentThread());
         synchronized (lock) {
+            if (wakeAlls != seen) {
+                return true;
+            }
             waiters.add(waiter);
         }
         wake();
@@ -111,6 +124,7 @@ public final class FdPoller {
     public <T> T awaitNonBlocking(int fd, long timeoutNanos, Supplier<T> tryOnce) {
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
+            long seen = wakeAlls; // before the attempt, so a close after it is never missed
             T result = tryOnce.get();
             if (result != null) {
                 return result;
@@ -122,8 +136,42 @@ public final class FdPoller {
             if (remaining <= 0) {
                 return null;
             }
-            awaitReadable(fd, remaining);
+            awaitReadable(fd, remaining, seen);
         }
+    }
+
+    /**
+     * {@link #wakeAll} on the poller if it was started (else nobody waits): for closes, which must not start it.
+     */
+    public static void wakeAllWaitingFor(int fd) {
+        FdPoller poller;
+        synchronized (FdPoller.class) {
+            poller = instance;
+        }
+        if (poller != null) {
+            poller.wakeAll(fd);
+        }
+    }
+
+    /**
+     * Wakes every thread waiting for {@code fd}, as if it were readable: called by the close of what owns the
+     * descriptor (or of what a waiter waits for through it) after that object is marked closed, so that each
+     * waiter's next attempt throws the closed-resource exception at once instead of parking until its timeout.
+     * A waiter between its attempt and its park when this runs does not park either.
+     */
+    public void wakeAll(int fd) {
+        synchronized (lock) {
+            wakeAlls++;
+            for (int i = waiters.size() - 1; i >= 0; i--) {
+                Waiter waiter = waiters.get(i);
+                if (waiter.fd == fd) {
+                    waiters.remove(i);
+                    waiter.ready = true;
+                    LockSupport.unpark(waiter.thread);
+                }
+            }
+        }
+        wake(); // the poller must stop polling a descriptor its owner is about to close
     }
 
     private void wake() {

@@ -161,6 +161,11 @@ final class AsyncEventDispatcher {
         }
     }
 
+    /** Wakes every thread waiting in {@link #await}: the context is closed, so each next attempt throws. */
+    void wakeWaiters() {
+        FdPoller.wakeAllWaitingFor(asyncFd);
+    }
+
     /** Wakes the dispatcher thread (if any) to end: the context is closed, which its loop checks. */
     void stop() {
         if (thread != null) {

@@ -160,14 +160,34 @@ public final class CompletionChannel extends VerbsResource {
      * @return the completion queue that signalled, or null on timeout or if the thread is interrupted (its
      *         interrupt status stays set)
      * @throws VerbsException        naming {@code ibv_get_cq_event} on failure
-     * @throws IllegalStateException if the channel is closed
+     * @throws IllegalStateException if the channel is closed, including by another thread while this one waits
+     *                               (the close wakes every waiter)
      */
     public CompletionQueue awaitEvent(Duration timeout) {
         return FdPoller.instance().awaitNonBlocking(fd, timeout.toNanos(), eventReader);
     }
 
+    /**
+     * {@link #awaitEvent} for {@link CompletionQueue#awaitCompletions}: {@code reader} checks that queue is open
+     * before each {@link #tryGetEvent}, so that its close ends the wait too.
+     */
+    CompletionQueue awaitEvent(long timeoutNanos, Supplier<CompletionQueue> reader) {
+        return FdPoller.instance().awaitNonBlocking(fd, timeoutNanos, reader);
+    }
+
+    /** Wakes every thread waiting on this channel: each retries, and throws if what it waits for is closed. */
+    void wakeWaiters() {
+        FdPoller.wakeAllWaitingFor(fd);
+    }
+
+    /** A close wakes the waiters after the flag is set, so none parks past it (each next attempt throws). */
+    @Override
+    void beforeHandshake() {
+        wakeWaiters();
+    }
+
     /** One non-blocking {@code ibv_get_cq_event}; null when no event is pending. Allocates nothing. */
-    private CompletionQueue tryGetEvent() {
+    CompletionQueue tryGetEvent() {
         ensureOpen();
         int rc;
         int errno = 0;

@@ -3,6 +3,7 @@ package org.panamaverbs.verbs;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.panamaverbs.ffi.ibv_cq;
 import org.panamaverbs.ffi.ibverbs_h;
@@ -28,6 +29,8 @@ public final class CompletionQueue extends VerbsResource {
 
     private final Context context;
     private final CompletionChannel channel;
+    /** The channel's event reader, refusing once this queue is closed; null without a channel. */
+    private final Supplier<CompletionQueue> ownEventReader;
     private final MemorySegment handle;
     /** The handle's address, for polls ({@link InFlight} keeps it alive during them). */
     private final long address;
@@ -93,6 +96,10 @@ public final class CompletionQueue extends VerbsResource {
         super(context.treeLock(), channel == null ? new VerbsResource[] {context} : new VerbsResource[] {context, channel});
         this.context = context;
         this.channel = channel;
+        this.ownEventReader = channel == null ? null : () -> {
+            ensureOpen();
+            return channel.tryGetEvent();
+        };
         this.handle = scoped(handle);
         this.address = handle.address();
         this.pollFunction = context.pollCqFunction;
@@ -252,7 +259,8 @@ public final class CompletionQueue extends VerbsResource {
      * @param timeout     how long to wait in total; zero or negative never waits (the queue is still polled
      *                    and armed); not null
      * @return the number of completions in {@code completions}, or 0 if none arrived within {@code timeout}
-     * @throws IllegalStateException if the queue has no channel of its own
+     * @throws IllegalStateException if the queue has no channel of its own, or is closed, including by another
+     *                               thread while this one waits (the close wakes it)
      * @throws VerbsException        if arming or polling fails
      */
     public int awaitCompletions(WorkCompletions completions, Duration timeout) {
@@ -275,7 +283,7 @@ public final class CompletionQueue extends VerbsResource {
                 return n;
             }
             long remaining = deadline - System.nanoTime();
-            if (remaining <= 0 || channel.awaitEvent(Duration.ofNanos(remaining)) == null) {
+            if (remaining <= 0 || channel.awaitEvent(remaining, ownEventReader) == null) {
                 return pollOrThrow(completions);
             }
         }
@@ -287,6 +295,14 @@ public final class CompletionQueue extends VerbsResource {
             throw new VerbsException("ibv_poll_cq", -n, toString());
         }
         return n;
+    }
+
+    /** A thread in {@link #awaitCompletions} waits on the channel: the close wakes it, and its next attempt throws. */
+    @Override
+    void beforeHandshake() {
+        if (channel != null) {
+            channel.wakeWaiters();
+        }
     }
 
     @Override

@@ -350,7 +350,7 @@ public final class Context extends VerbsResource {
      *
      * @param timeout how long to wait at most; zero or negative makes one non-blocking attempt; not null
      * @return the event, or null on timeout or if the thread is interrupted (its interrupt status stays set)
-     * @throws IllegalStateException if the context is closed
+     * @throws IllegalStateException if the context is closed, including by another thread while this one waits
      * @throws VerbsException naming {@code ibv_get_async_event} if reading the event fails
      */
     public AsyncEvent awaitAsyncEvent(Duration timeout) {
@@ -380,6 +380,12 @@ public final class Context extends VerbsResource {
      */
     public void removeAsyncEventListener(Consumer<AsyncEvent> listener) {
         asyncEvents.removeListener(listener);
+    }
+
+    /** A thread in {@link #awaitAsyncEvent} is woken by the close, after the flag is set, and throws. */
+    @Override
+    void beforeHandshake() {
+        asyncEvents.wakeWaiters();
     }
 
     /** Closed: the backstop has nothing left to watch, and the dispatcher (if any) is woken to end. */

@@ -53,6 +53,8 @@ public final class MemoryRegion extends VerbsResource {
      * context's region generation on, which every post compares.
      */
     private boolean tiedToArena;
+    /** The arena's ties, for a region {@link #registerTied} made; it leaves them when closed. */
+    private ArenaTies ties;
 
     private static final class Native {
         /** The exported {@code ibv_reg_mr} (IBVERBS_1.1), for a libibverbs without {@code ibv_reg_mr_iova2}. */
@@ -83,19 +85,16 @@ public final class MemoryRegion extends VerbsResource {
     }
 
     /**
-     * Registers memory of {@code memoryOwner} and ties the region to it: a cleanup added to the arena now,
-     * after the memory's allocation, runs before the arena frees that memory (an arena runs its cleanups
-     * newest first) and closes the region there. The cleanup holds the region weakly, so that it neither
-     * keeps a closed region nor, for an automatic arena, the arena itself reachable; a region that is open is
-     * reachable from its protection domain.
+     * Registers memory of {@code memoryOwner} and ties the region to it ({@link ArenaTies}): the arena's close
+     * closes the region before it frees the memory.
      */
     static MemoryRegion registerTied(ProtectionDomain pd, Arena memoryOwner, MemorySegment segment, int access) {
-        requireRegistrable(segment, access); // before the hook, so that a refused segment adds nothing to the arena
-        ArenaCloseHook hook = new ArenaCloseHook();
+        requireRegistrable(segment, access); // before the tie, so that a refused segment adds nothing to the arena
         // first, so that a thread the arena refuses (a confined arena's other threads) registers nothing
-        MemorySegment.NULL.reinterpret(memoryOwner, ignored -> hook.arenaClosing());
+        ArenaTies ties = ArenaTies.of(memoryOwner);
         MemoryRegion region = register(pd, segment, null, access);
-        if (!hook.tie(region)) { // the arena closed while the region was being registered: undo it
+        region.ties = ties;
+        if (!ties.tie(region)) { // the arena closed while the region was being registered: undo it
             region.close();
             throw new IllegalStateException("the arena of " + region + " was closed while it was being registered");
         }
@@ -121,29 +120,6 @@ public final class MemoryRegion extends VerbsResource {
                     + " this library gives out), and LOCAL_WRITE, REMOTE_WRITE or REMOTE_ATOMIC would let the device"
                     + " write it: register writable memory, or this one without write access (sends and a peer's"
                     + " RDMA READ need none)");
-        }
-    }
-
-    /** The arena's cleanup: closes the region, if it is still open, before the arena frees its memory. */
-    private static final class ArenaCloseHook {
-        private java.lang.ref.WeakReference<MemoryRegion> region;
-        private boolean arenaClosed;
-
-        /** Whether the arena is still open; if so, its close will close {@code created}. */
-        synchronized boolean tie(MemoryRegion created) {
-            region = new java.lang.ref.WeakReference<>(created);
-            return !arenaClosed;
-        }
-
-        void arenaClosing() {
-            MemoryRegion created;
-            synchronized (this) {
-                arenaClosed = true;
-                created = region == null ? null : region.get();
-            }
-            if (created != null) {
-                created.close(); // waits for posts in flight; the memory is freed after this returns
-            }
         }
     }
 
@@ -360,6 +336,13 @@ public final class MemoryRegion extends VerbsResource {
     @Override
     void beforeHandshake() {
         context.regionClosed();
+    }
+
+    @Override
+    void afterClose() {
+        if (ties != null) {
+            ties.untie(this);
+        }
     }
 
     /** Any post in flight may name this region in a scatter-gather entry: closing waits for all of them. */

@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
+import org.panamaverbs.ffi.ibv_pd;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
@@ -43,7 +44,8 @@ public final class ProtectionDomain extends VerbsResource {
                 throw new VerbsException("ibv_alloc_pd", state.errno(), "device " + context.name()
                         + " (max_pd " + context.attributes().maxPd() + ")");
             }
-            ProtectionDomain created = new ProtectionDomain(context, pd);
+            // the struct's size, so that handle() reads its fields (context, handle) as the other objects' do
+            ProtectionDomain created = new ProtectionDomain(context, pd.reinterpret(ibv_pd.layout().byteSize()));
             ControlEvents.protectionDomainCreated(event, context.name(), created.toString());
             return created;
         } catch (Throwable t) {

@@ -117,11 +117,18 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /**
      * Called at the end of each constructor: how to free the native object, by close or, if the whole tree
-     * becomes unreachable unclosed, by the {@link Backstop}. {@code free} must not refer to this object.
+     * becomes unreachable unclosed, by the {@link Backstop} (which first ends the handle's scope, as close does).
+     * {@code free} must not refer to this object.
      */
     final void own(Runnable free) {
         this.nativeFree = free;
-        this.backstopEntry = treeLock.add(toString(), free);
+        Liveness scope = liveness;
+        String what = toString();
+        // as close does: handle() views a program kept must throw, not read the memory the backstop frees
+        this.backstopEntry = treeLock.add(what, () -> {
+            scope.end(what);
+            free.run();
+        });
     }
 
     /** The backstop forgets this object: another owner frees it, or it was freed another way. */

@@ -1,6 +1,7 @@
 package org.panamaverbs.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -308,5 +310,65 @@ class CmMisuseTest {
                 }
             }).count();
         }
+    }
+
+    /**
+     * Misuse round 3 (docs/misuse.md): {@code listen(backlog)} bounds the requests a listener holds, and its close
+     * refuses those it held. Before, the channel's reader took every request off the kernel, so {@code listen(1)}
+     * held 24 as open kernel ids, and they stayed open on the channel after the listener closed.
+     */
+    @Test
+    void theBacklogBoundsTheRequestsHeldAndTheListenersCloseRefusesThem() throws Exception {
+        int backlog = 2;
+        int clients = 6;
+        Duration bound = Duration.ofSeconds(120);
+        try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(address, 0), ConnectionOptions.defaults(), backlog)) {
+            CmId listener = server.listeningId();
+            InetSocketAddress target = new InetSocketAddress(address, server.localAddress().getPort());
+            List<CompletableFuture<Throwable>> outcomes = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+                outcomes.add(outcome);
+                Thread.ofVirtual().start(() -> {
+                    try (Connection unexpected = Connection.connect(target, ConnectionOptions.defaults(), bound)) {
+                        outcome.complete(null);
+                    } catch (Throwable t) {
+                        outcome.complete(t);
+                    }
+                });
+            }
+            // nobody accepts: all but the backlog's requests are refused at once
+            long deadline = System.nanoTime() + bound.toNanos();
+            while (outcomes.stream().filter(CompletableFuture::isDone).count() < clients - backlog) {
+                assertTrue(System.nanoTime() < deadline, "clients refused: " + outcomes.stream().filter(CompletableFuture::isDone).count());
+                Thread.sleep(50);
+            }
+            Thread.sleep(1000); // a request beyond the bound would have been taken by now
+            long held = listener.channel().ids().size() - 1;
+            System.out.println("cm: listen(" + backlog + ") with " + clients + " clients held " + held + " requests");
+            assertEquals(backlog, held, () -> "requests held by the listener: " + listener.channel().ids()
+                    + "; the clients' outcomes so far: " + outcomes.stream().map(o -> o.getNow(null)).toList());
+            assertEquals(clients - backlog, outcomes.stream().filter(CompletableFuture::isDone).count(),
+                    "the requests within the backlog wait");
+            for (CompletableFuture<Throwable> outcome : outcomes) {
+                if (outcome.isDone()) {
+                    assertRefused(outcome.get());
+                }
+            }
+
+            long closing = System.nanoTime();
+            listener.close();
+            assertEquals(List.of(), listener.channel().ids(), "no request outlives its listener");
+            for (CompletableFuture<Throwable> outcome : outcomes) {
+                assertRefused(outcome.get(bound.toSeconds(), TimeUnit.SECONDS));
+            }
+            System.out.println("cm: the listener's close refused the held requests; their clients knew in "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closing) + " ms");
+        }
+    }
+
+    private static void assertRefused(Throwable outcome) {
+        CmException refused = assertInstanceOf(CmException.class, outcome, "a refused client's connect: " + outcome);
+        assertEquals(CmEventType.REJECTED, refused.event(), refused.getMessage());
     }
 }

@@ -188,6 +188,41 @@ class DropInMisuseTest {
         }
     }
 
+    /**
+     * A thread in {@code getCqEvent(cq, -1)} (no timeout) while another destroys the queue and the channel, as
+     * DiSNI's {@code RdmaCqProcessor} shutdown does: it ends at once in {@code IOException}. Before, it stayed
+     * blocked after both destroys returned.
+     */
+    @Test
+    void aWaitForACompletionEventEndsWhenTheChannelIsDestroyed() throws Exception {
+        try (Context device = open()) {
+            IbvContext context = IbvContext.of(device);
+            IbvCompChannel channel = context.createCompChannel();
+            IbvCQ cq = context.createCQ(channel, 16, 0);
+            cq.reqNotification(false).execute().free();
+            java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                try {
+                    channel.getCqEvent(cq, -1);
+                    ended.complete(null);
+                } catch (Throwable t) {
+                    ended.complete(t);
+                }
+            });
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING) {
+                assertTrue(System.nanoTime() < deadline && waiter.isAlive(), "the waiter did not park: " + ended.getNow(null));
+                Thread.sleep(10);
+            }
+            Thread.sleep(100);
+            cq.destroyCQ();
+            channel.destroyCompChannel();
+            Throwable outcome = ended.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(outcome instanceof IOException, "the waiter ended with IOException: " + outcome);
+            assertTrue(outcome.getMessage().contains("ibv_get_cq_event"), outcome.getMessage());
+        }
+    }
+
     /** A {@code num_sge} far beyond its list, in more than one request: IOException, not NegativeArraySizeException. */
     @Test
     void scatterGatherCountsBeyondTheirListsAreRefused() throws Exception {
