@@ -48,6 +48,26 @@ class DroppedAndReadOnlyMemoryTest extends DeviceTest {
         }
     }
 
+    /**
+     * The same question for the other flyweights over automatic memory: a request kept from a dropped
+     * {@code SendWorkRequests} / {@code RecvWorkRequests} holds its chain, so it writes and reads its own memory.
+     */
+    @Test
+    void aRequestKeptFromADroppedChainStillWritesItsOwnMemory() throws InterruptedException {
+        SendWorkRequest send = SendWorkRequests.allocate(LARGE / 4, 1).get(LARGE / 4 - 1);
+        RecvWorkRequest recv = RecvWorkRequests.allocate(LARGE / 4, 1).get(0);
+        send.wrId(41);
+        recv.wrId(42);
+        for (int i = 0; i < 10; i++) {
+            System.gc(); // the chains are unreachable but through the kept requests
+            Thread.sleep(20);
+        }
+        assertEquals(41, send.wrId());
+        assertEquals(42, recv.wrId());
+        send.wrId(43).opcode(WrOpcode.SEND);
+        assertEquals(43, send.wrId());
+    }
+
     @Test
     @SuppressWarnings("deprecation") // the deprecated registration is the one that took the library's handles
     void aReadOnlySegmentIsRefusedForEveryWriteAccess() {

@@ -117,9 +117,18 @@ class FuzzTest extends DeviceTest {
         } else if (dice < 780) {
             name = "post receive";
             op = this::postReceive;
-        } else if (dice < 975) {
+        } else if (dice < 962) {
             name = "poll";
             op = () -> pickMostlyOpen(cqs).poll(wcs, random.nextInt(wcs.capacity() + 2));
+        } else if (dice < 967) {
+            name = "keep a completion of an array dropped without close";
+            op = this::keepACompletionOfADroppedArray;
+        } else if (dice < 972) {
+            name = "register a read-only view for the device to write";
+            op = this::registerReadOnly;
+        } else if (dice < 975) {
+            name = "close what a parked thread waits on";
+            op = this::closeUnderAParkedWaiter;
         } else if (dice < 980) {
             name = "raise num_sge over an entry whose region closed since the last post";
             op = this::raiseNumSgeAfterClose;
@@ -462,6 +471,111 @@ class FuzzTest extends DeviceTest {
                 record.finding("a channel reader did not end within 30 s of its completion queue's and channel's close");
             }
             mr.close();
+        } finally {
+            channel.close();
+        }
+    }
+
+    /** A completion kept from an array that was dropped, with the id its poll read: it must read the same later. */
+    private record KeptCompletion(WorkCompletion completion, long wrId) {
+    }
+
+    private final List<KeptCompletion> kept = new ArrayList<>();
+
+    /**
+     * Polls into a new array that is then dropped without {@code close()} (its Javadoc allows it), keeps one of its
+     * completions, and reads every kept completion again: each must still read what its poll wrote, however many
+     * collections freed the dropped arrays' automatic arenas meanwhile.
+     */
+    private void keepACompletionOfADroppedArray() {
+        WorkCompletions dropped = WorkCompletions.allocate(1 + random.nextInt(4));
+        if (pickOpen(cqs).poll(dropped) > 0) {
+            WorkCompletion completion = dropped.get(0);
+            kept.add(new KeptCompletion(completion, completion.wrId()));
+            if (kept.size() > 16) {
+                kept.removeFirst();
+            }
+        }
+        if (random.nextInt(20) == 0) {
+            System.gc(); // the dropped arrays' memory is freed now, unless a kept completion holds it
+        }
+        for (KeptCompletion k : kept) {
+            if (k.completion().wrId() != k.wrId()) {
+                record.finding("a completion kept from a dropped array read " + k.completion().wrId() + " where its poll"
+                        + " read " + k.wrId());
+            }
+        }
+    }
+
+    /** A read-only view (a handle, or {@code asReadOnly()} memory) registered with a write access: refused, or a finding. */
+    @SuppressWarnings("deprecation") // the deprecated registration is the one that took the library's handles
+    private void registerReadOnly() {
+        ProtectionDomain pd = pickOpen(pds);
+        Access write = switch (random.nextInt(3)) {
+            case 0 -> Access.LOCAL_WRITE;
+            case 1 -> Access.REMOTE_WRITE;
+            default -> Access.REMOTE_ATOMIC;
+        };
+        MemoryRegion accepted;
+        if (random.nextBoolean()) {
+            java.lang.foreign.MemorySegment handle = switch (random.nextInt(3)) {
+                case 0 -> pd.handle();
+                case 1 -> pickOpen(cqs).handle();
+                default -> pickOpen(qps).handle();
+            };
+            accepted = pd.register(handle, write);
+        } else {
+            Arena arena = Arena.ofShared();
+            callerArenas.add(arena);
+            java.lang.foreign.MemorySegment memory = arena.allocate(4096, 4096).asReadOnly();
+            accepted = random.nextBoolean() ? pd.register(arena, memory, write) : pd.register(memory, write);
+        }
+        accepted.close();
+        record.finding("a read-only segment was registered with " + write + ": " + accepted);
+    }
+
+    /**
+     * A platform or virtual thread waits (ten minutes) on a new channel's event, or on its queue's completions, and
+     * this thread closes the queue or the channel at a random moment, maybe before the waiter parks: the waiter
+     * must end within 10 s, with the closed-resource exception.
+     */
+    private void closeUnderAParkedWaiter() {
+        Context ctx = pickOpen(pds).context();
+        CompletionChannel channel = ctx.createCompletionChannel();
+        try {
+            CompletionQueue cq = ctx.createCompletionQueue(4, channel);
+            boolean onQueue = random.nextBoolean();
+            Thread.Builder kind = random.nextBoolean() ? Thread.ofPlatform() : Thread.ofVirtual();
+            Thread waiter = kind.start(() -> run(-1, "parked waiter", () -> {
+                try (WorkCompletions completions = WorkCompletions.allocate(2)) {
+                    Object outcome = onQueue ? cq.awaitCompletions(completions, Duration.ofMinutes(10))
+                            : channel.awaitEvent(Duration.ofMinutes(10));
+                    record.finding("a wait on a closed " + (onQueue ? "queue" : "channel") + " returned " + outcome
+                            + " instead of throwing");
+                }
+            }));
+            int delayMillis = random.nextInt(30);
+            if (delayMillis > 0) {
+                try {
+                    Thread.sleep(delayMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (random.nextBoolean()) {
+                cq.close();
+            }
+            channel.close();
+            try {
+                waiter.join(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (waiter.isAlive()) {
+                waiter.interrupt();
+                record.finding("a thread waiting on " + (onQueue ? "a queue's completions" : "a channel's event")
+                        + " was still parked 10 s after the close");
+            }
         } finally {
             channel.close();
         }
