@@ -11,8 +11,8 @@ import java.util.List;
  *
  * <p>The kernel bounds only the requests its event channel holds unread, and the channel's reader takes every
  * event at once; so the bound of {@code rdma_listen(id, backlog)} is kept here instead: a request beyond it is
- * refused (rejected and destroyed, as the kernel refuses one beyond its queue), and closing the listener refuses
- * every request still waiting, so that none outlives it.
+ * refused (rejected and destroyed, where the kernel would refuse one beyond its own queue), and closing the
+ * listener refuses every request still waiting, so that none outlives it.
  */
 final class ConnectionBacklog {
     /** What the kernel uses for a backlog of 0 or one above it: {@code net.rdma_ucm.max_backlog}. */

@@ -41,7 +41,13 @@ class RsocketInteropTest extends DeviceTest {
     /** The files rcopy copies: some MiB and an odd tail, random. */
     private static final int RCOPY_BYTES = (4 << 20) + 12345;
     static String tool(String name) {
-        for (String dir : List.of("/usr/bin", "/usr/local/bin", "/bin")) {
+        // PATH first: an rdma-core build tree's own tools (scripts/rdma-core-versions puts its bin/ there), then the system's
+        List<String> dirs = new java.util.ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(":")));
+        dirs.addAll(List.of("/usr/bin", "/usr/local/bin", "/bin"));
+        for (String dir : dirs) {
+            if (dir.isEmpty()) {
+                continue;
+            }
             if (Files.isExecutable(Path.of(dir, name))) {
                 return dir + "/" + name;
             }
