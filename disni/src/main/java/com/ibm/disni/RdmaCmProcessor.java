@@ -67,8 +67,8 @@ public class RdmaCmProcessor implements Runnable {
                 cmConsumer.dispatchCmEvent(event);
                 event.ackEvent();
             } catch (Throwable e) {
-                if (closed.get()) {
-                    break;
+                if (closed.get() || !cmChannel.isOpen()) {
+                    break; // closed, or its channel destroyed under it: every later wait would throw at once
                 }
                 logger.warn("CM processor: " + e, e);
             }

@@ -261,7 +261,13 @@ final class PanamaCm extends RdmaCm {
     @Override
     public RdmaCmEvent getCmEvent(RdmaEventChannel cmChannel, int timeout) throws IOException {
         try {
-            return timeout < 0 ? cmChannel.events.take() : cmChannel.events.poll(timeout, TimeUnit.MILLISECONDS);
+            RdmaCmEvent event = timeout < 0 ? cmChannel.events.take()
+                    : cmChannel.events.poll(timeout, TimeUnit.MILLISECONDS);
+            if (event == RdmaEventChannel.CLOSED) {
+                cmChannel.events.add(RdmaEventChannel.CLOSED); // for the next waiter
+                throw new IOException("rdma_get_cm_event: the event channel was closed");
+            }
+            return event;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for an rdma_cm event", e);

@@ -19,8 +19,10 @@ public class RdmaEventChannel {
 
     /** The Panama Verbs channel behind this object; null for one made with the protected constructor. */
     final CmEventChannel pv;
-    /** The events of this channel's ids, oldest first. */
+    /** The events of this channel's ids, oldest first; {@link #CLOSED} last once closed. */
     final LinkedBlockingQueue<RdmaCmEvent> events = new LinkedBlockingQueue<>();
+    /** Queued by {@link #close()} to wake every waiter in {@link #getCmEvent}; never returned. */
+    static final RdmaCmEvent CLOSED = closedMarker();
 
     /**
      * An object with no channel behind it (its calls throw {@code IOException}); kept because DiSNI 2.1 has
@@ -67,9 +69,23 @@ public class RdmaEventChannel {
         return isOpen;
     }
 
-    /** Marks this object closed; the channel is freed by {@link #destroyEventChannel()}. */
+    /**
+     * Marks this object closed; the channel is freed by {@link #destroyEventChannel()}. A thread waiting in
+     * {@link #getCmEvent(int)}, with or without a timeout, is woken and gets {@code IOException}.
+     */
     public void close() {
-        isOpen = false;
+        if (isOpen) {
+            isOpen = false;
+            events.add(CLOSED);
+        }
+    }
+
+    private static RdmaCmEvent closedMarker() {
+        try {
+            return new RdmaCmEvent(-1, null, null);
+        } catch (IOException impossible) {
+            throw new IllegalStateException(impossible);
+        }
     }
 
     /**
@@ -98,7 +114,9 @@ public class RdmaEventChannel {
      *
      * @param timeout milliseconds; negative waits without bound
      * @return the event, or null if none arrived in time
-     * @throws IOException if the wait is interrupted
+     * @throws IOException if the channel was closed or destroyed, also while this thread waits (the close wakes
+     *                     every waiter; events that arrived before the close are still returned first), or if the
+     *                     wait is interrupted
      */
     public RdmaCmEvent getCmEvent(int timeout) throws IOException {
         return cm.getCmEvent(this, timeout);

@@ -223,6 +223,35 @@ class DropInMisuseTest {
         }
     }
 
+    /**
+     * A thread in {@code getCmEvent(-1)} (no timeout) while another destroys the event channel: it ends at once in
+     * {@code IOException}, and so does every later wait. Before, it stayed blocked for good.
+     */
+    @Test
+    void aWaitForAnRdmaCmEventEndsWhenTheChannelIsDestroyed() throws Exception {
+        RdmaEventChannel channel = RdmaEventChannel.createEventChannel();
+        channel.createId(RdmaCm.RDMA_PS_TCP);
+        java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                channel.getCmEvent(-1);
+                ended.complete(null);
+            } catch (Throwable t) {
+                ended.complete(t);
+            }
+        });
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (waiter.getState() != Thread.State.WAITING) {
+            assertTrue(System.nanoTime() < deadline && waiter.isAlive(), "the waiter did not park: " + ended.getNow(null));
+            Thread.sleep(10);
+        }
+        channel.destroyEventChannel();
+        Throwable outcome = ended.get(20, java.util.concurrent.TimeUnit.SECONDS);
+        assertTrue(outcome instanceof IOException, "the waiter ended with IOException: " + outcome);
+        assertTrue(outcome.getMessage().contains("closed"), outcome.getMessage());
+        assertThrows(IOException.class, () -> channel.getCmEvent(1000), "a later wait on the destroyed channel");
+    }
+
     /** A {@code num_sge} far beyond its list, in more than one request: IOException, not NegativeArraySizeException. */
     @Test
     void scatterGatherCountsBeyondTheirListsAreRefused() throws Exception {
