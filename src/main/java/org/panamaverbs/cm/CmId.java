@@ -77,6 +77,8 @@ public final class CmId implements AutoCloseable {
     /** Made for a connection request (by the channel's reader), not by the application. */
     private final boolean ofRequest;
     private final CmEventQueue events = new CmEventQueue();
+    /** This id's number in its channel's table, kept in {@code rdma_cm_id.context} for finding it from an event. */
+    private final int slot;
     /** Set when a close begins: every later call throws. */
     private volatile boolean closed;
     /** A close is under way on some thread; guarded by this. */
@@ -115,7 +117,9 @@ public final class CmId implements AutoCloseable {
         this.id = liveness.scope(id.reinterpret(rdma_cm_id.layout().byteSize()));
         this.portSpace = portSpace;
         this.ofRequest = ofRequest;
-        channel.register(this);
+        this.slot = channel.register(this);
+        // a user field librdmacm never reads (it copies it to the ids of a listener's requests); set before any event
+        rdma_cm_id.context(id.reinterpret(rdma_cm_id.layout().byteSize()), MemorySegment.ofAddress(slot));
     }
 
     /**
@@ -383,6 +387,7 @@ public final class CmId implements AutoCloseable {
 
     /** {@link #resolveAddress(InetSocketAddress, Duration)} with the wait for the event bounded by {@code wait}. */
     void resolveAddress(InetSocketAddress destination, Duration timeout, Duration wait) {
+        requireQueue("resolveAddress");
         beginResolveAddress(destination, timeout);
         events.expectAfterNativeTimeout(CmEventType.ADDR_RESOLVED, "rdma_resolve_addr", timeout,
                 wait.minus(timeout), "resolving " + destination, this);
@@ -420,6 +425,7 @@ public final class CmId implements AutoCloseable {
 
     /** {@link #resolveRoute(Duration)} with the wait for the event bounded by {@code wait}. */
     void resolveRoute(Duration timeout, Duration wait) {
+        requireQueue("resolveRoute");
         beginResolveRoute(timeout);
         events.expectAfterNativeTimeout(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", timeout,
                 wait.minus(timeout), "to " + peerAddress(), this);
@@ -585,6 +591,7 @@ public final class CmId implements AutoCloseable {
      *                     {@code UNREACHABLE}, {@code CONNECT_ERROR}, or nothing in time
      */
     public CmEvent connect(ConnectionParameters parameters, Duration timeout) {
+        requireQueue("connect");
         beginConnect(parameters);
         return expect(CmEventType.ESTABLISHED, "rdma_connect", timeout, "connecting to " + peerAddress());
     }
@@ -700,6 +707,7 @@ public final class CmId implements AutoCloseable {
      *         device was removed, {@code RDMA_CM_EVENT_DEVICE_REMOVAL}), false if the timeout passed first
      */
     public boolean awaitDisconnected(Duration timeout) {
+        requireQueue("awaitDisconnected");
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!disconnected) {
             long remaining = deadline - System.nanoTime();
@@ -735,7 +743,7 @@ public final class CmId implements AutoCloseable {
      *                               interrupt status is set again)
      */
     public CmEvent awaitEvent(Duration timeout) {
-        ensureOpen();
+        requireQueue("awaitEvent");
         CmEvent event = events.await(timeout, this);
         ConnectionBacklog waiting = backlog;
         if (event != null && waiting != null && event.type() == CmEventType.CONNECT_REQUEST) {
@@ -753,14 +761,16 @@ public final class CmId implements AutoCloseable {
         if (waiting != null && waiting.offer(request, events)) {
             return;
         }
-        String why = waiting == null ? this + " is not listening" : closed ? this + " was closed"
-                : "the backlog of " + this + " (" + waiting.limit() + ") is full";
-        ControlEvents.CM.log(System.Logger.Level.INFO, "refused the connection request on " + request.id() + ": " + why);
-        refuse(request.id());
+        refuse(request.id(), waiting == null ? this + " is not listening" : closed ? this + " was closed"
+                : "the backlog of " + this + " (" + waiting.limit() + ") is full");
     }
 
-    /** Rejects a request that will not be accepted and destroys its id; neither may stop the caller. */
-    private static void refuse(CmId request) {
+    /**
+     * Rejects a request that will not be accepted and destroys its id, saying {@code why} at INFO; neither may stop
+     * the caller.
+     */
+    static void refuse(CmId request, String why) {
+        ControlEvents.CM.log(System.Logger.Level.INFO, "refused the connection request on " + request + ": " + why);
         try {
             request.reject(null);
         } catch (RuntimeException alreadyGone) {
@@ -773,17 +783,31 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** Called by the channel's reader for every event of this id. */
+    /** Called by the channel's reader for every event of this id, after {@link #observed}. */
     void deliver(CmEvent event) {
-        if (event.type() == CmEventType.DISCONNECTED || event.type() == CmEventType.DEVICE_REMOVAL) {
-            disconnected = true;
-        }
         events.deliver(event);
     }
 
+    /** Called by the channel for every event of this id, before anyone sees it. Allocates nothing. */
+    void observed(CmEventType type) {
+        if (type == CmEventType.DISCONNECTED || type == CmEventType.DEVICE_REMOVAL) {
+            disconnected = true;
+        }
+    }
+
     private CmEvent expect(CmEventType wanted, String call, Duration timeout, String what) {
-        ensureOpen();
+        requireQueue(call);
         return events.expect(wanted, call, timeout, what, this);
+    }
+
+    /** The blocking calls wait on this id's queue, which an id of a polled channel does not have. */
+    private void requireQueue(String call) {
+        ensureOpen();
+        if (channel.isPolled()) {
+            throw new IllegalStateException(call + " on " + this + ": its channel is polled (CmEventChannel.createPolled()),"
+                    + " so its events go to the handler of CmEventChannel.poll; start each step with its begin call"
+                    + " (beginResolveAddress, beginResolveRoute, beginConnect) and take the outcome there");
+        }
     }
 
     /** CM reject reason 8: no listener for the service id (port). */
@@ -944,7 +968,7 @@ public final class CmId implements AutoCloseable {
             ConnectionBacklog waiting = backlog;
             if (waiting != null) {
                 for (CmEvent request : waiting.close(events)) {
-                    refuse(request.id()); // as the kernel does for a closed C listener: no request outlives it
+                    refuse(request.id(), this + " was closed"); // as the kernel does for a closed C listener: no request outlives it
                 }
             }
             events.close();
@@ -956,7 +980,7 @@ public final class CmId implements AutoCloseable {
             }
             throw stuck;
         }
-        channel.unregister(this);
+        channel.unregister(this, slot);
         // rdma_destroy_id waits in the kernel (ib_cm's cm_destroy_id) until the connection's outstanding MADs are
         // answered or time out, with no bound of its own: it runs on a platform thread of its own (a virtual one would
         // pin its carrier for as long) and the close waits for it as long as for a call in flight

@@ -171,6 +171,11 @@ public final class ControlEvents {
         }
     }
 
+    /** Whether {@link #connectionEvent} at {@code level} would log or record (a caller that must not allocate asks first). */
+    public static boolean isConnectionEventWanted(Level level) {
+        return isRecording(Kind.CONNECTION_EVENT) || CM.isLoggable(level);
+    }
+
     /** An rdma_cm event; {@code level} by its kind (errors WARNING). {@code peer} is computed only if reported. */
     public static void connectionEvent(Level level, String eventType, int status, String cmId,
             java.util.function.Supplier<String> peer) {

@@ -49,6 +49,8 @@ public final class CompletionChannel extends VerbsResource {
      * an event loop reads an event per wake-up, which must not allocate. Readers take turns on it.
      */
     private final MemorySegment eventCall;
+    /** The capture buffer alone: a downcall given a larger one allocates a slice of it on every call. */
+    private final MemorySegment errnoCapture;
     private final MemorySegment cqOut;
     private final MemorySegment contextOut;
     private static final long CQ_OUT = alignUp(CallState.bufferSize(), ADDRESS.byteSize());
@@ -67,6 +69,7 @@ public final class CompletionChannel extends VerbsResource {
         this.handle = scoped(handle);
         this.fd = ibv_comp_channel.fd(handle);
         this.eventCall = Arena.ofAuto().allocate(CONTEXT_OUT + ADDRESS.byteSize(), ADDRESS.byteAlignment());
+        this.errnoCapture = eventCall.asSlice(0, CallState.bufferSize());
         this.cqOut = eventCall.asSlice(CQ_OUT, ADDRESS);
         this.contextOut = eventCall.asSlice(CONTEXT_OUT, ADDRESS);
         MemorySegment raw = raw(handle);
@@ -195,12 +198,12 @@ public final class CompletionChannel extends VerbsResource {
         // the descriptor is non-blocking, so a reader holds the buffer for one short call
         synchronized (eventCall) {
             try {
-                rc = (int) Native.GET_CQ_EVENT.invokeExact(eventCall, handle, cqOut, contextOut);
+                rc = (int) Native.GET_CQ_EVENT.invokeExact(errnoCapture, handle, cqOut, contextOut);
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);
             }
             if (rc != 0) {
-                errno = CallState.errnoIn(eventCall);
+                errno = CallState.errnoIn(errnoCapture);
             } else {
                 address = cqOut.get(JAVA_LONG, 0);
             }
