@@ -96,6 +96,19 @@ class ExamplesDeviceTest {
     }
 
     @Test
+    void polledConnectionsSixteenAtOnceFromOneThreadEachSide() throws Exception {
+        String address = rdmaAddress();
+        String port = Integer.toString(ThreadLocalRandom.current().nextInt(20000, 30000));
+        try (ProgramRun server = ProgramRun.onClassPath(PolledConnections.class, "server", address, port, "16")) {
+            server.awaitLine(line -> line.startsWith("server: listening"), RUN_TIMEOUT);
+            try (ProgramRun client = ProgramRun.onClassPath(PolledConnections.class, "client", address, port, "16")) {
+                assertOutput("polled-connections-client", client);
+            }
+            assertOutput("polled-connections-server", server);
+        }
+    }
+
+    @Test
     void tcpExchangeServerAndClientInTwoProcesses() throws Exception {
         try (ProgramRun server = ProgramRun.onClassPath(TcpExchange.class, "server", "0", device)) {
             String waiting = server.awaitLine(line -> line.startsWith("server: waiting on TCP port"), RUN_TIMEOUT);
