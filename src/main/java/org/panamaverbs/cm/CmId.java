@@ -5,14 +5,12 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.lang.ref.WeakReference;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
 import org.panamaverbs.ffi.rdmacm.rdma_addr;
 import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
-import org.panamaverbs.ffi.rdmacm.rdma_conn_param;
 import org.panamaverbs.ffi.rdmacm.rdma_route;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
@@ -59,13 +57,7 @@ public final class CmId implements AutoCloseable {
     public static final Duration EVENT_DELIVERY_MARGIN = Duration.ofSeconds(30);
 
     /** The name of the thread on which {@link #close()} runs {@code rdma_destroy_id} (thread dumps; the fuzzer). */
-    static final String DESTROY_THREAD_NAME = "panama-verbs-cm-destroy";
-
-    /**
-     * The wrapper of each device context rdma_cm opened, by {@code cm_id->verbs}, held weakly: a context the
-     * application no longer reaches must stay collectable, so that its backstop frees what was left open on it.
-     */
-    private static final java.util.Map<Long, WeakReference<Context>> CONTEXTS = new java.util.HashMap<>();
+    static final String DESTROY_THREAD_NAME = IdDestroyer.THREAD_NAME;
 
     private final CmEventChannel channel;
     /** The id, as a read-only segment of {@link #liveness}: every call that hands it to librdmacm keeps it alive. */
@@ -101,10 +93,6 @@ public final class CmId implements AutoCloseable {
         static final MethodHandle ACCEPT = capturing(rdma_cma_h.rdma_accept$address(), rdma_cma_h.rdma_accept$descriptor());
         static final MethodHandle REJECT = capturing(rdma_cma_h.rdma_reject$address(), rdma_cma_h.rdma_reject$descriptor());
         static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
-        static final MethodHandle DESTROY_ID = capturing(rdma_cma_h.rdma_destroy_id$address(), rdma_cma_h.rdma_destroy_id$descriptor());
-        static final MethodHandle GETADDRINFO = capturing(rdma_cma_h.rdma_getaddrinfo$address(), rdma_cma_h.rdma_getaddrinfo$descriptor());
-        static final MethodHandle CREATE_EP = capturing(rdma_cma_h.rdma_create_ep$address(), rdma_cma_h.rdma_create_ep$descriptor());
-        static final MethodHandle MIGRATE_ID = capturing(rdma_cma_h.rdma_migrate_id$address(), rdma_cma_h.rdma_migrate_id$descriptor());
 
         private static MethodHandle capturing(MemorySegment address, java.lang.foreign.FunctionDescriptor descriptor) {
             return CallState.capturingErrno(address, descriptor);
@@ -178,67 +166,12 @@ public final class CmId implements AutoCloseable {
      */
     public static CmId createEndpoint(CmEventChannel channel, InetSocketAddress address, boolean passive,
             PortSpace portSpace, Duration timeout) {
-        requireCreateEndpoint(channel, address, passive, portSpace, timeout);
-        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment hints = arena.allocate(org.panamaverbs.ffi.rdmacm.rdma_addrinfo.layout());
-            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_flags(hints, (passive ? rdma_cma_h.RAI_PASSIVE() : 0)
-                    | rdma_cma_h.RAI_NUMERICHOST());
-            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_port_space(hints, portSpace.code());
-            org.panamaverbs.ffi.rdmacm.rdma_addrinfo.ai_qp_type(hints, portSpace == PortSpace.TCP ? QpType.RC.code()
-                    : QpType.UD.code());
-            MemorySegment info = arena.allocate(ADDRESS);
-            MemorySegment node = arena.allocateFrom(address.getAddress().getHostAddress());
-            MemorySegment service = arena.allocateFrom(Integer.toString(address.getPort()));
-            int rc = (int) Native.GETADDRINFO.invokeExact(state.segment(), node, service, hints, info);
-            if (rc != 0) {
-                throw new VerbsException("rdma_getaddrinfo", rc < 0 ? state.errno() : rc, address
-                        + (passive ? " (passive)" : ""));
-            }
-            MemorySegment res = info.get(ADDRESS, 0);
-            try {
-                MemorySegment slot = arena.allocate(ADDRESS);
-                rc = (int) Native.CREATE_EP.invokeExact(state.segment(), slot, res, MemorySegment.NULL, MemorySegment.NULL);
-                if (rc != 0) {
-                    throw new VerbsException("rdma_create_ep", state.errno(), address + (passive ? " (passive)" : ""));
-                }
-                MemorySegment id = slot.get(ADDRESS, 0);
-                synchronized (channel) {
-                    rc = (int) Native.MIGRATE_ID.invokeExact(state.segment(), id, channel.handle());
-                    if (rc != 0) {
-                        int errno = state.errno();
-                        rdma_cma_h.rdma_destroy_ep(id);
-                        throw new VerbsException("rdma_migrate_id", errno, "moving the endpoint for " + address
-                                + " to " + channel);
-                    }
-                    return new CmId(channel, id, portSpace, false);
-                }
-            } finally {
-                rdma_cma_h.rdma_freeaddrinfo(res);
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
-        }
+        return CmEndpoints.create(channel, address, passive, portSpace, timeout);
     }
 
-    /** Finds the device(s) that would serve {@code address} and asks their policy about {@code rdma_create_ep}. */
-    private static void requireCreateEndpoint(CmEventChannel channel, InetSocketAddress address, boolean passive,
-            PortSpace portSpace, Duration timeout) {
-        if (passive && address.getAddress().isAnyLocalAddress()) {
-            for (org.panamaverbs.verbs.RdmaDevice device : org.panamaverbs.verbs.Rdma.devices()) {
-                try (Context context = org.panamaverbs.verbs.Rdma.open(device.name())) {
-                    VerbsBridge.get().requireCreateEndpoint(context);
-                }
-            }
-            return;
-        }
-        try (CmId probe = create(channel, portSpace)) {
-            if (passive) {
-                probe.bind(address);
-            } else {
-                probe.resolveAddress(address, timeout);
-            }
-            VerbsBridge.get().requireCreateEndpoint(probe.context());
-        }
+    /** An id librdmacm made ({@code rdma_create_ep}) and moved to {@code channel}, which it now belongs to. */
+    static CmId adopt(CmEventChannel channel, MemorySegment id, PortSpace portSpace) {
+        return new CmId(channel, id, portSpace, false);
     }
 
     /** The id of a connection request, made by the channel's reader. */
@@ -286,16 +219,7 @@ public final class CmId implements AutoCloseable {
             throw new IllegalStateException(this + " is not bound to a device yet: bind it to a device's address or"
                     + " resolve an address first");
         }
-        synchronized (CONTEXTS) {
-            CONTEXTS.values().removeIf(held -> held.get() == null);
-            WeakReference<Context> held = CONTEXTS.get(verbs.address());
-            Context context = held == null ? null : held.get();
-            if (context == null || context.isClosed()) {
-                context = VerbsBridge.get().borrowContext(verbs, "librdmacm (rdma_cm's device context)");
-                CONTEXTS.put(verbs.address(), new WeakReference<>(context));
-            }
-            return context;
-        }
+        return BorrowedContexts.of(verbs);
     }
 
     /**
@@ -820,16 +744,7 @@ public final class CmId implements AutoCloseable {
         checkPrivateData(call, data, limit);
         DeviceAttributes device = context().attributes();
         try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment param = arena.allocate(rdma_conn_param.layout());
-            if (data.length > 0) {
-                rdma_conn_param.private_data(param, arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, data));
-                rdma_conn_param.private_data_len(param, (byte) data.length);
-            }
-            // more than the device allows fails the RTR/RTS transition inside rdma_cm with a bare EINVAL
-            rdma_conn_param.responder_resources(param, (byte) Math.min(parameters.responderResources(), device.maxQpRdAtom()));
-            rdma_conn_param.initiator_depth(param, (byte) Math.min(parameters.initiatorDepth(), device.maxQpInitRdAtom()));
-            rdma_conn_param.retry_count(param, (byte) parameters.retryCount());
-            rdma_conn_param.rnr_retry_count(param, (byte) parameters.rnrRetryCount());
+            MemorySegment param = ConnectionParameters.write(parameters, data, device, arena);
             int rc = (int) handle.invokeExact(state.segment(), id, param);
             if (rc != 0) {
                 throw ofRequest && state.errno() == EINVAL && call.equals("rdma_accept")
@@ -981,41 +896,13 @@ public final class CmId implements AutoCloseable {
             throw stuck;
         }
         channel.unregister(this, slot);
-        // rdma_destroy_id waits in the kernel (ib_cm's cm_destroy_id) until the connection's outstanding MADs are
-        // answered or time out, with no bound of its own: it runs on a platform thread of its own (a virtual one would
-        // pin its carrier for as long) and the close waits for it as long as for a call in flight
-        int[] outcome = new int[2]; // rc, errno
-        Thread destroyer = Thread.ofPlatform().daemon().name(DESTROY_THREAD_NAME).unstarted(() -> {
-            try (CallState state = CallState.open()) {
-                outcome[0] = (int) Native.DESTROY_ID.invokeExact(state.segment(), rawId);
-                outcome[1] = state.errno();
-            } catch (Throwable t) {
-                outcome[0] = -1;
-                outcome[1] = 0;
-            } finally {
-                synchronized (this) {
-                    destroyed = true;
-                    closing = false;
-                    notifyAll();
-                }
+        IdDestroyer.destroy(rawId, this, () -> {
+            synchronized (this) {
+                destroyed = true;
+                closing = false;
+                notifyAll();
             }
         });
-        destroyer.start();
-        try {
-            if (!destroyer.join(java.time.Duration.ofNanos(Liveness.CLOSE_WAIT_NANOS))) {
-                throw new IllegalStateException("rdma_destroy_id for " + this + " has not returned within "
-                        + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(Liveness.CLOSE_WAIT_NANOS) + " s (librdmacm"
-                        + " waits for the id's reported events to be acknowledged and the kernel for the connection's"
-                        + " teardown); it goes on in the background and frees the id when it returns");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while " + this + " was being destroyed; rdma_destroy_id goes on"
-                    + " in the background", e);
-        }
-        if (outcome[0] != 0) {
-            throw new VerbsException("rdma_destroy_id", outcome[1], toString());
-        }
     }
 
     @Override

@@ -1,6 +1,12 @@
 package org.panamaverbs.cm;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+
+import org.panamaverbs.ffi.rdmacm.rdma_conn_param;
+import org.panamaverbs.verbs.DeviceAttributes;
 
 /**
  * {@code struct rdma_conn_param}: what {@code rdma_connect} and {@code rdma_accept} negotiate, and what a
@@ -115,5 +121,27 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
         if (value < 0 || value > max) {
             throw new IllegalArgumentException(name + " must be in 0.." + max + ", not " + value);
         }
+    }
+
+    /**
+     * A {@code struct rdma_conn_param} in {@code arena} for {@code rdma_connect} / {@code rdma_accept}: {@code data}
+     * (already checked against the call's limit) and the parameters, with responder resources and initiator depth
+     * lowered to {@code device}'s limits (more fails the RTR/RTS transition inside rdma_cm with a bare EINVAL).
+     */
+    static MemorySegment write(ConnectionParameters parameters, byte[] data,
+            DeviceAttributes device, Arena arena) {
+        MemorySegment param = arena.allocate(rdma_conn_param.layout());
+        if (data.length > 0) {
+            rdma_conn_param.private_data(param,
+                    arena.allocateFrom(ValueLayout.JAVA_BYTE, data));
+            rdma_conn_param.private_data_len(param, (byte) data.length);
+        }
+        rdma_conn_param.responder_resources(param,
+                (byte) Math.min(parameters.responderResources(), device.maxQpRdAtom()));
+        rdma_conn_param.initiator_depth(param,
+                (byte) Math.min(parameters.initiatorDepth(), device.maxQpInitRdAtom()));
+        rdma_conn_param.retry_count(param, (byte) parameters.retryCount());
+        rdma_conn_param.rnr_retry_count(param, (byte) parameters.rnrRetryCount());
+        return param;
     }
 }

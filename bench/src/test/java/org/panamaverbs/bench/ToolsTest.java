@@ -29,7 +29,7 @@ class ToolsTest {
         for (String[] args : new String[][] {{}, {"--help"}, {"help"}}) {
             Outcome o = run(args);
             assertEquals(0, o.exit());
-            for (String tool : new String[] {"write-bw", "perftest TOOL", "device-report", "rdma-core", "jmh",
+            for (String tool : new String[] {"write-bw", "cmtime", "perftest TOOL", "device-report", "rdma-core", "jmh",
                     "ib_send_lat"}) {
                 assertTrue(o.out().contains(tool), o.out());
             }
@@ -40,6 +40,7 @@ class ToolsTest {
     void toolsRunByNameAndAnythingElseIsLeftToJmh() {
         assertEquals(2, run("device-report", "--profile", "esxi-6.5").exit());
         assertEquals(0, run("write-bw", "--help").exit());
+        assertEquals(1, run("cmtime", "-x", "1").exit()); // cmtime's own answer to an unknown option: usage, exit 1
         assertEquals(0, run("perftest", "ib_read_lat", "--help").exit());
         assertEquals(0, run("ib_send_bw", "--help").exit());
         assertNull(run("DataPathCritical.pollEmptyCq", "-f", "1").exit());

@@ -1,0 +1,65 @@
+package org.panamaverbs.cm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.Liveness;
+import org.panamaverbs.verbs.VerbsException;
+
+/**
+ * The last step of {@link CmId#close()}: {@code rdma_destroy_id}, which waits in the kernel (ib_cm's
+ * {@code cm_destroy_id}) until the connection's outstanding MADs are answered or time out, with no bound of its own.
+ * It runs on a platform thread of its own (a virtual one would pin its carrier for as long), and the close waits for
+ * it as long as for a call in flight; past that the destroy goes on in the background.
+ */
+final class IdDestroyer {
+    static final String THREAD_NAME = "panama-verbs-cm-destroy";
+    private static final MethodHandle DESTROY_ID = CallState.capturingErrno(rdma_cma_h.rdma_destroy_id$address(),
+            rdma_cma_h.rdma_destroy_id$descriptor());
+
+    private IdDestroyer() {
+    }
+
+    /**
+     * Destroys the id at {@code rawId} (whose lifetime in Java has ended) and runs {@code done} on the destroying
+     * thread once {@code rdma_destroy_id} returned, whenever that is.
+     *
+     * @throws IllegalStateException if it has not returned within {@link Liveness#CLOSE_WAIT_NANOS}, or the caller
+     *                               was interrupted (the destroy goes on in the background)
+     * @throws VerbsException        naming {@code rdma_destroy_id} and the errno if it failed
+     */
+    static void destroy(MemorySegment rawId, Object owner, Runnable done) {
+        int[] outcome = new int[2]; // rc, errno
+        Thread destroyer = Thread.ofPlatform().daemon().name(THREAD_NAME).unstarted(() -> {
+            try (CallState state = CallState.open()) {
+                outcome[0] = (int) DESTROY_ID.invokeExact(state.segment(), rawId);
+                outcome[1] = state.errno();
+            } catch (Throwable t) {
+                outcome[0] = -1;
+                outcome[1] = 0;
+            } finally {
+                done.run();
+            }
+        });
+        destroyer.start();
+        try {
+            if (!destroyer.join(Duration.ofNanos(Liveness.CLOSE_WAIT_NANOS))) {
+                throw new IllegalStateException("rdma_destroy_id for " + owner + " has not returned within "
+                        + TimeUnit.NANOSECONDS.toSeconds(Liveness.CLOSE_WAIT_NANOS) + " s (librdmacm waits for the id's"
+                        + " reported events to be acknowledged and the kernel for the connection's teardown); it goes on"
+                        + " in the background and frees the id when it returns");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while " + owner + " was being destroyed; rdma_destroy_id goes on"
+                    + " in the background", e);
+        }
+        if (outcome[0] != 0) {
+            throw new VerbsException("rdma_destroy_id", outcome[1], owner.toString());
+        }
+    }
+}
