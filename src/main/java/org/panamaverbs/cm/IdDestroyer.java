@@ -2,8 +2,13 @@ package org.panamaverbs.cm;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.internal.CallState;
@@ -13,13 +18,20 @@ import org.panamaverbs.verbs.VerbsException;
 /**
  * The last step of {@link CmId#close()}: {@code rdma_destroy_id}, which waits in the kernel (ib_cm's
  * {@code cm_destroy_id}) until the connection's outstanding MADs are answered or time out, with no bound of its own.
- * It runs on a platform thread of its own (a virtual one would pin its carrier for as long), and the close waits for
- * it as long as for a call in flight; past that the destroy goes on in the background.
+ * It runs on a platform thread (a virtual one would pin its carrier for as long), and the close waits for it as long
+ * as for a call in flight; past that the destroy goes on in the background.
  */
 final class IdDestroyer {
     static final String THREAD_NAME = "panama-verbs-cm-destroy";
     private static final MethodHandle DESTROY_ID = CallState.capturingErrno(rdma_cma_h.rdma_destroy_id$address(),
             rdma_cma_h.rdma_destroy_id$descriptor());
+
+    /**
+     * Platform threads kept for a second after a destroy: a burst of closes reuses them (starting one took about
+     * 5 ms in the emulated guest), and an idle process keeps none.
+     */
+    private static final ExecutorService THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), Thread.ofPlatform().daemon().name(THREAD_NAME).factory());
 
     private IdDestroyer() {
     }
@@ -34,7 +46,7 @@ final class IdDestroyer {
      */
     static void destroy(MemorySegment rawId, Object owner, Runnable done) {
         int[] outcome = new int[2]; // rc, errno
-        Thread destroyer = Thread.ofPlatform().daemon().name(THREAD_NAME).unstarted(() -> {
+        Future<?> destroyed = THREADS.submit(() -> {
             try (CallState state = CallState.open()) {
                 outcome[0] = (int) DESTROY_ID.invokeExact(state.segment(), rawId);
                 outcome[1] = state.errno();
@@ -45,18 +57,19 @@ final class IdDestroyer {
                 done.run();
             }
         });
-        destroyer.start();
         try {
-            if (!destroyer.join(Duration.ofNanos(Liveness.CLOSE_WAIT_NANOS))) {
-                throw new IllegalStateException("rdma_destroy_id for " + owner + " has not returned within "
-                        + TimeUnit.NANOSECONDS.toSeconds(Liveness.CLOSE_WAIT_NANOS) + " s (librdmacm waits for the id's"
-                        + " reported events to be acknowledged and the kernel for the connection's teardown); it goes on"
-                        + " in the background and frees the id when it returns");
-            }
+            destroyed.get(Liveness.CLOSE_WAIT_NANOS, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("rdma_destroy_id for " + owner + " has not returned within "
+                    + TimeUnit.NANOSECONDS.toSeconds(Liveness.CLOSE_WAIT_NANOS) + " s (librdmacm waits for the id's"
+                    + " reported events to be acknowledged and the kernel for the connection's teardown); it goes on"
+                    + " in the background and frees the id when it returns");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while " + owner + " was being destroyed; rdma_destroy_id goes on"
                     + " in the background", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("destroying " + owner + " failed", e.getCause());
         }
         if (outcome[0] != 0) {
             throw new VerbsException("rdma_destroy_id", outcome[1], owner.toString());
