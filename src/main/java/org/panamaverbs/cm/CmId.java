@@ -79,6 +79,12 @@ public final class CmId implements AutoCloseable {
     private boolean destroyed;
     private volatile boolean disconnected;
     private volatile QueuePair queuePair;
+    /**
+     * Held by the calls that make librdmacm use {@code id->qp} ({@code rdma_connect}, {@code rdma_accept} and
+     * {@code rdma_disconnect} modify it) and by {@code rdma_destroy_qp}, which frees it: a queue pair closed by another
+     * thread during an accept crashed the JVM in {@code ibv_modify_qp} (the rdma_cm fuzzer, 2026-11-28).
+     */
+    private final Object queuePairCalls = new Object();
     /** Set by {@link #listen}: the requests waiting on this listener, at most its backlog. */
     private volatile ConnectionBacklog backlog;
 
@@ -488,7 +494,9 @@ public final class CmId implements AutoCloseable {
      * runs before it ends the id's lifetime.
      */
     private void destroyQueuePair() {
-        rdma_cma_h.rdma_destroy_qp(id);
+        synchronized (queuePairCalls) {
+            rdma_cma_h.rdma_destroy_qp(id);
+        }
     }
 
     /**
@@ -611,7 +619,10 @@ public final class CmId implements AutoCloseable {
             throw new VerbsException("rdma_disconnect", EINVAL, this + " (EINVAL: not connected; the id has no device)");
         }
         try (CallState state = CallState.open()) {
-            int rc = (int) Native.DISCONNECT.invokeExact(state.segment(), id);
+            int rc;
+            synchronized (queuePairCalls) { // rdma_disconnect moves id->qp to ERR
+                rc = (int) Native.DISCONNECT.invokeExact(state.segment(), id);
+            }
             if (rc != 0) {
                 throw new VerbsException("rdma_disconnect", state.errno(), toString() + " (EINVAL: not connected)");
             }
@@ -745,7 +756,11 @@ public final class CmId implements AutoCloseable {
         DeviceAttributes device = context().attributes();
         try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
             MemorySegment param = ConnectionParameters.write(parameters, data, device, arena);
-            int rc = (int) handle.invokeExact(state.segment(), id, param);
+            int rc;
+            synchronized (queuePairCalls) {
+                requireQueuePair(call); // again: a close of the queue pair may have begun since the first check
+                rc = (int) handle.invokeExact(state.segment(), id, param);
+            }
             if (rc != 0) {
                 throw ofRequest && state.errno() == EINVAL && call.equals("rdma_accept")
                         ? requestWithdrawn(call, what + " on " + this)
