@@ -215,6 +215,8 @@ public final class CmEventView {
     /**
      * Copies the private data into {@code destination} from {@code offset}, at most as much as fits.
      *
+     * @param destination the array to copy into
+     * @param offset      where in {@code destination} the first byte goes
      * @return how many bytes were copied
      * @throws IllegalStateException     outside the handler
      * @throws IndexOutOfBoundsException if {@code offset} is outside {@code destination}
