@@ -59,12 +59,10 @@ public final class CmEventChannel implements AutoCloseable {
     /** Held by a read of events: a close waits for it before destroying the channel. */
     private final ReentrantLock reading = new ReentrantLock();
     private final CmEventView view = new CmEventView();
-    /** errno's capture buffer, then the event pointer {@code rdma_get_cm_event} writes; guarded by {@link #reading}. */
-    private final MemorySegment getEventCall;
-    /** The capture buffer alone: a downcall given a larger one allocates a slice of it on every call. */
+    /** What {@code rdma_get_cm_event} writes (errno, the event pointer), made once; guarded by {@link #reading}. */
     private final MemorySegment errnoCapture;
-    private final long eventOffset;
-    private final long eventOut;
+    private final MemorySegment eventOut;
+    private final long eventOutAddress;
     /** Set, under this object's lock, once every id is closed: no id is made for a connection request after it. */
     private volatile boolean closed;
     /** {@code rdma_destroy_event_channel} has run; guarded by this. */
@@ -74,8 +72,8 @@ public final class CmEventChannel implements AutoCloseable {
         static final MethodHandle CREATE_CHANNEL = CallState.capturingErrno(
                 rdma_cma_h.rdma_create_event_channel$address(), rdma_cma_h.rdma_create_event_channel$descriptor());
         // the pointers as longs: an event read must not make a segment per call (the same registers on LP64)
-        static final MethodHandle GET_EVENT = Linker.nativeLinker().downcallHandle(rdma_cma_h.rdma_get_cm_event$address(),
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.captureCallState("errno"));
+        static final MethodHandle GET_EVENT = CallState.capturingErrno(rdma_cma_h.rdma_get_cm_event$address(),
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
         static final MethodHandle ACK_EVENT = Linker.nativeLinker().downcallHandle(rdma_cma_h.rdma_ack_cm_event$address(),
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     }
@@ -84,10 +82,10 @@ public final class CmEventChannel implements AutoCloseable {
         this.channel = channel;
         this.channelAddress = channel.address();
         this.fd = rdma_event_channel.fd(channel);
-        this.eventOffset = (CallState.bufferSize() + ADDRESS.byteSize() - 1) / ADDRESS.byteSize() * ADDRESS.byteSize();
-        this.getEventCall = Arena.ofAuto().allocate(eventOffset + ADDRESS.byteSize(), ADDRESS.byteAlignment());
-        this.eventOut = getEventCall.address() + eventOffset;
-        this.errnoCapture = getEventCall.asSlice(0, CallState.bufferSize());
+        Arena getEventCall = Arena.ofAuto();
+        this.errnoCapture = CallState.allocateBuffer(getEventCall);
+        this.eventOut = getEventCall.allocate(ADDRESS);
+        this.eventOutAddress = eventOut.address();
         int rc = Libc.setNonBlocking(fd);
         if (rc != 0) {
             rdma_cma_h.rdma_destroy_event_channel(channel);
@@ -275,12 +273,12 @@ public final class CmEventChannel implements AutoCloseable {
     private long nextEvent() {
         int rc;
         try {
-            rc = (int) Native.GET_EVENT.invokeExact(errnoCapture, channelAddress, eventOut);
+            rc = (int) Native.GET_EVENT.invokeExact(errnoCapture, channelAddress, eventOutAddress);
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
         if (rc == 0) {
-            return getEventCall.get(JAVA_LONG, eventOffset);
+            return eventOut.get(JAVA_LONG, 0);
         }
         int errno = CallState.errnoIn(errnoCapture);
         if (errno == EAGAIN) {

@@ -15,7 +15,7 @@ import java.lang.invoke.MethodHandle;
  * have overwritten it, so every verb that reports failure through errno (NULL returns of
  * {@code ibv_create_*}, {@code ibv_reg_mr}, {@code ibv_get_device_list}, {@code rdma_*}) is bound a
  * second time here with the capture option. Control path: one small confined arena per call; a path that must not
- * allocate keeps a buffer of its own ({@link #bufferSize()}, {@link #errnoIn}).
+ * allocate keeps a buffer of its own ({@link #allocateBuffer}, {@link #errnoIn}).
  */
 public final class CallState implements AutoCloseable {
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
@@ -53,6 +53,14 @@ public final class CallState implements AutoCloseable {
     /** Bytes of a capture buffer, for a caller that keeps one of its own (a path that must not allocate). */
     public static long bufferSize() {
         return LAYOUT.byteSize();
+    }
+
+    /**
+     * A capture buffer of its own in {@code arena}, for a path that must not allocate. Exactly the capture layout:
+     * a downcall given a larger buffer makes a slice of it on every call (40 bytes, even in C2-compiled code).
+     */
+    public static MemorySegment allocateBuffer(Arena arena) {
+        return arena.allocate(LAYOUT);
     }
 
     /** errno as the native function left it in {@code buffer}, a capture buffer of {@link #bufferSize()} bytes. */

@@ -45,16 +45,12 @@ public final class CompletionChannel extends VerbsResource {
     /** {@link #tryGetEvent}, bound once. */
     private final Supplier<CompletionQueue> eventReader = this::tryGetEvent;
     /**
-     * What one {@code ibv_get_cq_event} writes (errno's capture buffer, then the CQ and context pointers), made once:
-     * an event loop reads an event per wake-up, which must not allocate. Readers take turns on it.
+     * What one {@code ibv_get_cq_event} writes (errno, the CQ and context pointers), made once: an event loop reads
+     * an event per wake-up, which must not allocate. Readers take turns on {@link #errnoCapture}.
      */
-    private final MemorySegment eventCall;
-    /** The capture buffer alone: a downcall given a larger one allocates a slice of it on every call. */
     private final MemorySegment errnoCapture;
     private final MemorySegment cqOut;
     private final MemorySegment contextOut;
-    private static final long CQ_OUT = alignUp(CallState.bufferSize(), ADDRESS.byteSize());
-    private static final long CONTEXT_OUT = CQ_OUT + ADDRESS.byteSize();
 
     private static final class Native {
         static final MethodHandle CREATE = CallState.capturingErrno(
@@ -68,10 +64,10 @@ public final class CompletionChannel extends VerbsResource {
         this.context = context;
         this.handle = scoped(handle);
         this.fd = ibv_comp_channel.fd(handle);
-        this.eventCall = Arena.ofAuto().allocate(CONTEXT_OUT + ADDRESS.byteSize(), ADDRESS.byteAlignment());
-        this.errnoCapture = eventCall.asSlice(0, CallState.bufferSize());
-        this.cqOut = eventCall.asSlice(CQ_OUT, ADDRESS);
-        this.contextOut = eventCall.asSlice(CONTEXT_OUT, ADDRESS);
+        Arena eventCall = Arena.ofAuto();
+        this.errnoCapture = CallState.allocateBuffer(eventCall);
+        this.cqOut = eventCall.allocate(ADDRESS);
+        this.contextOut = eventCall.allocate(ADDRESS);
         MemorySegment raw = raw(handle);
         String what = toString();
         own(() -> check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(raw), what));
@@ -150,10 +146,6 @@ public final class CompletionChannel extends VerbsResource {
         return queues.length;
     }
 
-    private static long alignUp(long value, long alignment) {
-        return (value + alignment - 1) / alignment * alignment;
-    }
-
     /**
      * {@code ibv_get_cq_event}: waits up to {@code timeout} for an armed completion queue of this channel to
      * signal, and returns it (its event counted for acknowledgement). The queue must be re-armed with
@@ -196,7 +188,7 @@ public final class CompletionChannel extends VerbsResource {
         int errno = 0;
         long address = 0;
         // the descriptor is non-blocking, so a reader holds the buffer for one short call
-        synchronized (eventCall) {
+        synchronized (errnoCapture) {
             try {
                 rc = (int) Native.GET_CQ_EVENT.invokeExact(errnoCapture, handle, cqOut, contextOut);
             } catch (Throwable t) {

@@ -178,24 +178,12 @@ class CmFuzzTest {
     }
 
     /**
-     * Every thread's stack, virtual ones (the channels' readers) included: what a stuck step waits for. Through
-     * reflection, because the library's module (which its tests patch) reads neither java.management nor
-     * jdk.management; without them, the platform threads only.
+     * Every thread's stack, virtual ones (the channels' readers) included: what a stuck step waits for; without
+     * jdk.management, the platform threads only.
      */
     private static String allThreads() {
         try {
-            java.nio.file.Path dump = java.nio.file.Files.createTempFile("cm-fuzz-threads", ".txt");
-            java.nio.file.Files.delete(dump);
-            Class<?> factory = Class.forName("java.lang.management.ManagementFactory");
-            Class<?> bean = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");
-            @SuppressWarnings({"unchecked", "rawtypes"})
-            Object diagnostics = factory.getMethod("getPlatformMXBean", Class.class).invoke(null, bean);
-            Class<?> format = Class.forName("com.sun.management.HotSpotDiagnosticMXBean$ThreadDumpFormat");
-            @SuppressWarnings({"unchecked", "rawtypes"})
-            Object text = Enum.valueOf((Class) format, "TEXT_PLAIN");
-            bean.getMethod("dumpThreads", String.class, format).invoke(diagnostics, dump.toString(), text);
-            String threads = java.nio.file.Files.readString(dump);
-            java.nio.file.Files.delete(dump);
+            String threads = ThreadDumps.take("TEXT_PLAIN");
             return "every thread:\n" + threads + nativeWaits();
         } catch (ReflectiveOperationException | java.io.IOException | RuntimeException e) {
             StringBuilder platform = new StringBuilder("platform threads only (" + e + "):");

@@ -15,13 +15,9 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -331,7 +327,7 @@ class PolledCmEventChannelTest {
 
     @Test
     void handingOverAnEventAllocatesNothing() throws Throwable {
-        MethodHandle allocatedBytes = allocatedBytes();
+        MethodHandle allocatedBytes = org.panamaverbs.verbs.ThreadAllocation.counter();
         int perRound = 100;
         try (CmEventChannel channel = CmEventChannel.createPolled()) {
             long[] statusSum = new long[1];
@@ -375,13 +371,6 @@ class PolledCmEventChannelTest {
         }
     }
 
-    private static MethodHandle allocatedBytes() throws ReflectiveOperationException {
-        Object bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
-        Class<?> type = Class.forName("com.sun.management.ThreadMXBean");
-        return MethodHandles.publicLookup().findVirtual(type, "getCurrentThreadAllocatedBytes", MethodType.methodType(long.class))
-                .bindTo(bean);
-    }
-
     /** {@code poll(2)} on one descriptor for POLLIN. */
     private static boolean readable(int fd, int timeoutMillis) throws Throwable {
         Linker linker = Linker.nativeLinker();
@@ -398,25 +387,12 @@ class PolledCmEventChannelTest {
 
     /** The channels' reader threads alive now, from a thread dump (virtual threads are not in getAllStackTraces). */
     private static int readerThreads() throws Exception {
-        Class<?> beanType = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");
-        Object bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getPlatformMXBean", Class.class)
-                .invoke(null, beanType);
-        Class<?> format = Class.forName("com.sun.management.HotSpotDiagnosticMXBean$ThreadDumpFormat");
-        Object json = Arrays.stream(format.getEnumConstants()).filter(f -> f.toString().equals("JSON")).findFirst().orElseThrow();
-        Path directory = Files.createTempDirectory("threads");
-        Path file = directory.resolve("dump.json");
-        try {
-            beanType.getMethod("dumpThreads", String.class, format).invoke(bean, file.toString(), json);
-            String dump = Files.readString(file);
-            int count = 0;
-            for (int at = dump.indexOf("\"panama-verbs-cm-events-"); at >= 0; at = dump.indexOf("\"panama-verbs-cm-events-", at + 1)) {
-                count++;
-            }
-            return count;
-        } finally {
-            Files.deleteIfExists(file);
-            Files.delete(directory);
+        String dump = ThreadDumps.take("JSON");
+        int count = 0;
+        for (int at = dump.indexOf("\"panama-verbs-cm-events-"); at >= 0; at = dump.indexOf("\"panama-verbs-cm-events-", at + 1)) {
+            count++;
         }
+        return count;
     }
 
     private static long count(List<Seen> seen, CmEventType type) {

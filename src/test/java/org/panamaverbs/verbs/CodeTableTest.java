@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 
 import org.junit.jupiter.api.Test;
 
@@ -110,23 +108,11 @@ class CodeTableTest {
         assertThrows(IllegalArgumentException.class, () -> CodeTable.orUnknown(Dense.values(), d -> d.code, null));
     }
 
-    /**
-     * {@code com.sun.management.ThreadMXBean.getCurrentThreadAllocatedBytes()} bound to this JVM's bean. Looked up
-     * reflectively because the tests compile inside the module, which does not read java.management; a
-     * method handle rather than {@code Method.invoke} so that reading the counter boxes nothing.
-     */
-    private static MethodHandle allocatedBytes() throws ReflectiveOperationException {
-        Object bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
-        Class<?> type = Class.forName("com.sun.management.ThreadMXBean");
-        return MethodHandles.publicLookup().findVirtual(type, "getCurrentThreadAllocatedBytes", MethodType.methodType(long.class))
-                .bindTo(bean);
-    }
-
     @Test
     void lookupsDoNotAllocate() throws Throwable {
         CodeTable<Sparse> direct = CodeTable.orUnknown(Sparse.values(), s -> s.code, Sparse.UNKNOWN);
         CodeTable<Wide> searched = CodeTable.strict(Wide.values(), w -> w.code);
-        MethodHandle threadAllocatedBytes = allocatedBytes();
+        MethodHandle threadAllocatedBytes = ThreadAllocation.counter();
         int sink = 0;
         for (int round = 0; round < 2; round++) { // the first round warms up (class loading, profiling)
             long before = (long) threadAllocatedBytes.invokeExact();
