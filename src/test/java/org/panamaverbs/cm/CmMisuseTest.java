@@ -28,6 +28,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.verbs.BoundedJoin;
 import org.panamaverbs.verbs.VerbsException;
 
 /**
@@ -85,7 +86,7 @@ class CmMisuseTest {
                 id.bind(new InetSocketAddress(address, 0)); // on the device: every call reaches librdmacm
                 AtomicReference<Throwable> ended = new AtomicReference<>();
                 CountDownLatch started = new CountDownLatch(1);
-                Thread racer = Thread.ofPlatform().daemon().start(() -> {
+                Thread racer = Thread.ofPlatform().daemon().name("racer-" + round).start(() -> {
                     started.countDown();
                     try {
                         while (true) {
@@ -105,9 +106,9 @@ class CmMisuseTest {
                     Thread.onSpinWait();
                 }
                 id.close();
-                racer.join(Duration.ofSeconds(30));
-                if (racer.isAlive()) {
-                    findings.add("round " + round + ": a call did not end within 30 s of close");
+                String late = BoundedJoin.join(racer, Duration.ofSeconds(30));
+                if (late != null) {
+                    findings.add("round " + round + ": after close, " + late);
                 } else if (!(ended.get() instanceof IllegalStateException)) {
                     findings.add("round " + round + ": " + ended.get());
                 }

@@ -351,13 +351,9 @@ class FuzzTest extends DeviceTest {
             run(-1, "post while closing", () -> qp.postSend(sends, 1 + random.nextInt(sends.capacity())));
             run(-1, "poll while closing", () -> qp.config().sendCq().poll(wcs));
         }
-        try {
-            closer.join(Duration.ofSeconds(30));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (closer.isAlive()) {
-            record.finding("a close from another thread did not return within 30 s: " + victim);
+        String late = joinWithin30s(closer);
+        if (late != null) {
+            record.finding("a close from another thread: " + late + ": " + victim);
         }
     }
 
@@ -462,13 +458,9 @@ class FuzzTest extends DeviceTest {
                 cq.close();
                 channel.close();
             }
-            try {
-                reader.join(Duration.ofSeconds(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (reader.isAlive()) {
-                record.finding("a channel reader did not end within 30 s of its completion queue's and channel's close");
+            String late = joinWithin30s(reader);
+            if (late != null) {
+                record.finding("a channel reader, after its completion queue's and channel's close: " + late);
             }
             mr.close();
         } finally {
@@ -606,4 +598,15 @@ class FuzzTest extends DeviceTest {
         recvs.close();
         wcs.close();
     }
+
+    /** {@link BoundedJoin#join} for 30 s; an interrupt ends the wait and is kept. */
+    private static String joinWithin30s(Thread thread) {
+        try {
+            return BoundedJoin.join(thread, Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return thread.isAlive() ? thread.getName() + " was still running when the wait was interrupted" : null;
+        }
+    }
+
 }

@@ -3,6 +3,7 @@ package org.panamaverbs.verbs;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -665,9 +666,8 @@ class MisuseTest extends DeviceTest {
                 }
             }
         });
-        closer.join(Duration.ofSeconds(30));
-        assertTrue(!closer.isAlive(), "closing the CQ while a reader held its event did not end within 30 s"
-                + " (reader: " + read.get() + ")");
+        String late = BoundedJoin.join(closer, Duration.ofSeconds(30));
+        assertNull(late, () -> "closing the CQ while a reader held its event: " + late + " (reader: " + read.get() + ")");
         assertEquals(null, closeFailed.get());
         assertTrue(read.get() == cq || read.get() == null, "the reader got the event or nothing: " + read.get());
         assertTrue(cq.isClosed());
