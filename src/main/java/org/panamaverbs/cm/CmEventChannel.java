@@ -9,15 +9,17 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.ffi.rdmacm.rdma_event_channel;
 import org.panamaverbs.internal.CallState;
-import org.panamaverbs.internal.ControlEvents;
+import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
 import org.panamaverbs.internal.Liveness;
 import org.panamaverbs.internal.NativeLibrary;
@@ -59,6 +61,8 @@ public final class CmEventChannel implements AutoCloseable {
     /** Held by a read of events: a close waits for it before destroying the channel. */
     private final ReentrantLock reading = new ReentrantLock();
     private final CmEventView view = new CmEventView();
+    /** How many {@link #wakeup()} calls ran: a timed poll returns once it moved. */
+    private final AtomicLong wakeups = new AtomicLong();
     /** What {@code rdma_get_cm_event} writes (errno, the event pointer), made once; guarded by {@link #reading}. */
     private final MemorySegment errnoCapture;
     private final MemorySegment eventOut;
@@ -225,6 +229,65 @@ public final class CmEventChannel implements AutoCloseable {
         return read(handler, maxEvents);
     }
 
+    /**
+     * {@link #poll(CmEventHandler, int)}, waiting up to {@code timeout} for the first event: for a thread of the
+     * application's own that waits for the events of a polled channel (where an event loop would watch
+     * {@link #fd()}). The thread parks on the descriptor through the library's descriptor poller, so a virtual
+     * thread pins no carrier; a {@link #close()} from another thread wakes it.
+     *
+     * @param handler   called once per event, on this thread
+     * @param maxEvents the most events to hand over in this call, at least 1
+     * @param timeout   the longest wait for the first event; zero or negative does not wait; a duration beyond
+     *                  {@code Long.MAX_VALUE} nanoseconds waits until an event comes or the thread is interrupted
+     * @return how many events the handler was given; 0 when none came within the timeout, or the thread was
+     *         interrupted (its interrupt status stays set)
+     * @throws IllegalStateException    as {@link #poll(CmEventHandler, int)}, also when the channel is closed during
+     *                                  the wait
+     * @throws IllegalArgumentException if {@code maxEvents} is less than 1
+     * @throws VerbsException           naming {@code rdma_get_cm_event} and the errno if reading failed
+     * @throws RuntimeException         what the handler threw (the events after it stay queued)
+     */
+    public int poll(CmEventHandler handler, int maxEvents, Duration timeout) {
+        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(timeout, "timeout");
+        if (maxEvents < 1) {
+            throw new IllegalArgumentException("maxEvents must be at least 1, was " + maxEvents);
+        }
+        requirePolled("poll");
+        long nanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
+        long wakeupsBefore = wakeups.get();
+        Integer handled = FdPoller.instance().awaitNonBlocking(fd, nanos, () -> {
+            ensureOpen(); // a close during the wait wakes it: the next attempt throws
+            int n = read(handler, maxEvents);
+            return n > 0 || wakeups.get() != wakeupsBefore ? n : null;
+        });
+        return handled == null ? 0 : handled;
+    }
+
+    /**
+     * Makes the timed polls ({@link #poll(CmEventHandler, int, Duration)}) waiting on other threads
+     * return now, with what they read (0 if nothing), as {@code Selector.wakeup()} does; a poll that starts later
+     * is not affected. For a thread of the application's own that must stop waiting without closing the channel.
+     *
+     * @throws IllegalStateException if the channel is not polled ({@link #createPolled()}); on a closed channel
+     *                               nothing waits and this does nothing
+     */
+    public void wakeup() {
+        if (reader != null) {
+            throw new IllegalStateException("wakeup on " + this + ": only a polled channel's polls wait");
+        }
+        wakeups.incrementAndGet();
+        FdPoller.wakeAllWaitingFor(fd);
+    }
+
+    private static long saturatedNanos(Duration timeout) {
+        try {
+            return timeout.toNanos();
+        } catch (ArithmeticException beyondLong) {
+            return FdPoller.UNTIL_INTERRUPTED;
+        }
+    }
+
     private void requirePolled(String call) {
         ensureOpen();
         if (reader != null) {
@@ -253,7 +316,7 @@ public final class CmEventChannel implements AutoCloseable {
                     acknowledge(event); // before any application code: rdma_destroy_id waits for this, never for it
                 }
                 if (known && deliverable()) {
-                    report();
+                    CmEventReports.report(view);
                     view.id().observed(view.type());
                     try {
                         handler.onEvent(view);
@@ -321,33 +384,6 @@ public final class CmEventChannel implements AutoCloseable {
         return true;
     }
 
-    /** Logs (org.panamaverbs.cm) and records (JFR ConnectionEvent) the event: WARNING for errors, else DEBUG. */
-    private void report() {
-        CmEventType type = view.type();
-        System.Logger.Level level = switch (type) {
-            case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, DEVICE_REMOVAL, MULTICAST_ERROR, UNKNOWN ->
-                    System.Logger.Level.WARNING;
-            case REJECTED -> System.Logger.Level.INFO;
-            default -> System.Logger.Level.DEBUG;
-        };
-        if (!ControlEvents.isConnectionEventWanted(level)) {
-            return; // nothing to format: the event path stays allocation-free
-        }
-        CmId id = view.id();
-        try {
-            ControlEvents.connectionEvent(level, type.cName(), view.status(), id.toString(), () -> {
-                try {
-                    java.net.InetSocketAddress peer = id.peerAddress();
-                    return peer == null ? null : peer.toString();
-                } catch (RuntimeException e) { // reporting must not stop the delivery of events
-                    return "unknown (" + e.getMessage() + ")";
-                }
-            });
-        } catch (RuntimeException reportFailed) {
-            CmEventReader.report("reporting " + type.cName() + " of " + id + " failed; it is delivered anyway", reportFailed);
-        }
-    }
-
     /** Registers a new id; returns the slot number it stores in its {@code context}. */
     int register(CmId id) {
         return ids.add(id);
@@ -396,6 +432,7 @@ public final class CmEventChannel implements AutoCloseable {
                 closed = true; // under this lock: no id is made for a connection request from here on
             }
         }
+        FdPoller.wakeAllWaitingFor(fd); // a timed poll waiting for an event throws at its next attempt
         if (reader != null) {
             reader.stop();
         }

@@ -44,6 +44,21 @@ public class CmException extends VerbsException {
     }
 
     /**
+     * The exception the blocking calls throw for a failure event, for code that takes events itself (the handler of
+     * a polled channel, {@link CmEventChannel#poll}): the same message, errno and fields.
+     *
+     * @param call  the C call whose outcome the event reports, e.g. {@code "rdma_connect"}
+     * @param event a failure event: ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, REJECTED, CONNECT_ERROR, DISCONNECTED or
+     *              DEVICE_REMOVAL (any other type is described as unexpected, with errno EPROTO)
+     * @param what  what was being done, for the message, e.g. {@code "connecting to /10.0.0.1:7471"}
+     * @return the exception (not thrown): errno ECONNREFUSED for REJECTED, EHOSTUNREACH for the resolution and
+     *         unreachable errors, ECONNRESET for DISCONNECTED and DEVICE_REMOVAL, else the event's errno
+     */
+    public static CmException of(String call, CmEvent event, String what) {
+        return CmEventQueue.failure(call, event, what);
+    }
+
+    /**
      * The event that reported the failure, or null.
      *
      * @return the failure event's type; null when the call itself failed, nothing arrived in time, or the

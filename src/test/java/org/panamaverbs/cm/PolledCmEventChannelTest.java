@@ -214,6 +214,65 @@ class PolledCmEventChannelTest {
         }
     }
 
+    /**
+     * The timed poll of a thread of the application's own: it waits for the first event within its bound, returns 0
+     * after the bound when none comes or at once when another thread calls {@code wakeup()}, and a close from another
+     * thread ends its wait with the closed-channel exception at once, not at the bound.
+     */
+    @Test
+    void aTimedPollWaitsForTheFirstEventAndACloseEndsItsWait() throws Throwable {
+        try (CmEventChannel channel = CmEventChannel.createPolled()) {
+            long started = System.nanoTime();
+            assertEquals(0, channel.poll(event -> { }, 16, Duration.ofMillis(300)), "nothing comes");
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(waited >= 250, "waited out the bound: " + waited + " ms");
+            assertEquals(0, channel.poll(event -> { }, 16, Duration.ZERO), "a zero bound does not wait");
+            CmId id = CmId.create(channel, PortSpace.TCP);
+            List<CmEventType> types = new ArrayList<>();
+            Thread.ofPlatform().start(() -> {
+                sleepQuietly(200); // the poll below is waiting by then
+                id.beginResolveAddress(new InetSocketAddress(address, 4791), RESOLVE);
+            });
+            assertEquals(1, channel.poll(event -> types.add(event.type()), 16, BOUND));
+            assertEquals(List.of(CmEventType.ADDR_RESOLVED), types);
+            Thread.ofPlatform().start(() -> {
+                sleepQuietly(300);
+                channel.wakeup();
+            });
+            started = System.nanoTime();
+            assertEquals(0, channel.poll(event -> { }, 16, BOUND), "a wakeup ends the wait, nothing read");
+            waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(waited < 10_000, "woken, not at the bound: " + waited + " ms");
+        }
+        CmEventChannel closing = CmEventChannel.createPolled();
+        AtomicReference<Throwable> ended = new AtomicReference<>();
+        CountDownLatch polling = new CountDownLatch(1);
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            polling.countDown();
+            try {
+                closing.poll(event -> { }, 1, Duration.ofNanos(Long.MAX_VALUE)); // no bound but the close
+            } catch (Throwable e) {
+                ended.set(e);
+            }
+        });
+        assertTrue(polling.await(BOUND.toSeconds(), TimeUnit.SECONDS));
+        Thread.sleep(300); // parked on the descriptor
+        long started = System.nanoTime();
+        closing.close();
+        assertTrue(waiter.join(BOUND), "the close ended the wait");
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertTrue(ended.get() instanceof IllegalStateException, "ended with: " + ended.get());
+        assertTrue(millis < 5000, "at once, not at a bound: " + millis + " ms");
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void misuseOfAPolledChannelThrowsAndNeverBlocks() throws Throwable {
         try (CmEventChannel threaded = CmEventChannel.create()) {
