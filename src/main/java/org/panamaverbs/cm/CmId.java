@@ -13,6 +13,7 @@ import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.ffi.rdmacm.rdma_route;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.CloseProtocol;
 import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.Liveness;
 import org.panamaverbs.internal.SocketAddresses;
@@ -68,42 +69,16 @@ public final class CmId implements AutoCloseable {
     private final PortSpace portSpace;
     /** Made for a connection request (by the channel's reader), not by the application. */
     private final boolean ofRequest;
-    private final CmEventQueue events = new CmEventQueue();
+    private final IdEvents events = new IdEvents();
+    private final IdCalls calls;
     /** This id's number in its channel's table, kept in {@code rdma_cm_id.context} for finding it from an event. */
     private final int slot;
-    /** Set when a close begins: every later call throws. */
-    private volatile boolean closed;
-    /** A close is under way on some thread; guarded by this. */
-    private boolean closing;
-    /** {@code rdma_destroy_id} has run; guarded by this. */
-    private boolean destroyed;
-    private volatile boolean disconnected;
+    /** The close protocol every object follows; its monitor also orders a queue pair's creation before a close. */
+    private final CloseProtocol life = new CloseProtocol();
     private volatile QueuePair queuePair;
-    /**
-     * Held by the calls that make librdmacm use {@code id->qp} ({@code rdma_connect}, {@code rdma_accept} and
-     * {@code rdma_disconnect} modify it) and by {@code rdma_destroy_qp}, which frees it: a queue pair closed by another
-     * thread during an accept crashed the JVM in {@code ibv_modify_qp} (the rdma_cm fuzzer, 2026-11-28).
-     */
-    private final Object queuePairCalls = new Object();
-    /** Set by {@link #listen}: the requests waiting on this listener, at most its backlog. */
-    private volatile ConnectionBacklog backlog;
 
-    private static final class Native {
-        static final MethodHandle CREATE_ID = capturing(rdma_cma_h.rdma_create_id$address(), rdma_cma_h.rdma_create_id$descriptor());
-        static final MethodHandle BIND = capturing(rdma_cma_h.rdma_bind_addr$address(), rdma_cma_h.rdma_bind_addr$descriptor());
-        static final MethodHandle RESOLVE_ADDR = capturing(rdma_cma_h.rdma_resolve_addr$address(), rdma_cma_h.rdma_resolve_addr$descriptor());
-        static final MethodHandle RESOLVE_ROUTE = capturing(rdma_cma_h.rdma_resolve_route$address(), rdma_cma_h.rdma_resolve_route$descriptor());
-        static final MethodHandle LISTEN = capturing(rdma_cma_h.rdma_listen$address(), rdma_cma_h.rdma_listen$descriptor());
-        static final MethodHandle CREATE_QP = capturing(rdma_cma_h.rdma_create_qp$address(), rdma_cma_h.rdma_create_qp$descriptor());
-        static final MethodHandle CONNECT = capturing(rdma_cma_h.rdma_connect$address(), rdma_cma_h.rdma_connect$descriptor());
-        static final MethodHandle ACCEPT = capturing(rdma_cma_h.rdma_accept$address(), rdma_cma_h.rdma_accept$descriptor());
-        static final MethodHandle REJECT = capturing(rdma_cma_h.rdma_reject$address(), rdma_cma_h.rdma_reject$descriptor());
-        static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
-
-        private static MethodHandle capturing(MemorySegment address, java.lang.foreign.FunctionDescriptor descriptor) {
-            return CallState.capturingErrno(address, descriptor);
-        }
-    }
+    private static final MethodHandle CREATE_ID = CallState.capturingErrno(rdma_cma_h.rdma_create_id$address(),
+            rdma_cma_h.rdma_create_id$descriptor());
 
     private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace, boolean ofRequest) {
         this.channel = channel;
@@ -111,6 +86,7 @@ public final class CmId implements AutoCloseable {
         this.id = liveness.scope(id.reinterpret(rdma_cm_id.layout().byteSize()));
         this.portSpace = portSpace;
         this.ofRequest = ofRequest;
+        this.calls = new IdCalls(this.id, ofRequest);
         this.slot = channel.register(this);
         // a user field librdmacm never reads (it copies it to the ids of a listener's requests); set before any event
         rdma_cm_id.context(id.reinterpret(rdma_cm_id.layout().byteSize()), MemorySegment.ofAddress(slot));
@@ -130,7 +106,7 @@ public final class CmId implements AutoCloseable {
         synchronized (channel) {
             try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
                 MemorySegment slot = arena.allocate(ADDRESS);
-                int rc = (int) Native.CREATE_ID.invokeExact(state.segment(), channel.handle(), slot, MemorySegment.NULL,
+                int rc = (int) CREATE_ID.invokeExact(state.segment(), channel.handle(), slot, MemorySegment.NULL,
                         portSpace.code());
                 if (rc != 0) {
                     throw new VerbsException("rdma_create_id", state.errno(), "port space " + portSpace);
@@ -294,8 +270,9 @@ public final class CmId implements AutoCloseable {
      * @throws VerbsException EADDRINUSE when the port is taken, EADDRNOTAVAIL / ENODEV when no RDMA device has the address
      */
     public void bind(InetSocketAddress local) {
-        call("rdma_bind_addr", "binding to " + local + " (EADDRNOTAVAIL/ENODEV: no RDMA device has this address;"
-                + " EADDRINUSE: the port is taken)", Native.BIND, local, null);
+        ensureOpen();
+        calls.bind(local, "binding to " + local + " (EADDRNOTAVAIL/ENODEV: no RDMA device has this address;"
+                + " EADDRINUSE: the port is taken)");
     }
 
     /**
@@ -319,7 +296,7 @@ public final class CmId implements AutoCloseable {
     void resolveAddress(InetSocketAddress destination, Duration timeout, Duration wait) {
         requireQueue("resolveAddress");
         beginResolveAddress(destination, timeout);
-        events.expectAfterNativeTimeout(CmEventType.ADDR_RESOLVED, "rdma_resolve_addr", timeout,
+        events.queue().expectAfterNativeTimeout(CmEventType.ADDR_RESOLVED, "rdma_resolve_addr", timeout,
                 wait.minus(timeout), "resolving " + destination, this);
     }
 
@@ -335,7 +312,8 @@ public final class CmId implements AutoCloseable {
      * @throws VerbsException naming {@code rdma_resolve_addr} and the errno when the call is refused
      */
     public void beginResolveAddress(InetSocketAddress destination, Duration timeout) {
-        call("rdma_resolve_addr", "resolving " + destination, Native.RESOLVE_ADDR, destination, timeout);
+        ensureOpen();
+        calls.resolveAddress(destination, timeout, "resolving " + destination);
     }
 
     /**
@@ -357,7 +335,7 @@ public final class CmId implements AutoCloseable {
     void resolveRoute(Duration timeout, Duration wait) {
         requireQueue("resolveRoute");
         beginResolveRoute(timeout);
-        events.expectAfterNativeTimeout(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", timeout,
+        events.queue().expectAfterNativeTimeout(CmEventType.ROUTE_RESOLVED, "rdma_resolve_route", timeout,
                 wait.minus(timeout), "to " + peerAddress(), this);
     }
 
@@ -376,14 +354,7 @@ public final class CmId implements AutoCloseable {
             throw new IllegalStateException("rdma_resolve_route on " + this + ": the id has no device yet; resolve an"
                     + " address first (resolveAddress, or beginResolveAddress and its ADDR_RESOLVED event)");
         }
-        try (CallState state = CallState.open()) {
-            int rc = (int) Native.RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
-            if (rc != 0) {
-                throw new VerbsException("rdma_resolve_route", state.errno(), "to " + peerAddress());
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
-        }
+        calls.resolveRoute(timeout, "to " + peerAddress());
     }
 
     /**
@@ -398,16 +369,12 @@ public final class CmId implements AutoCloseable {
      */
     public void listen(int backlog) {
         ensureOpen();
-        ConnectionBacklog before = this.backlog;
-        this.backlog = ConnectionBacklog.of(backlog); // before rdma_listen: its first request may come at once
-        try (CallState state = CallState.open()) {
-            int rc = (int) Native.LISTEN.invokeExact(state.segment(), id, backlog);
-            if (rc != 0) {
-                this.backlog = before;
-                throw new VerbsException("rdma_listen", state.errno(), "on " + localAddress() + " (bind first)");
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
+        ConnectionBacklog before = events.listening(backlog); // before rdma_listen: its first request may come at once
+        try {
+            calls.listen(backlog, "on " + localAddress() + " (bind first)");
+        } catch (RuntimeException e) {
+            events.notListening(before);
+            throw e;
         }
     }
 
@@ -459,7 +426,7 @@ public final class CmId implements AutoCloseable {
         }
         // under the lock close() takes to read the queue pair: a queue pair is created before a close begins (and
         // that close closes it) or not at all
-        synchronized (this) {
+        synchronized (life) {
             ensureOpen();
             if (queuePair != null && !queuePair.isClosed()) {
                 throw new IllegalStateException(this + " already has " + queuePair);
@@ -467,35 +434,17 @@ public final class CmId implements AutoCloseable {
             QpConfig onPort = new QpConfig(config.type(), config.sendCq(), config.recvCq(), config.maxSendWr(),
                     config.maxRecvWr(), config.maxSendSge(), config.maxRecvSge(), config.maxInlineData(),
                     config.signalAll(), port(), config.gidIndex(), config.srq());
-            QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) -> {
-                try (CallState state = CallState.open()) {
-                    int rc = (int) Native.CREATE_QP.invokeExact(state.segment(), id, pdHandle, init);
-                    if (rc != 0) {
-                        String what = expected + " queue pair on " + this + " (max_send_wr " + config.maxSendWr()
-                                + ", max_recv_wr " + config.maxRecvWr() + ")";
-                        throw ofRequest && state.errno() == EINVAL ? requestWithdrawn("rdma_create_qp", what)
-                                : new VerbsException("rdma_create_qp", state.errno(), what);
-                    }
-                    return rdma_cm_id.qp(id);
-                } catch (Throwable t) {
-                    throw Unchecked.rethrow(t);
-                }
-            }, "rdma_cm id " + this, this::destroyQueuePair);
+            String what = expected + " queue pair on " + this + " (max_send_wr " + config.maxSendWr() + ", max_recv_wr "
+                    + config.maxRecvWr() + ")";
+            // the queue pair's close gives it back with rdma_destroy_qp, which close() runs before the id's end
+            QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) ->
+                    calls.createQueuePair(pdHandle, init, what, this::requestWithdrawn), "rdma_cm id " + this,
+                    calls::destroyQueuePair);
             if (expected == QpType.UD) {
                 VerbsBridge.get().datagramsReady(qp);
             }
             queuePair = qp;
             return qp;
-        }
-    }
-
-    /**
-     * Gives the queue pair back: {@code rdma_destroy_qp}, run by the queue pair's close, which {@link #close()}
-     * runs before it ends the id's lifetime.
-     */
-    private void destroyQueuePair() {
-        synchronized (queuePairCalls) {
-            rdma_cma_h.rdma_destroy_qp(id);
         }
     }
 
@@ -544,7 +493,7 @@ public final class CmId implements AutoCloseable {
         requireQueuePair("rdma_connect");
         int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA
                 : ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
-        connectOrAccept("rdma_connect", Native.CONNECT, parameters, limit, "to " + peerAddress());
+        connectOrAccept(false, parameters, limit, "to " + peerAddress());
     }
 
     /**
@@ -565,7 +514,7 @@ public final class CmId implements AutoCloseable {
         requireQueuePair("rdma_accept");
         int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA
                 : ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
-        connectOrAccept("rdma_accept", Native.ACCEPT, parameters, limit, "from " + peerAddress());
+        connectOrAccept(true, parameters, limit, "from " + peerAddress());
     }
 
     /**
@@ -595,15 +544,7 @@ public final class CmId implements AutoCloseable {
         ensureOpen();
         byte[] data = privateData == null ? new byte[0] : privateData;
         checkPrivateData("rdma_reject", data, privateDataLimit(ConnectionParameters.MAX_REJECT_PRIVATE_DATA));
-        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, data);
-            int rc = (int) Native.REJECT.invokeExact(state.segment(), id, copy, (byte) data.length);
-            if (rc != 0) {
-                throw new VerbsException("rdma_reject", state.errno(), "request from " + peerAddress());
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
-        }
+        calls.reject(data, "request from " + peerAddress());
     }
 
     /**
@@ -616,19 +557,9 @@ public final class CmId implements AutoCloseable {
     public void disconnect() {
         ensureOpen();
         if (!hasDevice()) { // librdmacm before rdma-core 21 reads cm_id->verbs->device unchecked; later ones say EINVAL
-            throw new VerbsException("rdma_disconnect", EINVAL, this + " (EINVAL: not connected; the id has no device)");
+            throw new VerbsException("rdma_disconnect", IdCalls.EINVAL, this + " (EINVAL: not connected; the id has no device)");
         }
-        try (CallState state = CallState.open()) {
-            int rc;
-            synchronized (queuePairCalls) { // rdma_disconnect moves id->qp to ERR
-                rc = (int) Native.DISCONNECT.invokeExact(state.segment(), id);
-            }
-            if (rc != 0) {
-                throw new VerbsException("rdma_disconnect", state.errno(), toString() + " (EINVAL: not connected)");
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
-        }
+        calls.disconnect(this + " (EINVAL: not connected)");
     }
 
     /**
@@ -643,18 +574,7 @@ public final class CmId implements AutoCloseable {
      */
     public boolean awaitDisconnected(Duration timeout) {
         requireQueue("awaitDisconnected");
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!disconnected) {
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0) {
-                return false;
-            }
-            CmEvent event = awaitEvent(Duration.ofNanos(remaining));
-            if (event != null && event.type() == CmEventType.DEVICE_REMOVAL) {
-                return true;
-            }
-        }
-        return true;
+        return events.awaitDisconnected(timeout, this);
     }
 
     /**
@@ -663,7 +583,7 @@ public final class CmId implements AutoCloseable {
      * @return true once DISCONNECTED (or DEVICE_REMOVAL) was delivered to this id; it never turns false again
      */
     public boolean isDisconnected() {
-        return disconnected;
+        return events.isDisconnected();
     }
 
     /**
@@ -679,12 +599,7 @@ public final class CmId implements AutoCloseable {
      */
     public CmEvent awaitEvent(Duration timeout) {
         requireQueue("awaitEvent");
-        CmEvent event = events.await(timeout, this);
-        ConnectionBacklog waiting = backlog;
-        if (event != null && waiting != null && event.type() == CmEventType.CONNECT_REQUEST) {
-            waiting.taken();
-        }
-        return event;
+        return events.await(timeout, this);
     }
 
     /**
@@ -692,12 +607,10 @@ public final class CmId implements AutoCloseable {
      * (rejected and destroyed) when the backlog is full or this listener is closing.
      */
     void deliverRequest(CmEvent request) {
-        ConnectionBacklog waiting = backlog;
-        if (waiting != null && waiting.offer(request, events)) {
-            return;
+        String why = events.deliverRequest(request, this, life.isClosed());
+        if (why != null) {
+            refuse(request.id(), why);
         }
-        refuse(request.id(), waiting == null ? this + " is not listening" : closed ? this + " was closed"
-                : "the backlog of " + this + " (" + waiting.limit() + ") is full");
     }
 
     /**
@@ -725,14 +638,12 @@ public final class CmId implements AutoCloseable {
 
     /** Called by the channel for every event of this id, before anyone sees it. Allocates nothing. */
     void observed(CmEventType type) {
-        if (type == CmEventType.DISCONNECTED || type == CmEventType.DEVICE_REMOVAL) {
-            disconnected = true;
-        }
+        events.observed(type);
     }
 
     private CmEvent expect(CmEventType wanted, String call, Duration timeout, String what) {
         requireQueue(call);
-        return events.expect(wanted, call, timeout, what, this);
+        return events.queue().expect(wanted, call, timeout, what, this);
     }
 
     /** The blocking calls wait on this id's queue, which an id of a polled channel does not have. */
@@ -750,25 +661,12 @@ public final class CmId implements AutoCloseable {
     /** CM reject reason 28: the consumer (the peer's application) rejected. */
     static final int REJECT_CONSUMER = CmEventQueue.REJECT_CONSUMER;
 
-    private void connectOrAccept(String call, MethodHandle handle, ConnectionParameters parameters, int limit, String what) {
+    private void connectOrAccept(boolean accept, ConnectionParameters parameters, int limit, String what) {
+        String call = accept ? "rdma_accept" : "rdma_connect";
         byte[] data = parameters.privateData();
         checkPrivateData(call, data, limit);
-        DeviceAttributes device = context().attributes();
-        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment param = ConnectionParameters.write(parameters, data, device, arena);
-            int rc;
-            synchronized (queuePairCalls) {
-                requireQueuePair(call); // again: a close of the queue pair may have begun since the first check
-                rc = (int) handle.invokeExact(state.segment(), id, param);
-            }
-            if (rc != 0) {
-                throw ofRequest && state.errno() == EINVAL && call.equals("rdma_accept")
-                        ? requestWithdrawn(call, what + " on " + this)
-                        : new VerbsException(call, state.errno(), what + " on " + this);
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
-        }
+        calls.connectOrAccept(accept, parameters, data, context().attributes(), () -> requireQueuePair(call),
+                what + " on " + this, this::requestWithdrawn);
     }
 
     /**
@@ -778,7 +676,7 @@ public final class CmId implements AutoCloseable {
      * accepted yet (the kernel's ucma: "the accept will just fail later").
      */
     private CmException requestWithdrawn(String call, String what) {
-        return new CmException(call, EINVAL, null, 0, null, what + ": the connection request from " + peerAddress()
+        return new CmException(call, IdCalls.EINVAL, null, 0, null, what + ": the connection request from " + peerAddress()
                 + " is gone: its client withdrew it (its connect's bound passed, or it closed) before this accept."
                 + " Accept the next request; RdmaServer.accept skips such requests. If clients give up often,"
                 + " give their connect a longer bound or accept sooner", true);
@@ -802,36 +700,13 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** An address call ({@code rdma_bind_addr} or {@code rdma_resolve_addr}) with a socket address argument. */
-    private void call(String name, String what, MethodHandle handle, InetSocketAddress address, Duration timeout) {
-        ensureOpen();
-        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment sockaddr = arena.allocate(SocketAddresses.STORAGE_SIZE, 8);
-            SocketAddresses.write(address, sockaddr);
-            int rc = timeout == null ? (int) handle.invokeExact(state.segment(), id, sockaddr)
-                    : (int) handle.invokeExact(state.segment(), id, MemorySegment.NULL, sockaddr, millis(timeout));
-            if (rc != 0) {
-                throw new VerbsException(name, state.errno(), what);
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
-        }
-    }
-
-    private static int millis(Duration timeout) {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-    }
-
-    /** errno's EINVAL (the same number on every Linux architecture). */
-    private static final int EINVAL = 22;
-
     /** Whether librdmacm has bound the id to a device ({@code cm_id->verbs}); never unset once set. */
     private boolean hasDevice() {
         return !rdma_cm_id.verbs(id).equals(MemorySegment.NULL);
     }
 
     private void ensureOpen() {
-        if (closed) {
+        if (life.isClosed()) {
             throw new IllegalStateException(this + " is closed");
         }
     }
@@ -842,7 +717,7 @@ public final class CmId implements AutoCloseable {
      * @return true once {@link #close()} (or the channel's) has started closing this id; every call throws from then on
      */
     public boolean isClosed() {
-        return closed;
+        return life.isClosed();
     }
 
     /**
@@ -868,56 +743,24 @@ public final class CmId implements AutoCloseable {
      */
     @Override
     public void close() {
-        QueuePair qp;
-        synchronized (this) {
-            long deadline = System.nanoTime() + 3 * Liveness.CLOSE_WAIT_NANOS;
-            while (closing) { // another thread's close is waiting for calls in flight: wait for its outcome
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new IllegalStateException(this + " is being closed by another thread, which waits for a call"
-                            + " on it that has not returned");
-                }
-                try {
-                    wait(Math.max(1, left / 1_000_000));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while " + this + " was being closed by another thread", e);
-                }
-            }
-            if (destroyed) {
-                return;
-            }
-            closing = true;
-            closed = true;
-            qp = queuePair;
+        if (!life.begin(this)) {
+            return;
         }
+        QueuePair qp = queuePair; // a createQueuePair under way finished before the close began (both hold life)
         try {
             if (qp != null) {
                 qp.close(); // waits for posts in flight; rdma_destroy_qp needs the id, so it goes first
             }
-            ConnectionBacklog waiting = backlog;
-            if (waiting != null) {
-                for (CmEvent request : waiting.close(events)) {
-                    refuse(request.id(), this + " was closed"); // as the kernel does for a closed C listener: no request outlives it
-                }
+            for (CmEvent request : events.close()) {
+                refuse(request.id(), this + " was closed"); // as the kernel does for a closed C listener: no request outlives it
             }
-            events.close();
             liveness.end(this); // waits for the calls that hold the id
         } catch (RuntimeException stuck) {
-            synchronized (this) {
-                closing = false; // left allocated: a later close tries again
-                notifyAll();
-            }
+            life.gaveUp(); // left allocated: a later close tries again
             throw stuck;
         }
         channel.unregister(this, slot);
-        IdDestroyer.destroy(rawId, this, () -> {
-            synchronized (this) {
-                destroyed = true;
-                closing = false;
-                notifyAll();
-            }
-        });
+        IdDestroyer.destroy(rawId, this, life::freed);
     }
 
     @Override

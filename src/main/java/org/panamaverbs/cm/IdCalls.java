@@ -1,0 +1,192 @@
+package org.panamaverbs.cm;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
+import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
+import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.SocketAddresses;
+import org.panamaverbs.internal.Unchecked;
+import org.panamaverbs.verbs.DeviceAttributes;
+import org.panamaverbs.verbs.VerbsException;
+
+/**
+ * The librdmacm calls of one {@link CmId}, with the id's pointer (a segment of its lifetime, so that every call
+ * keeps the id alive and a call after its close throws): each call, its errno turned into a
+ * {@link VerbsException} naming it, and the lock that keeps the calls which use {@code id->qp} apart from
+ * {@code rdma_destroy_qp}. The checks that come first (open, has a device, has a queue pair) are the id's.
+ */
+final class IdCalls {
+    /** errno's EINVAL (the same number on every Linux architecture). */
+    static final int EINVAL = 22;
+
+    private static final MethodHandle BIND = capturing(rdma_cma_h.rdma_bind_addr$address(), rdma_cma_h.rdma_bind_addr$descriptor());
+    private static final MethodHandle RESOLVE_ADDR = capturing(rdma_cma_h.rdma_resolve_addr$address(), rdma_cma_h.rdma_resolve_addr$descriptor());
+    private static final MethodHandle RESOLVE_ROUTE = capturing(rdma_cma_h.rdma_resolve_route$address(), rdma_cma_h.rdma_resolve_route$descriptor());
+    private static final MethodHandle LISTEN = capturing(rdma_cma_h.rdma_listen$address(), rdma_cma_h.rdma_listen$descriptor());
+    private static final MethodHandle CREATE_QP = capturing(rdma_cma_h.rdma_create_qp$address(), rdma_cma_h.rdma_create_qp$descriptor());
+    private static final MethodHandle CONNECT = capturing(rdma_cma_h.rdma_connect$address(), rdma_cma_h.rdma_connect$descriptor());
+    private static final MethodHandle ACCEPT = capturing(rdma_cma_h.rdma_accept$address(), rdma_cma_h.rdma_accept$descriptor());
+    private static final MethodHandle REJECT = capturing(rdma_cma_h.rdma_reject$address(), rdma_cma_h.rdma_reject$descriptor());
+    private static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
+
+    private final MemorySegment id;
+    /** A connection request's id: EINVAL from rdma_create_qp or rdma_accept then means its client withdrew it. */
+    private final boolean ofRequest;
+    /**
+     * Held by the calls that make librdmacm use {@code id->qp} ({@code rdma_connect}, {@code rdma_accept} and
+     * {@code rdma_disconnect} modify it) and by {@code rdma_destroy_qp}, which frees it: a queue pair closed by another
+     * thread during an accept crashed the JVM in {@code ibv_modify_qp} (the rdma_cm fuzzer, 2026-11-28).
+     */
+    private final Object queuePairCalls = new Object();
+
+    IdCalls(MemorySegment id, boolean ofRequest) {
+        this.id = id;
+        this.ofRequest = ofRequest;
+    }
+
+    private static MethodHandle capturing(MemorySegment address, FunctionDescriptor descriptor) {
+        return CallState.capturingErrno(address, descriptor);
+    }
+
+    /** {@code rdma_bind_addr}; {@code what} goes into the message of a failure. */
+    void bind(InetSocketAddress local, String what) {
+        address("rdma_bind_addr", what, BIND, local, null);
+    }
+
+    /** {@code rdma_resolve_addr} with no source address. */
+    void resolveAddress(InetSocketAddress destination, Duration timeout, String what) {
+        address("rdma_resolve_addr", what, RESOLVE_ADDR, destination, timeout);
+    }
+
+    /** An address call with a socket address argument, copied into a {@code sockaddr_storage} for the call. */
+    private void address(String name, String what, MethodHandle handle, InetSocketAddress address, Duration timeout) {
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment sockaddr = arena.allocate(SocketAddresses.STORAGE_SIZE, 8);
+            SocketAddresses.write(address, sockaddr);
+            int rc = timeout == null ? (int) handle.invokeExact(state.segment(), id, sockaddr)
+                    : (int) handle.invokeExact(state.segment(), id, MemorySegment.NULL, sockaddr, millis(timeout));
+            if (rc != 0) {
+                throw new VerbsException(name, state.errno(), what);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** {@code rdma_resolve_route}; the id has a device (librdmacm reads {@code cm_id->verbs->device} unchecked). */
+    void resolveRoute(Duration timeout, String what) {
+        try (CallState state = CallState.open()) {
+            int rc = (int) RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
+            if (rc != 0) {
+                throw new VerbsException("rdma_resolve_route", state.errno(), what);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** {@code rdma_listen}. */
+    void listen(int backlog, String what) {
+        try (CallState state = CallState.open()) {
+            int rc = (int) LISTEN.invokeExact(state.segment(), id, backlog);
+            if (rc != 0) {
+                throw new VerbsException("rdma_listen", state.errno(), what);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code rdma_create_qp(id, pd, init)}; returns {@code id->qp}. On a request's id EINVAL is the client's
+     * withdrawal ({@code withdrawn}).
+     */
+    MemorySegment createQueuePair(MemorySegment pd, MemorySegment init, String what, Withdrawn withdrawn) {
+        try (CallState state = CallState.open()) {
+            int rc = (int) CREATE_QP.invokeExact(state.segment(), id, pd, init);
+            if (rc != 0) {
+                throw ofRequest && state.errno() == EINVAL ? withdrawn.exception("rdma_create_qp", what)
+                        : new VerbsException("rdma_create_qp", state.errno(), what);
+            }
+            return rdma_cm_id.qp(id);
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** {@code rdma_destroy_qp}, never during a call that uses the queue pair. */
+    void destroyQueuePair() {
+        synchronized (queuePairCalls) {
+            rdma_cma_h.rdma_destroy_qp(id);
+        }
+    }
+
+    /** The exception for a request its client withdrew. */
+    interface Withdrawn {
+        CmException exception(String call, String what);
+    }
+
+    /**
+     * {@code rdma_connect} ({@code accept} false) or {@code rdma_accept} with {@code parameters} (private data
+     * checked by the caller), under the queue-pair lock; {@code stillHasQueuePair} runs under it first, since a
+     * close of the queue pair may have begun since the caller's own check.
+     */
+    void connectOrAccept(boolean accept, ConnectionParameters parameters, byte[] data, DeviceAttributes device,
+            Runnable stillHasQueuePair, String what, Withdrawn withdrawn) {
+        String call = accept ? "rdma_accept" : "rdma_connect";
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment param = ConnectionParameters.write(parameters, data, device, arena);
+            int rc;
+            synchronized (queuePairCalls) {
+                stillHasQueuePair.run();
+                rc = accept ? (int) ACCEPT.invokeExact(state.segment(), id, param)
+                        : (int) CONNECT.invokeExact(state.segment(), id, param);
+            }
+            if (rc != 0) {
+                throw ofRequest && accept && state.errno() == EINVAL ? withdrawn.exception(call, what)
+                        : new VerbsException(call, state.errno(), what);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** {@code rdma_reject} with {@code data} (checked by the caller; empty for none), copied for the call. */
+    void reject(byte[] data, String what) {
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
+            int rc = (int) REJECT.invokeExact(state.segment(), id, copy, (byte) data.length);
+            if (rc != 0) {
+                throw new VerbsException("rdma_reject", state.errno(), what);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    /** {@code rdma_disconnect}, which moves {@code id->qp} to ERR: under the queue-pair lock. */
+    void disconnect(String what) {
+        try (CallState state = CallState.open()) {
+            int rc;
+            synchronized (queuePairCalls) {
+                rc = (int) DISCONNECT.invokeExact(state.segment(), id);
+            }
+            if (rc != 0) {
+                throw new VerbsException("rdma_disconnect", state.errno(), what);
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
+        }
+    }
+
+    private static int millis(Duration timeout) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    }
+}
