@@ -1,6 +1,5 @@
 package org.panamaverbs.netty;
 
-import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -12,6 +11,7 @@ import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 
@@ -27,10 +27,9 @@ import io.netty.util.concurrent.SingleThreadEventExecutor;
  * of {@link RdmaIoHandler}, without its busy-poll (Netty's loop, not this class, decides when to block). The
  * descriptor stays the library's: the loop never closes it ({@link BorrowedDescriptor}).
  *
- * <p>rdma_cm events reach the channels as with {@link RdmaIoHandler}: the library's reader of the rdma_cm event
- * channel and virtual threads parked on the ids hand them to the loop as tasks. The event channel's descriptor is not
- * registered with the loop: the library reads and acknowledges every event itself, and a second reader on the loop
- * would race it.
+ * <p>The loop's rdma_cm event channel is a polled one ({@code CmEventChannel.createPolled()}): its descriptor is
+ * registered the same way, and its events (connection requests, connects, disconnects) are read and handled on the
+ * loop, as with {@link RdmaIoHandler}.
  *
  * <p>When the loop shuts down (Netty's {@code prepareToDestroy} closes the completion channel handles, or the loop's
  * shutdown hook runs, whichever is first) every RDMA channel of the loop is closed, their last sends get a short
@@ -44,20 +43,20 @@ final class EpollRdmaLoop {
 
     private final IoEventLoop eventLoop;
     private final RdmaLoop rdma;
-    private final Map<RdmaLoop.DeviceQueues, CompletionChannelHandle> handles = new IdentityHashMap<>();
+    private final IntObjectHashMap<DescriptorHandle> handles = new IntObjectHashMap<>();
     private boolean shutDown;
 
     private EpollRdmaLoop(IoEventLoop eventLoop, SingleThreadEventExecutor executor) {
         this.eventLoop = eventLoop;
         this.rdma = new RdmaLoop(eventLoop, new RdmaLoop.Watcher() {
             @Override
-            public void watch(RdmaLoop.DeviceQueues device) {
-                handles.put(device, new CompletionChannelHandle(device));
+            public void watch(int fd, Object owner) {
+                handles.put(fd, new DescriptorHandle(fd, owner));
             }
 
             @Override
-            public void unwatch(RdmaLoop.DeviceQueues device) {
-                CompletionChannelHandle handle = handles.remove(device);
+            public void unwatch(int fd) {
+                DescriptorHandle handle = handles.remove(fd);
                 if (handle != null) {
                     handle.unregister();
                 }
@@ -105,9 +104,12 @@ final class EpollRdmaLoop {
         return LOOPS.containsKey(loop);
     }
 
-    /** A completion channel is readable: consume its events, poll, re-arm, poll once more, free finished closes. */
-    private void onReadable(RdmaLoop.DeviceQueues device) {
-        rdma.consumeEvents(device.channelFd);
+    /**
+     * A descriptor is readable: a completion channel's (consume its events) or the rdma_cm event channel's (handle
+     * its events); then poll, re-arm, poll once more, free finished closes.
+     */
+    private void onReadable(int fd) {
+        rdma.onReadable(fd);
         rdma.pollAll();
         rdma.armAndPoll();
         rdma.reapClosing(false);
@@ -129,20 +131,23 @@ final class EpollRdmaLoop {
     }
 
     /**
-     * A completion channel's descriptor as an {@link EpollIoHandle} of the loop. Netty's {@code prepareToDestroy}
-     * closes it when the loop shuts down: the whole RDMA side of the loop goes then.
+     * A descriptor of the library's (a completion channel's, the rdma_cm event channel's) as an {@link EpollIoHandle}
+     * of the loop. Netty's {@code prepareToDestroy} closes it when the loop shuts down: the whole RDMA side of the
+     * loop goes then.
      */
-    private final class CompletionChannelHandle implements EpollIoHandle {
-        private final RdmaLoop.DeviceQueues device;
+    private final class DescriptorHandle implements EpollIoHandle {
+        private final Object owner;
+        private final int number;
         private final BorrowedDescriptor fd;
         private final IoRegistration registration;
 
-        CompletionChannelHandle(RdmaLoop.DeviceQueues device) {
-            this.device = device;
-            this.fd = new BorrowedDescriptor(device.channelFd);
+        DescriptorHandle(int number, Object owner) {
+            this.owner = owner;
+            this.number = number;
+            this.fd = new BorrowedDescriptor(number);
             Future<IoRegistration> registered = eventLoop.register(this);
             if (!registered.isSuccess()) { // on the loop's thread, a registration completes at once
-                throw new IllegalStateException("registering " + device.channel + " with " + eventLoop + " failed",
+                throw new IllegalStateException("registering " + owner + " with " + eventLoop + " failed",
                         registered.cause());
             }
             this.registration = registered.getNow();
@@ -161,10 +166,10 @@ final class EpollRdmaLoop {
 
         @Override
         public void handle(IoRegistration ignored, IoEvent event) {
-            onReadable(device);
+            onReadable(number);
         }
 
-        /** Leaves the epoll set before the library destroys the completion channel. */
+        /** Leaves the epoll set before the library closes the descriptor. */
         void unregister() {
             registration.cancel();
             fd.forget();
@@ -177,7 +182,7 @@ final class EpollRdmaLoop {
 
         @Override
         public String toString() {
-            return "CompletionChannelHandle[" + device.channel + "]";
+            return "DescriptorHandle[" + owner + "]";
         }
     }
 

@@ -25,8 +25,10 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
  * <p>Each {@link #run} polls the completion queues ({@code ibv_poll_cq}) and hands each connection its
  * completions. When there is nothing to do and the loop may block, it first polls for the busy-poll time
  * (default 0: off), then arms the queues ({@code ibv_req_notify_cq}), polls once more, and blocks in
- * {@code epoll_wait} on the completion channels' descriptors and an eventfd that {@link #wakeup()} writes,
- * until a completion, a task or the next scheduled task. Busy-polling trades a core for latency; it is
+ * {@code epoll_wait} on the completion channels' descriptors, the rdma_cm event channel's and an eventfd that
+ * {@link #wakeup()} writes, until a completion, an rdma_cm event, a task or the next scheduled task. rdma_cm events
+ * (connection requests, connects, disconnects) are read on the loop too ({@code rdma_get_cm_event} on a non-blocking
+ * channel): a loop busy with traffic looks at its descriptors at least once a millisecond. Busy-polling trades a core for latency; it is
  * bounded, so a loop never spins while idle for longer than that time.
  *
  * <p>The channels also run on Netty's own epoll loops ({@code MultiThreadIoEventLoopGroup(EpollIoHandler.newFactory())},
@@ -38,11 +40,15 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
  * verb and errno) in the channel that needed it; completions in error close that channel with the status.
  */
 public final class RdmaIoHandler implements IoHandler {
+    /** How often a loop that never blocks still looks at its descriptors: 1 ms, a syscall that costs about 1 µs. */
+    private static final long DESCRIPTOR_CHECK_NANOS = 1_000_000;
     private final ThreadAwareExecutor executor;
     private final long busyPollNanos;
     private final EpollWaiter waiter;
     private final RdmaLoop loop;
     private volatile boolean wakenUp;
+    /** When the descriptors were last looked at ({@code epoll_wait}), by {@link System#nanoTime()}. */
+    private long lastDescriptorCheck;
 
     private RdmaIoHandler(ThreadAwareExecutor executor, Duration busyPoll) {
         this.executor = executor;
@@ -64,21 +70,22 @@ public final class RdmaIoHandler implements IoHandler {
         }
     }
 
-    /** Completion channels are watched by this handler's own epoll set. */
+    /** The loop's descriptors are watched by this handler's own epoll set. */
     private record WaiterWatcher(EpollWaiter waiter) implements RdmaLoop.Watcher {
         @Override
-        public void watch(RdmaLoop.DeviceQueues device) {
+        public void watch(int fd, Object owner) {
             try {
-                waiter.add(device.channelFd);
+                waiter.add(fd);
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                throw new UncheckedIOException(new IOException("watching the descriptor of " + owner + ": "
+                        + e.getMessage(), e));
             }
         }
 
         @Override
-        public void unwatch(RdmaLoop.DeviceQueues device) {
+        public void unwatch(int fd) {
             try {
-                waiter.remove(device.channelFd);
+                waiter.remove(fd);
             } catch (IOException e) {
                 // the descriptor is closed right after; epoll forgets it then anyway
             }
@@ -111,6 +118,13 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
+        long now = System.nanoTime();
+        if (now - lastDescriptorCheck > DESCRIPTOR_CHECK_NANOS) {
+            // a loop kept busy by completions or tasks never blocks in epoll_wait: look at the descriptors anyway,
+            // or a connection request or a peer's disconnect would wait for traffic to stop
+            lastDescriptorCheck = now;
+            handleReady(waiter.await(0));
+        }
         int handled = loop.pollAll();
         loop.reapClosing(false);
         if (handled > 0 || !context.canBlock()) {
@@ -136,14 +150,19 @@ public final class RdmaIoHandler implements IoHandler {
         int millis = delay <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (delay + 999_999) / 1_000_000);
         int ready = waiter.await(millis);
         wakenUp = false;
-        for (int i = 0; i < ready; i++) {
-            loop.consumeEvents(waiter.readyFd(i));
-        }
+        lastDescriptorCheck = System.nanoTime();
+        handleReady(ready);
         handled = loop.pollAll();
         if (context.shouldReportActiveIoTime()) {
             context.reportActiveIoTime(0);
         }
         return handled;
+    }
+
+    private void handleReady(int ready) {
+        for (int i = 0; i < ready; i++) {
+            loop.onReadable(waiter.readyFd(i));
+        }
     }
 
     @Override

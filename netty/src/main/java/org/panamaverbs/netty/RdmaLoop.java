@@ -20,6 +20,7 @@ import io.netty.channel.IoRegistration;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import org.panamaverbs.cm.CmEventChannel;
+import org.panamaverbs.cm.CmId;
 import org.panamaverbs.verbs.CompletionChannel;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
@@ -31,8 +32,8 @@ import org.panamaverbs.verbs.WorkCompletions;
  * The RDMA side of one event loop, whichever {@code IoHandler} drives it ({@link RdmaIoHandler}, or Netty's
  * {@code EpollIoHandler} through {@link EpollRdmaLoop}): per device a protection domain, a completion channel and
  * its completion queues, shared by every connection of the loop; the loop's rdma_cm event channel; the RDMA
- * channels registered with the loop; and the one way completions are polled and handed to connections. Loop thread
- * only, except {@link #cmChannel()} and a {@link Registration}'s cancel.
+ * channels registered with the loop; and the one way completions and rdma_cm events are polled and handed to
+ * connections. Loop thread only, except {@link #unfollow} and a {@link Registration}'s cancel.
  */
 final class RdmaLoop {
     /** Completions taken per poll. */
@@ -42,13 +43,17 @@ final class RdmaLoop {
     /** Whether Netty's epoll classes are on the class path (the optional dependency); checked without loading them. */
     private static final boolean EPOLL_CLASSES = classPresent("io.netty.channel.epoll.EpollIoHandle");
 
-    /** Who watches the completion channels' descriptors: the handler's own epoll set, or Netty's epoll loop. */
+    /**
+     * Who watches the loop's descriptors (the completion channels' and the rdma_cm event channel's) for
+     * readability: the handler's own epoll set, or Netty's epoll loop. Either hands a readable one to
+     * {@link #onReadable(int)}.
+     */
     interface Watcher {
-        /** Starts watching {@code device}'s completion channel for readability. */
-        void watch(DeviceQueues device);
+        /** Starts watching {@code fd}, the descriptor of {@code owner}, for readability (level-triggered). */
+        void watch(int fd, Object owner);
 
-        /** Stops watching it (before the channel is destroyed). */
-        void unwatch(DeviceQueues device);
+        /** Stops watching {@code fd} (before its owner closes it). */
+        void unwatch(int fd);
     }
 
     private final ThreadAwareExecutor executor;
@@ -59,12 +64,13 @@ final class RdmaLoop {
     private final List<Registration> registrations = new ArrayList<>();
     private final List<RsocketConnection> ready = new ArrayList<>();
     private final List<RsocketConnection> closing = new ArrayList<>();
-    private volatile CmEventChannel cmChannel;
+    private final LoopCmEvents cm;
     private boolean destroyed;
 
     RdmaLoop(ThreadAwareExecutor executor, Watcher watcher) {
         this.executor = executor;
         this.watcher = watcher;
+        this.cm = new LoopCmEvents(watcher);
     }
 
     private static boolean classPresent(String name) {
@@ -178,10 +184,14 @@ final class RdmaLoop {
     }
 
     /**
-     * Consumes the events of the completion channel whose descriptor is {@code fd} (the library acknowledges them
-     * in batches); their queues are disarmed until {@link #armAndPoll()}.
+     * A watched descriptor is readable. The rdma_cm event channel's: its events are read and handed to the ids'
+     * targets ({@link LoopCmEvents}). A completion channel's: its events are consumed (the library acknowledges them in batches) and its
+     * queues stay disarmed until {@link #armAndPoll()}; the caller polls them next.
      */
-    void consumeEvents(int fd) {
+    void onReadable(int fd) {
+        if (cm.onReadable(fd)) {
+            return;
+        }
         for (DeviceQueues device : devices.values()) {
             if (device.channelFd == fd) {
                 while (device.channel.awaitEvent(Duration.ZERO) != null) {
@@ -243,22 +253,26 @@ final class RdmaLoop {
 
     // ------------------------------------------------------------------------------------------- resources
 
-    /** The loop's rdma_cm event channel, made on first use (from any thread). */
+    /**
+     * The loop's rdma_cm event channel, made on first use (loop thread): polled, its descriptor watched with the
+     * completion channels', so every rdma_cm event of the loop's ids is handled on the loop without a thread of its
+     * own. Its ids' events go to their targets ({@link #follow}).
+     */
     CmEventChannel cmChannel() {
-        CmEventChannel channel = cmChannel;
-        if (channel == null) {
-            synchronized (this) {
-                channel = cmChannel;
-                if (channel == null) {
-                    if (destroyed) {
-                        throw new IllegalStateException("the event loop's RDMA resources are released: it shut down");
-                    }
-                    channel = CmEventChannel.create();
-                    cmChannel = channel;
-                }
-            }
+        if (destroyed) {
+            throw new IllegalStateException("the event loop's RDMA resources are released: it shut down");
         }
-        return channel;
+        return cm.channel();
+    }
+
+    /** From now on {@code id}'s events (an id of this loop's {@link #cmChannel()}) go to {@code target}. */
+    void follow(CmId id, LoopCmEvents.Target target) {
+        cm.follow(id, target);
+    }
+
+    /** {@code id}'s events go nowhere any more (it is being closed); from any thread. */
+    void unfollow(CmId id) {
+        cm.unfollow(id);
     }
 
     /** The protection domain and completion channel of {@code context} on this loop, made on first use. */
@@ -271,7 +285,7 @@ final class RdmaLoop {
             device = new DeviceQueues(context);
             devices.put(context, device);
             try {
-                watcher.watch(device);
+                watcher.watch(device.channelFd, device.channel);
             } catch (RuntimeException e) {
                 devices.remove(context);
                 device.close();
@@ -336,15 +350,9 @@ final class RdmaLoop {
         }
         reapClosing(true);
         destroyed = true;
-        CmEventChannel channel;
-        synchronized (this) {
-            channel = cmChannel;
-        }
-        if (channel != null) {
-            channel.close(); // closes every id (and its queue pair) still open
-        }
+        cm.destroy(); // closes every id (and its queue pair) still open
         for (DeviceQueues device : devices.values()) {
-            watcher.unwatch(device);
+            watcher.unwatch(device.channelFd);
         }
         for (Queue queue : queues) {
             queue.cq.close();

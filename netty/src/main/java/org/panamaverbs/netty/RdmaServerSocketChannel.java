@@ -1,14 +1,14 @@
 package org.panamaverbs.netty;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.time.Duration;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.ArrayDeque;
 
-import io.netty.channel.AbstractServerChannel;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
@@ -16,6 +16,7 @@ import io.netty.channel.ServerChannel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import org.panamaverbs.cm.CmEvent;
+import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.PortSpace;
 
@@ -31,26 +32,29 @@ import org.panamaverbs.cm.PortSpace;
  *     .childHandler(...).bind(new InetSocketAddress("10.0.0.1", 7471));
  * }</pre>
  *
- * <p>Connection requests are taken by a virtual thread parked on the listening id; a request whose private data
- * is not rsocket's version 1 is rejected ({@code rdma_reject}) and never reaches the pipeline. A child's queue
- * pair is made on the child's own event loop when it is registered, then accepted; {@code channelActive} follows
- * rdma_cm's ESTABLISHED event. The port is rdma_cm's, in the TCP port space: it does not collide with TCP
+ * <p>Connection requests are rdma_cm events of the listening id, read on this channel's event loop from the loop's
+ * polled event channel (no thread waits for them); a request whose private data is not rsocket's version 1 is
+ * rejected ({@code rdma_reject}) and never reaches the pipeline. A child's queue pair is made on the child's own
+ * event loop when it is registered, then accepted ({@code rdma_accept}); {@code channelActive} follows rdma_cm's
+ * ESTABLISHED event. The child's id stays on this channel's event channel: its few later events (ESTABLISHED,
+ * DISCONNECTED) are handed to the child's loop as tasks, as Netty hands an accepted channel to its worker. The port is rdma_cm's, in the TCP port space: it does not collide with TCP
  * sockets on the same number.
  */
-public final class RdmaServerSocketChannel extends AbstractServerChannel implements ServerChannel {
+public final class RdmaServerSocketChannel extends AbstractRdmaChannel implements ServerChannel {
     private static final InternalLogger LOG = InternalLoggerFactory.getInstance(RdmaServerSocketChannel.class);
 
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+
     private final RdmaServerSocketChannelConfig config = new RdmaServerSocketChannelConfig(this);
-    private final ConcurrentLinkedQueue<CmEvent> requests = new ConcurrentLinkedQueue<>();
-    private RdmaLoop.Registration registration;
-    private IoRegistration ioRegistration;
+    /** Requests taken from rdma_cm and not yet read by the pipeline (auto-read off, or past a read's limit). */
+    private final ArrayDeque<CmEvent> requests = new ArrayDeque<>();
     private volatile CmId listening;
-    private volatile InetSocketAddress local;
     private volatile boolean open = true;
     private boolean readPending;
 
     /** A server channel ({@code serverBootstrap.channel(RdmaServerSocketChannel.class)}). */
     public RdmaServerSocketChannel() {
+        super(null);
     }
 
     @Override
@@ -79,13 +83,13 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     }
 
     @Override
-    protected SocketAddress localAddress0() {
-        return local;
+    public ChannelMetadata metadata() {
+        return METADATA;
     }
 
     @Override
-    protected boolean isCompatible(EventLoop loop) {
-        return RdmaLoop.serves(loop);
+    protected SocketAddress remoteAddress0() {
+        return null;
     }
 
     @Override
@@ -94,22 +98,8 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     }
 
     @Override
-    protected void doRegister(ChannelPromise promise) {
-        RdmaLoop.register(eventLoop(), (ServerUnsafe) unsafe(), promise, (loopRegistration, rdmaRegistration) -> {
-            ioRegistration = loopRegistration;
-            registration = rdmaRegistration;
-            promise.setSuccess();
-        });
-    }
-
-    @Override
-    protected void doDeregister() {
-        IoRegistration current = ioRegistration;
-        if (current != null) {
-            ioRegistration = null;
-            registration = null;
-            current.cancel();
-        }
+    void registered(ChannelPromise promise) {
+        promise.setSuccess();
     }
 
     @Override
@@ -118,52 +108,50 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
             throw new IllegalArgumentException("an RDMA server binds to an InetSocketAddress, not " + localAddress);
         }
         CmId id = CmId.create(registration.loop().cmChannel(), PortSpace.TCP);
+        follow(registration.loop(), id);
         try {
             id.bind(address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address);
             id.listen(config.getBacklog());
         } catch (RuntimeException e) {
+            unfollow();
             id.close();
             throw e;
         }
         local = id.localAddress();
         listening = id;
-        EventLoop loop = eventLoop();
-        Thread.ofVirtual().name("rsocket-listen-" + local.getPort()).start(() -> acceptRequests(id, loop));
     }
 
-    /** Takes connection requests until the listening id closes; refuses the ones that do not speak rsocket v1. */
-    private void acceptRequests(CmId id, EventLoop loop) {
-        try {
-            while (!id.isClosed()) {
-                CmEvent request = id.awaitConnectionRequest(Duration.ofHours(1));
-                if (request == null) {
-                    continue;
-                }
-                try {
-                    RsocketWire.ConnectionData.decode(request.privateData());
-                } catch (RsocketWire.MalformedConnectionData e) {
-                    LOG.info("refused a connection request from {}: {}", request.id().peerAddress(), e.getMessage());
-                    try {
-                        request.id().reject(null);
-                    } finally {
-                        request.id().close();
-                    }
-                    continue;
-                }
-                requests.add(request);
-                loop.execute(this::readRequests);
-            }
-        } catch (IllegalStateException e) {
-            // the listening id was closed: the server channel is closing
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // the event loop shut down: it closes this channel and its id
-        } catch (RuntimeException e) {
-            LOG.warn("the rdma_cm listener of {} stopped", local, e);
-            loop.execute(() -> {
-                pipeline().fireExceptionCaught(e);
+    /**
+     * A connection request (on this channel's loop, from the loop's polled event channel): queued for the pipeline,
+     * or refused at once if it does not speak rsocket version 1.
+     */
+    @Override
+    void onCmEvent(CmEvent event) {
+        if (event.type() != CmEventType.CONNECT_REQUEST) {
+            if (event.type() == CmEventType.DEVICE_REMOVAL && open) {
+                pipeline().fireExceptionCaught(new IOException("the RDMA device of " + local + " was removed"));
                 unsafe().close(voidPromise());
-            });
+            }
+            return;
         }
+        CmId request = event.id();
+        if (!open) {
+            request.close(); // the listener is closing: refused by the destruction, as a closed C listener does
+            return;
+        }
+        try {
+            RsocketWire.ConnectionData.decode(event.privateData());
+        } catch (RsocketWire.MalformedConnectionData e) {
+            LOG.info("refused a connection request from {}: {}", request.peerAddress(), e.getMessage());
+            try {
+                request.reject(null);
+            } finally {
+                request.close();
+            }
+            return;
+        }
+        requests.add(event);
+        readRequests();
     }
 
     /** Hands waiting requests to the pipeline as child channels, as far as reading is wanted. */
@@ -201,8 +189,24 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
     }
 
     @Override
+    protected void doDisconnect() {
+        throw new UnsupportedOperationException("a server channel does not disconnect");
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) {
+        throw new UnsupportedOperationException("a server channel does not write");
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        throw new UnsupportedOperationException("a server channel does not write");
+    }
+
+    @Override
     protected void doClose() {
         open = false;
+        unfollow();
         CmId id = listening;
         if (id != null) {
             id.close();
@@ -212,7 +216,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
         }
     }
 
-    private final class ServerUnsafe extends AbstractUnsafe implements RdmaIoHandle {
+    private final class ServerUnsafe extends AbstractRdmaUnsafe {
         @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
             safeSetFailure(promise, new UnsupportedOperationException("a server channel does not connect"));
@@ -220,12 +224,7 @@ public final class RdmaServerSocketChannel extends AbstractServerChannel impleme
 
         @Override
         public void handle(IoRegistration registration, IoEvent event) {
-            // a server channel has no queue pair; requests come from its rdma_cm listener
-        }
-
-        @Override
-        public void close() {
-            close(voidPromise());
+            // a server channel has no queue pair; requests come as its id's rdma_cm events (onCmEvent)
         }
     }
 }

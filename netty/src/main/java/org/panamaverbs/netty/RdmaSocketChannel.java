@@ -13,7 +13,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -28,7 +27,7 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
 import org.panamaverbs.cm.CmEvent;
-import org.panamaverbs.cm.CmException;
+import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.ConnectionParameters;
 import org.panamaverbs.cm.PortSpace;
@@ -66,7 +65,7 @@ import org.panamaverbs.cm.PortSpace;
  * ({@code retry_count} 7). Connecting to an address where nothing listens fails at once with a
  * {@link ConnectException}.
  */
-public final class RdmaSocketChannel extends AbstractChannel implements DuplexChannel {
+public final class RdmaSocketChannel extends AbstractRdmaChannel implements DuplexChannel {
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
 
     private enum State { OPEN, CONNECTING, ACTIVE, CLOSED }
@@ -76,14 +75,13 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     private CmId request;
     private RsocketWire.ConnectionData requestData;
     private volatile State state = State.OPEN;
-    private RdmaLoop.Registration registration;
-    private IoRegistration ioRegistration;
     private RsocketConnection connection;
-    private volatile InetSocketAddress local;
     private volatile InetSocketAddress remote;
+    /** The promise that ESTABLISHED completes: a client's connect, or a child's registration (accepted then). */
     private ChannelPromise connectPromise;
-    /** A connect's virtual thread still uses the id: it, not {@link #doClose}, closes the connection then. */
-    private boolean connectThreadRunning;
+    /** A client's id until its connection is made (which then owns it). */
+    private CmId connectingId;
+    private RdmaConnectSteps connectSteps;
     private ScheduledFuture<?> connectTimeout;
     private boolean readPending;
     private boolean inputShutdown;
@@ -101,6 +99,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     /** A server's child for a connection request; accepted when registered. */
     RdmaSocketChannel(RdmaServerSocketChannel parent, CmId request, RsocketWire.ConnectionData requestData) {
         super(parent);
+        followFrom(parent.registration.loop(), request); // the request's events are reported on the server's loop
         this.config = new RdmaSocketChannelConfig(this);
         this.request = request;
         this.requestData = requestData;
@@ -144,18 +143,8 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     }
 
     @Override
-    protected SocketAddress localAddress0() {
-        return local;
-    }
-
-    @Override
     protected SocketAddress remoteAddress0() {
         return remote;
-    }
-
-    @Override
-    protected boolean isCompatible(EventLoop loop) {
-        return RdmaLoop.serves(loop);
     }
 
     @Override
@@ -166,72 +155,54 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     // ------------------------------------------------------------------------------------------ registration
 
     @Override
-    protected void doRegister(ChannelPromise promise) {
-        RdmaLoop.register(eventLoop(), (RdmaUnsafe) unsafe(), promise, (loopRegistration, rdmaRegistration) -> {
-            ioRegistration = loopRegistration;
-            registration = rdmaRegistration;
-            if (connection != null) {
-                connection.attach(registration);
-            }
-            if (request != null && connection == null) {
-                accept(promise);
-            } else {
-                promise.setSuccess();
-            }
-        });
+    void registered(ChannelPromise promise) {
+        if (connection != null) {
+            connection.attach(registration);
+        }
+        if (request != null && connection == null) {
+            accept(promise);
+        } else {
+            promise.setSuccess();
+        }
     }
 
-    /** A child: queue pair on this loop, rdma_accept with our private data, active once ESTABLISHED arrives. */
+    /**
+     * A child: queue pair on this loop, {@code rdma_accept} with our private data; registration completes (and the
+     * channel is active) when ESTABLISHED arrives, within the connect timeout.
+     */
     private void accept(ChannelPromise promise) {
         CmId id = request;
         request = null;
-        RdmaLoop rdmaLoop = registration.loop();
         try {
-            connection = RsocketConnection.open(rdmaLoop, id, config.settings());
+            connection = RsocketConnection.open(registration.loop(), id, config.settings());
             connection.attach(registration);
             connection.flow.start(requestData);
             id.accept(new ConnectionParameters(connection.localData(), 0, 0, 7, 7));
         } catch (RuntimeException e) {
+            unfollow();
             if (connection != null) {
                 connection.free();
                 connection = null;
+            } else {
+                id.close();
             }
-            id.close();
             state = State.CLOSED;
             promise.setFailure(e);
             return;
         }
-        Duration timeout = Duration.ofMillis(Math.max(1, config.getConnectTimeoutMillis()));
-        EventLoop loop = eventLoop();
-        Thread.ofVirtual().name("rsocket-accept").start(() -> {
-            Throwable failure = null;
-            try {
-                id.awaitEstablished(timeout);
-            } catch (RuntimeException e) {
-                failure = e;
-            }
-            Throwable cause = failure;
-            loop.execute(() -> {
-                if (cause != null || state == State.CLOSED) {
-                    state = State.CLOSED;
-                    if (connection != null) {
-                        connection.close();
-                    }
-                    promise.setFailure(cause != null ? cause : new ClosedChannelException());
-                    return;
-                }
-                established();
-                promise.setSuccess(); // registration completes active: Netty fires channelActive
-            });
-        });
+        state = State.CONNECTING;
+        connectPromise = promise;
+        int timeoutMillis = Math.max(1, config.getConnectTimeoutMillis());
+        connectTimeout = eventLoop().schedule(() -> failConnect(new ConnectTimeoutException("the client "
+                + remote + " did not complete the connection within " + timeoutMillis + " ms of rdma_accept")),
+                timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
-    /** Both sides: the stream starts (credits granted), the peer's death is watched for. */
+    /** Both sides: the stream starts (credits granted); the peer's death comes as DISCONNECTED ({@link #onCmEvent}). */
     private void established() {
         state = State.ACTIVE;
         connection.flow.afterCompletions();
         connection.flow.flush();
-        connection.watchDisconnect(eventLoop(), this::cmDisconnected);
         // what completed while connecting (the peer's first data, its DISCONNECT or SHUTDOWN, a failed send) found the
         // channel not active and was left in the flow: handle it once the pipeline has seen channelActive
         eventLoop().execute(this::onConnectionEventIfActive);
@@ -245,17 +216,43 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
         }
     }
 
+    // ------------------------------------------------------------------------------------------------- events
+
+    /**
+     * The id's rdma_cm events, on this channel's loop: the steps of a client's connect, the ESTABLISHED (or failure)
+     * that ends a child's accept, and the DISCONNECTED of a peer whose id went away.
+     */
     @Override
-    protected void doDeregister() {
-        IoRegistration current = ioRegistration;
-        if (current != null) {
-            ioRegistration = null;
-            registration = null;
-            current.cancel();
+    void onCmEvent(CmEvent event) {
+        if (state == State.CONNECTING) {
+            if (connectSteps != null) {
+                connectSteps.onCmEvent(event);
+            } else {
+                acceptEvent(event);
+            }
+            return;
+        }
+        if (state == State.ACTIVE && (event.type() == CmEventType.DISCONNECTED
+                || event.type() == CmEventType.DEVICE_REMOVAL)) {
+            cmDisconnected();
         }
     }
 
-    // ------------------------------------------------------------------------------------------------- events
+    /** A child's accept ends: ESTABLISHED, or the client withdrew (a reject, an error, a disconnect). */
+    private void acceptEvent(CmEvent event) {
+        switch (event.type()) {
+            case ESTABLISHED -> {
+                cancel(connectTimeout);
+                established();
+                connectPromise.setSuccess(); // registration completes active: Netty fires channelActive
+            }
+            case REJECTED, CONNECT_ERROR, UNREACHABLE, DISCONNECTED, DEVICE_REMOVAL -> failConnect(new ConnectException(
+                    "the connection from " + remote + " ended before it was established: " + event));
+            default -> {
+                // TIMEWAIT_EXIT and the like say nothing about the accept
+            }
+        }
+    }
 
     /** Completions were processed for our connection: read, resume writing, notice ends and failures. */
     private void onConnectionEvent() {
@@ -571,13 +568,18 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
             writeStall.cancel();
         }
         cancel(keepalive);
+        unfollow();
         if (request != null) {
             request.close(); // a child closed before it was registered: the request is refused by its destruction
             request = null;
         }
-        if (connection != null && !connectThreadRunning) {
+        if (connection != null) {
             connection.close();
+        } else if (connectingId != null) {
+            connectingId.close();
         }
+        connectingId = null;
+        connectSteps = null;
         if (previous == State.CONNECTING && connectPromise != null) {
             connectPromise.tryFailure(new ClosedChannelException());
         }
@@ -591,126 +593,77 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
 
     // --------------------------------------------------------------------------------------------- connect
 
+    /**
+     * A client's connect, kept on the loop: the id is made on the loop's polled event channel and each step is
+     * started by the event that ends the one before ({@link RdmaConnectSteps}); the connect timeout bounds the whole.
+     */
     private void startConnect(InetSocketAddress target, InetSocketAddress bindTo, ChannelPromise promise) {
         state = State.CONNECTING;
         connectPromise = promise;
-        RdmaLoop rdmaLoop = registration.loop();
         int timeoutMillis = Math.max(1, config.getConnectTimeoutMillis());
-        Duration timeout = Duration.ofMillis(timeoutMillis);
-        RsocketConnection.Settings settings = config.settings();
-        EventLoop loop = eventLoop();
-        connectThreadRunning = true;
-        connectTimeout = loop.schedule(() -> {
-            if (state == State.CONNECTING) {
-                ConnectTimeoutException cause = new ConnectTimeoutException("connection timed out after "
-                        + timeoutMillis + " ms: " + target);
-                if (promise.tryFailure(cause)) {
-                    unsafe().close(voidPromise());
-                }
+        connectTimeout = eventLoop().schedule(() -> failConnect(new ConnectTimeoutException("connection timed out after "
+                + timeoutMillis + " ms: " + target)), timeoutMillis, TimeUnit.MILLISECONDS);
+        RdmaLoop rdmaLoop = registration.loop();
+        try {
+            // as Netty's default resolver does, on the loop; Bootstrap hands over resolved addresses
+            InetSocketAddress resolved = target.isUnresolved()
+                    ? new InetSocketAddress(InetAddress.getByName(target.getHostString()), target.getPort()) : target;
+            CmId id = CmId.create(rdmaLoop.cmChannel(), PortSpace.TCP);
+            connectingId = id;
+            follow(rdmaLoop, id);
+            if (bindTo != null) {
+                id.bind(bindTo);
             }
-        }, timeoutMillis, TimeUnit.MILLISECONDS);
-        Thread.ofVirtual().name("rsocket-connect").start(() -> {
-            CmId id = null;
-            try {
-                InetSocketAddress resolved = target.isUnresolved()
-                        ? new InetSocketAddress(InetAddress.getByName(target.getHostString()), target.getPort()) : target;
-                id = CmId.create(rdmaLoop.cmChannel(), PortSpace.TCP);
-                if (bindTo != null) {
-                    id.bind(bindTo);
+            connectSteps = new RdmaConnectSteps(id, resolved, Duration.ofMillis(timeoutMillis), new RdmaConnectSteps.Outcome() {
+                @Override
+                public RsocketConnection open() {
+                    connection = RsocketConnection.open(rdmaLoop, id, config.settings());
+                    connectingId = null; // the connection owns the id now
+                    connection.attach(registration);
+                    return connection;
                 }
-                id.resolveAddress(resolved, timeout);
-                id.resolveRoute(timeout);
-                CmId resolvedId = id;
-                RsocketConnection opened = loop.submit(() -> {
-                    if (state != State.CONNECTING) {
-                        throw new ClosedChannelException();
-                    }
-                    RsocketConnection c = RsocketConnection.open(rdmaLoop, resolvedId, settings);
-                    connection = c;
-                    c.attach(registration);
-                    return c;
-                }).get(timeoutMillis, TimeUnit.MILLISECONDS);
-                CmEvent established = id.connect(new ConnectionParameters(opened.localData(), 0, 0, 7, 7), timeout);
-                RsocketWire.ConnectionData peer = RsocketWire.ConnectionData.decode(established.privateData());
-                CmId connectedId = id;
-                loop.execute(() -> finishConnect(connectedId, peer, promise));
-            } catch (Throwable t) {
-                Throwable cause = connectFailure(t, target);
-                CmId failedId = id;
-                try {
-                    loop.execute(() -> failConnect(failedId, cause, promise));
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    if (failedId != null) {
-                        failedId.close();
-                    }
+
+                @Override
+                public void established(RsocketWire.ConnectionData peer) {
+                    finishConnect(id, peer);
                 }
-            }
-        });
+
+                @Override
+                public void failed(Throwable cause) {
+                    failConnect(cause);
+                }
+            });
+            connectSteps.start();
+        } catch (Exception e) {
+            failConnect(RdmaConnectSteps.asConnectFailure(e, target));
+        }
     }
 
-    private void finishConnect(CmId id, RsocketWire.ConnectionData peer, ChannelPromise promise) {
-        connectThreadRunning = false;
+    private void finishConnect(CmId id, RsocketWire.ConnectionData peer) {
         cancel(connectTimeout);
-        if (state != State.CONNECTING) {
-            if (connection != null) {
-                connection.close();
-            } else {
-                id.close();
-            }
-            return;
-        }
+        connectSteps = null;
         connection.flow.start(peer);
         local = id.localAddress();
         remote = id.peerAddress();
         established();
-        if (promise.trySuccess()) {
+        if (connectPromise.trySuccess()) {
             pipeline().fireChannelActive();
         } else {
             unsafe().close(voidPromise()); // the promise was cancelled meanwhile
         }
     }
 
-    private void failConnect(CmId id, Throwable cause, ChannelPromise promise) {
-        connectThreadRunning = false;
+    /** A connect or an accept failed (or timed out): the promise fails and the channel closes, its id with it. */
+    private void failConnect(Throwable cause) {
+        if (state != State.CONNECTING) {
+            return;
+        }
         cancel(connectTimeout);
-        if (connection != null) {
-            connection.close();
-        } else if (id != null) {
-            id.close();
+        connectSteps = null;
+        connectPromise.tryFailure(cause);
+        if (parent() == null) {
+            unsafe().close(voidPromise()); // a child's failed registration is closed by Netty itself
         }
-        if (promise.tryFailure(cause)) {
-            unsafe().close(voidPromise());
-        }
-    }
-
-    /** What a failed connect means in java.net terms: refused, unreachable, timed out. */
-    private static Throwable connectFailure(Throwable t, InetSocketAddress target) {
-        Throwable cause = t instanceof java.util.concurrent.ExecutionException && t.getCause() != null ? t.getCause() : t;
-        if (cause instanceof CmException cm) {
-            if (cm.event() == org.panamaverbs.cm.CmEventType.REJECTED) {
-                ConnectException e = new ConnectException("connection refused: " + target + " (" + cm.getMessage() + ")");
-                e.initCause(cm);
-                return e;
-            }
-            if (cm.timedOut()) {
-                ConnectTimeoutException e = new ConnectTimeoutException("connection timed out: " + target + " ("
-                        + cm.getMessage() + ")");
-                e.initCause(cm);
-                return e;
-            }
-            ConnectException e = new ConnectException("cannot connect to " + target + ": " + cm.getMessage());
-            e.initCause(cm);
-            return e;
-        }
-        if (cause instanceof RsocketWire.MalformedConnectionData malformed) {
-            ConnectException e = new ConnectException(target + " is not an rsocket peer: " + malformed.getMessage());
-            e.initCause(malformed);
-            return e;
-        }
-        if (cause instanceof java.util.concurrent.TimeoutException) {
-            return new ConnectTimeoutException("connection timed out: " + target);
-        }
-        return cause;
     }
 
     /** The channel's and its stream's state in words (credits, buffers, what waits), for failure messages. */
@@ -722,7 +675,7 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
     }
 
     /** The unsafe: Netty's entry points, and what the loop's {@link RdmaLoop} hands completions to. */
-    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
+    private final class RdmaUnsafe extends AbstractRdmaUnsafe {
         @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
             if (!promise.setUncancellable() || !ensureOpen(promise)) {
@@ -752,11 +705,6 @@ public final class RdmaSocketChannel extends AbstractChannel implements DuplexCh
 
         void resumeWrite() {
             flush0();
-        }
-
-        @Override
-        public void close() {
-            close(voidPromise());
         }
 
         @Override

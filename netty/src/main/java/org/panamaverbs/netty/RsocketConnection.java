@@ -1,10 +1,7 @@
 package org.panamaverbs.netty;
 
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.panamaverbs.cm.CmEvent;
-import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.MemoryRegion;
@@ -20,7 +17,7 @@ import org.panamaverbs.verbs.WrOpcode;
 /**
  * One rsocket connection on a device: its rdma_cm id and RC queue pair (on its event loop's completion queue),
  * its two registered buffers and the {@link RsocketFlow} that drives them. Made, used and freed on the event
- * loop's thread; only the rdma_cm watcher runs elsewhere (a virtual thread parked on the id's events).
+ * loop's thread (its id's rdma_cm events reach the channel, {@link RdmaSocketChannel}, on the loop too).
  */
 final class RsocketConnection implements WorkPoster {
     /** How long a close waits for its last sends (rsocket waits without bound) before the queue pair goes. */
@@ -130,29 +127,6 @@ final class RsocketConnection implements WorkPoster {
     /** The private data of this side: rsocket's 40 bytes. */
     byte[] localData() {
         return flow.localData().encode();
-    }
-
-    /**
-     * Watches the rdma_cm id for DISCONNECTED (the peer destroyed its id: closed, or its process ended) from a
-     * virtual thread, and hands it to {@code onDisconnected} through {@code loop}.
-     */
-    void watchDisconnect(java.util.concurrent.Executor loop, Runnable onDisconnected) {
-        Thread.ofVirtual().name("rsocket-cm-" + qpNumber).start(() -> {
-            try {
-                while (!id.isClosed()) {
-                    CmEvent event = id.awaitEvent(Duration.ofHours(1));
-                    if (event != null && (event.type() == CmEventType.DISCONNECTED
-                            || event.type() == CmEventType.DEVICE_REMOVAL)) {
-                        loop.execute(onDisconnected);
-                        return;
-                    }
-                }
-            } catch (IllegalStateException e) {
-                // the id was closed: the connection is over from this side
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                // the event loop is shutting down and closes the channel itself
-            }
-        });
     }
 
     // ----------------------------------------------------------------------------------------- completions

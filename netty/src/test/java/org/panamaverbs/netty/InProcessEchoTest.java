@@ -86,6 +86,55 @@ class InProcessEchoTest extends DeviceTest {
         }
     }
 
+    /**
+     * Connects, accepts and disconnects run on the event loops: with 32 connections open (both ends in this JVM) the
+     * JVM has no more threads, platform or virtual, than with none. Before, each connect, accept, listener and live
+     * connection had a virtual thread of its own.
+     */
+    @Test
+    void thirtyTwoConnectionsAtOnceAddNoThread() throws Exception {
+        int connections = 32;
+        for (Channel channel : openAndEcho(connections)) { // every loop of the group started, every lazy thread made
+            channel.close().sync();
+        }
+        Thread.sleep(2500); // the library's pooled rdma_destroy_id threads end after 1 s idle
+        List<String> before = JvmThreads.names();
+        List<Channel> open = openAndEcho(connections);
+        List<String> during = JvmThreads.names();
+        for (Channel channel : open) {
+            channel.close().sync();
+        }
+        System.out.println("threads, platform and virtual: " + before.size() + " with no connection, " + during.size()
+                + " with " + connections + " open (both ends in this JVM)");
+        org.junit.jupiter.api.Assertions.assertTrue(during.size() <= before.size() + 2, "threads with " + connections
+                + " connections open: " + during + "; with none: " + before);
+        org.junit.jupiter.api.Assertions.assertEquals(List.of(), during.stream().filter(n -> n.startsWith("rsocket-"))
+                .toList(), "a thread per connection");
+    }
+
+    /** Opens {@code connections} clients at once and has each echo 1000 bytes (compared); the caller closes them. */
+    private static List<Channel> openAndEcho(int connections) throws Exception {
+        List<Echo.Collector> collectors = new java.util.ArrayList<>();
+        List<io.netty.channel.ChannelFuture> connects = new java.util.ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            Echo.Collector collector = new Echo.Collector(1000);
+            collectors.add(collector);
+            connects.add(new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(collector)
+                    .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 120_000).connect(server.localAddress()));
+        }
+        List<Channel> channels = new java.util.ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            Channel channel = connects.get(i).sync().channel();
+            channels.add(channel);
+            channel.writeAndFlush(Unpooled.wrappedBuffer(Echo.pattern(i * 7L, 1000)));
+        }
+        for (int i = 0; i < connections; i++) {
+            assertArrayEquals(Echo.pattern(i * 7L, 1000), collectors.get(i).done.get(120, TimeUnit.SECONDS),
+                    "connection " + i);
+        }
+        return channels;
+    }
+
     @Test
     void connectingToAPortWithoutListenerFailsAtOnce() throws InterruptedException {
         // a JVM's first connect links the rdma_cm calls (seconds under emulation, more on a loaded host): not timed
