@@ -9,10 +9,9 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.panamaverbs.cm.CmEvent;
 import org.panamaverbs.cm.CmEventChannel;
+import org.panamaverbs.cm.CmEventView;
 import org.panamaverbs.cm.CmEventType;
-import org.panamaverbs.cm.CmException;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.ConnectionParameters;
 import org.panamaverbs.cm.PortSpace;
@@ -25,91 +24,53 @@ import org.panamaverbs.verbs.QueuePair;
  * This module's {@link RdmaCm}, on Panama Verbs' {@link CmId}. As in DiSNI, the address, route and connection
  * calls return at once ({@link CmId#beginResolveAddress}, {@link CmId#beginResolveRoute},
  * {@link CmId#beginConnect}, {@link CmId#accept}) and their outcome is the event the kernel reports for the
- * id, whenever it comes: a virtual thread per call hands that event on to the DiSNI channel's queue
- * unchanged (type, status, private data). No event is ever made up on the Java side: the timeout a program
- * passes bounds the kernel's work, as in DiSNI, and the endpoint layer's waits ({@code RdmaEndpoint}) bound
- * how long a program waits for the event. A listening id's virtual thread turns connection requests into
- * {@code CONNECT_REQUEST} events, and an established id's reports {@code DISCONNECTED}. Every such thread
- * ends when its id is destroyed.
+ * id, whenever it comes. The event channel is a polled one ({@link CmEventChannel#createPolled()}):
+ * {@link #getCmEvent} is {@code rdma_get_cm_event} on it, through the same read every other user of the library
+ * has ({@link CmEventChannel#poll(org.panamaverbs.cm.CmEventHandler, int, Duration)}), so the events are the
+ * kernel's, in its order, on the thread that asks (DiSNI's {@code RdmaCmProcessor}); no thread of this module
+ * waits for them. No event is made up on the Java side: the timeout a program passes bounds the kernel's work, as
+ * in DiSNI, and the endpoint layer's waits ({@code RdmaEndpoint}) bound how long a program waits for the event.
  */
 final class PanamaCm extends RdmaCm {
 
     static final PanamaCm INSTANCE = new PanamaCm();
 
-    /**
-     * How long the threads that watch an id (for DISCONNECTED, for connection requests) wait for its next
-     * event: until the id is destroyed, which wakes them ({@code CmId.close}). No timed re-check, so a
-     * connection costs its process no wake-up while nothing happens on it.
-     */
-    private static final Duration UNTIL_DESTROYED = Duration.ofNanos(Long.MAX_VALUE);
+    /** A wait of {@code getCmEvent} with a negative timeout: until an event comes or the channel is closed. */
+    private static final Duration UNTIL_EVENT = Duration.ofNanos(Long.MAX_VALUE);
     private static final AtomicInteger QP_HANDLES = new AtomicInteger();
-    private static final AtomicInteger THREADS = new AtomicInteger();
 
     private PanamaCm() {
     }
 
     // ---- events ----
 
-    private static void post(RdmaCmId id, CmEventType type, int status, RdmaCmId listenId, byte[] privateData) {
+    /**
+     * The DiSNI event for a Panama Verbs one, with the kernel's type, status and private data (copied: the view is
+     * valid only during the handler); null for an id this channel does not know (destroyed meanwhile). A connection
+     * request's new id becomes a DiSNI id of the channel here.
+     */
+    private static RdmaCmEvent convert(RdmaEventChannel channel, CmEventView view) {
+        RdmaCmId id = view.type() == CmEventType.CONNECT_REQUEST ? new RdmaCmId(channel, view.id())
+                : channel.ids.get(view.id());
+        if (id == null) {
+            return null;
+        }
+        RdmaCmId listenId = view.listenId() == null ? null : channel.ids.get(view.listenId());
         try {
-            RdmaCmEvent event = new RdmaCmEvent(type.code(), listenId, id);
-            event.status = status;
-            if (privateData != null && privateData.length > 0) {
-                MemorySegment copy = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_BYTE, privateData);
+            RdmaCmEvent event = new RdmaCmEvent(view.type().code(), listenId, id);
+            event.status = view.status();
+            int length = view.privateDataLength();
+            if (length > 0) {
+                byte[] data = new byte[length];
+                view.copyPrivateData(data, 0);
+                MemorySegment copy = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_BYTE, data);
                 event.privateData = copy;
                 event.conn.private_data_addr = copy.address();
-                event.conn.private_data_len = (byte) privateData.length;
+                event.conn.private_data_len = (byte) length;
             }
-            id.cmChannel.events.add(event);
+            return event;
         } catch (IOException impossible) {
             throw new IllegalStateException(impossible);
-        }
-    }
-
-    /**
-     * Hands the id's next event to the DiSNI channel as it came from the kernel; after ESTABLISHED goes on to
-     * report DISCONNECTED. Ends without posting when the id is destroyed first.
-     */
-    private static void forwardOutcome(RdmaCmId id) {
-        CmEvent event;
-        try {
-            event = id.pv.awaitEvent(UNTIL_DESTROYED);
-        } catch (RuntimeException destroyed) {
-            return; // the id was destroyed while waiting: nobody waits for its events
-        }
-        if (event == null || id.pv.isClosed()) {
-            return;
-        }
-        post(id, event.type(), event.status(), null, event.privateData());
-        if (event.type() == CmEventType.ESTABLISHED) {
-            watchDisconnect(id);
-        }
-    }
-
-    /** The failure event a refused listening id stands for. */
-    private static void postFailure(RdmaCmId id, CmException e) {
-        if (!id.pv.isClosed()) {
-            post(id, e.event() != null ? e.event() : CmEventType.CONNECT_ERROR, e.status(), null, e.privateData());
-        }
-    }
-
-    private static void async(String what, Runnable task) {
-        Thread.ofVirtual().name("disni-cm-" + what + "-" + THREADS.incrementAndGet()).start(task);
-    }
-
-    /** After ESTABLISHED: reports DISCONNECTED when it arrives; ends when the id is destroyed. */
-    private static void watchDisconnect(RdmaCmId id) {
-        try {
-            while (!id.pv.isClosed()) {
-                if (id.pv.awaitDisconnected(UNTIL_DESTROYED)) {
-                    if (!id.pv.isClosed()) {
-                        post(id, CmEventType.DISCONNECTED, 0, null, null);
-                    }
-                    return;
-                }
-            }
-        } catch (RuntimeException closed) {
-            // the id was destroyed while waiting
         }
     }
 
@@ -147,7 +108,7 @@ final class PanamaCm extends RdmaCm {
     @Override
     public RdmaEventChannel createEventChannel() throws IOException {
         try {
-            return new RdmaEventChannel(CmEventChannel.create());
+            return new RdmaEventChannel(CmEventChannel.createPolled());
         } catch (RuntimeException e) {
             throw Failures.io("rdma_create_event_channel", e);
         }
@@ -213,23 +174,6 @@ final class PanamaCm extends RdmaCm {
         } catch (RuntimeException e) {
             throw Failures.io("rdma_listen", e);
         }
-        async("listen", () -> {
-            while (!id.isClosed()) {
-                CmEvent request;
-                try {
-                    request = id.awaitConnectionRequest(UNTIL_DESTROYED);
-                } catch (CmException e) { // another event reached the listening id (DEVICE_REMOVAL)
-                    postFailure(idPriv, e);
-                    continue;
-                } catch (RuntimeException closed) {
-                    return;
-                }
-                if (request != null) {
-                    RdmaCmId child = new RdmaCmId(idPriv.cmChannel, request.id());
-                    post(child, CmEventType.CONNECT_REQUEST, request.status(), idPriv, request.privateData());
-                }
-            }
-        });
     }
 
     @Override
@@ -244,7 +188,6 @@ final class PanamaCm extends RdmaCm {
         } catch (RuntimeException e) {
             throw Failures.io("rdma_resolve_addr", e);
         }
-        async("resolve-addr", () -> forwardOutcome(idPriv));
     }
 
     @Override
@@ -255,22 +198,38 @@ final class PanamaCm extends RdmaCm {
         } catch (RuntimeException e) {
             throw Failures.io("rdma_resolve_route", e);
         }
-        async("resolve-route", () -> forwardOutcome(idPriv));
     }
 
     @Override
     public RdmaCmEvent getCmEvent(RdmaEventChannel cmChannel, int timeout) throws IOException {
-        try {
-            RdmaCmEvent event = timeout < 0 ? cmChannel.events.take()
-                    : cmChannel.events.poll(timeout, TimeUnit.MILLISECONDS);
-            if (event == RdmaEventChannel.CLOSED) {
-                cmChannel.events.add(RdmaEventChannel.CLOSED); // for the next waiter
+        CmEventChannel channel = cmChannel.panama();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeout));
+        RdmaCmEvent[] taken = new RdmaCmEvent[1];
+        while (true) {
+            if (!cmChannel.isOpen()) {
                 throw new IOException("rdma_get_cm_event: the event channel was closed");
             }
-            return event;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting for an rdma_cm event", e);
+            Duration wait = timeout < 0 ? UNTIL_EVENT : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            try {
+                channel.poll(view -> taken[0] = convert(cmChannel, view), 1, wait);
+            } catch (IllegalStateException closed) {
+                throw new IOException("rdma_get_cm_event: the event channel was closed", closed);
+            } catch (RuntimeException e) {
+                throw Failures.io("rdma_get_cm_event", e);
+            }
+            if (taken[0] != null) {
+                return taken[0];
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new IOException("interrupted while waiting for an rdma_cm event");
+            }
+            if (!cmChannel.isOpen()) {
+                throw new IOException("rdma_get_cm_event: the event channel was closed");
+            }
+            if (timeout >= 0 && deadline - System.nanoTime() <= 0) {
+                return null;
+            }
+            // an event of an id destroyed meanwhile, or a wake-up: wait for the rest of the time
         }
     }
 
@@ -286,7 +245,6 @@ final class PanamaCm extends RdmaCm {
         } catch (RuntimeException e) {
             throw Failures.io("rdma_connect", e);
         }
-        async("connect", () -> forwardOutcome(idPriv));
     }
 
     @Override
@@ -298,7 +256,6 @@ final class PanamaCm extends RdmaCm {
         } catch (RuntimeException e) {
             throw Failures.io("rdma_accept", e);
         }
-        async("accept", () -> forwardOutcome(idPriv));
     }
 
     @Override
@@ -332,6 +289,7 @@ final class PanamaCm extends RdmaCm {
         try {
             idPriv.panama().close();
             idPriv.close();
+            idPriv.cmChannel.ids.remove(idPriv.pv);
             return 0;
         } catch (RuntimeException e) {
             throw Failures.io("rdma_destroy_id", e);

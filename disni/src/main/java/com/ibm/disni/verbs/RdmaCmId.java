@@ -64,6 +64,7 @@ public class RdmaCmId {
         this.pv = pv;
         this.ps = RdmaCm.RDMA_PS_TCP;
         this.isOpen = true;
+        cmChannel.ids.put(pv, this);
     }
 
     CmId panama() throws IOException {

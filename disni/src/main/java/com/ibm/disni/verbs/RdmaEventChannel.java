@@ -1,14 +1,16 @@
 package com.ibm.disni.verbs;
 
 import java.io.IOException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.panamaverbs.cm.CmEventChannel;
+import org.panamaverbs.cm.CmId;
 
 /**
  * Stands in for DiSNI 2.1's {@code com.ibm.disni.verbs.RdmaEventChannel}: an rdma_cm event channel
  * ({@code rdma_create_event_channel} / {@code rdma_destroy_event_channel}) over a Panama Verbs
- * {@link CmEventChannel}, and the queue from which {@link #getCmEvent(int)} hands out the events of its ids in
- * the order they arrived. No buffer of the caller is involved. {@link #getFd()} is 0, as in DiSNI 2.1.
+ * {@link CmEventChannel} made polled: {@link #getCmEvent(int)} reads the next event of its ids, in the kernel's
+ * order, on the calling thread. No buffer of the caller is involved. {@link #getFd()} is 0, as in DiSNI 2.1.
  */
 public class RdmaEventChannel {
 
@@ -19,10 +21,8 @@ public class RdmaEventChannel {
 
     /** The Panama Verbs channel behind this object; null for one made with the protected constructor. */
     final CmEventChannel pv;
-    /** The events of this channel's ids, oldest first; {@link #CLOSED} last once closed. */
-    final LinkedBlockingQueue<RdmaCmEvent> events = new LinkedBlockingQueue<>();
-    /** Queued by {@link #close()} to wake every waiter in {@link #getCmEvent}; never returned. */
-    static final RdmaCmEvent CLOSED = closedMarker();
+    /** The DiSNI ids of this channel, by the Panama Verbs id an event names. */
+    final Map<CmId, RdmaCmId> ids = new ConcurrentHashMap<>();
 
     /**
      * An object with no channel behind it (its calls throw {@code IOException}); kept because DiSNI 2.1 has
@@ -76,15 +76,9 @@ public class RdmaEventChannel {
     public void close() {
         if (isOpen) {
             isOpen = false;
-            events.add(CLOSED);
-        }
-    }
-
-    private static RdmaCmEvent closedMarker() {
-        try {
-            return new RdmaCmEvent(-1, null, null);
-        } catch (IOException impossible) {
-            throw new IllegalStateException(impossible);
+            if (pv != null && !pv.isClosed()) {
+                pv.wakeup();
+            }
         }
     }
 
