@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import org.panamaverbs.ffi.rdmacm.rdma_addr;
 import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
@@ -743,8 +744,33 @@ public final class CmId implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (endForJava()) {
+            IdDestroyer.destroy(rawId, this, life::freed);
+        }
+    }
+
+    /**
+     * {@link #close()} for an event loop, which must not wait for the kernel: everything the close does for Java
+     * happens now (every later call throws, the queue pair is closed, calls in flight are waited for as by
+     * {@code close()}), and {@code rdma_destroy_id}, which may wait in the kernel for seconds on a slow or dead peer,
+     * runs on one of the library's threads. A {@link #close()} meanwhile waits for it, bounded as usual.
+     *
+     * @return completes when {@code rdma_destroy_id} has returned (at once if the id was freed already), or
+     *         exceptionally with the {@link VerbsException} naming it if it failed
+     * @throws IllegalStateException as {@link #close()} when a call on the id has not returned within 10 s (the id then
+     *                               stays allocated; close again later)
+     */
+    public CompletableFuture<Void> closeAsync() {
+        if (!endForJava()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return IdDestroyer.destroyLater(rawId, this, life::freed);
+    }
+
+    /** The close up to {@code rdma_destroy_id}; false if the id is freed already (by another close). */
+    private boolean endForJava() {
         if (!life.begin(this)) {
-            return;
+            return false;
         }
         QueuePair qp = queuePair; // a createQueuePair under way finished before the close began (both hold life)
         try {
@@ -760,7 +786,7 @@ public final class CmId implements AutoCloseable {
             throw stuck;
         }
         channel.unregister(this, slot);
-        IdDestroyer.destroy(rawId, this, life::freed);
+        return true;
     }
 
     @Override

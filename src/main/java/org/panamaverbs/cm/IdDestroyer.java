@@ -2,9 +2,9 @@ package org.panamaverbs.cm;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +19,7 @@ import org.panamaverbs.verbs.VerbsException;
  * The last step of {@link CmId#close()}: {@code rdma_destroy_id}, which waits in the kernel (ib_cm's
  * {@code cm_destroy_id}) until the connection's outstanding MADs are answered or time out, with no bound of its own.
  * It runs on a platform thread (a virtual one would pin its carrier for as long), and the close waits for it as long
- * as for a call in flight; past that the destroy goes on in the background.
+ * as for a call in flight; past that the destroy goes on in the background. {@link CmId#closeAsync()} does not wait.
  */
 final class IdDestroyer {
     static final String THREAD_NAME = "panama-verbs-cm-destroy";
@@ -45,18 +45,7 @@ final class IdDestroyer {
      * @throws VerbsException        naming {@code rdma_destroy_id} and the errno if it failed
      */
     static void destroy(MemorySegment rawId, Object owner, Runnable done) {
-        int[] outcome = new int[2]; // rc, errno
-        Future<?> destroyed = THREADS.submit(() -> {
-            try (CallState state = CallState.open()) {
-                outcome[0] = (int) DESTROY_ID.invokeExact(state.segment(), rawId);
-                outcome[1] = state.errno();
-            } catch (Throwable t) {
-                outcome[0] = -1;
-                outcome[1] = 0;
-            } finally {
-                done.run();
-            }
-        });
+        CompletableFuture<Void> destroyed = destroyLater(rawId, owner, done);
         try {
             destroyed.get(Liveness.CLOSE_WAIT_NANOS, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -69,10 +58,39 @@ final class IdDestroyer {
             throw new IllegalStateException("interrupted while " + owner + " was being destroyed; rdma_destroy_id goes on"
                     + " in the background", e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof VerbsException failed) {
+                throw failed;
+            }
             throw new IllegalStateException("destroying " + owner + " failed", e.getCause());
         }
-        if (outcome[0] != 0) {
-            throw new VerbsException("rdma_destroy_id", outcome[1], owner.toString());
-        }
+    }
+
+    /**
+     * Starts destroying the id at {@code rawId} and returns at once; {@code done} runs on the destroying thread once
+     * {@code rdma_destroy_id} returned.
+     *
+     * @return completes then, or exceptionally with the {@link VerbsException} naming {@code rdma_destroy_id}
+     */
+    static CompletableFuture<Void> destroyLater(MemorySegment rawId, Object owner, Runnable done) {
+        CompletableFuture<Void> destroyed = new CompletableFuture<>();
+        THREADS.execute(() -> {
+            int rc;
+            int errno;
+            try (CallState state = CallState.open()) {
+                rc = (int) DESTROY_ID.invokeExact(state.segment(), rawId);
+                errno = state.errno();
+            } catch (Throwable t) {
+                done.run();
+                destroyed.completeExceptionally(t);
+                return;
+            }
+            done.run();
+            if (rc == 0) {
+                destroyed.complete(null);
+            } else {
+                destroyed.completeExceptionally(new VerbsException("rdma_destroy_id", errno, owner.toString()));
+            }
+        });
+        return destroyed;
     }
 }

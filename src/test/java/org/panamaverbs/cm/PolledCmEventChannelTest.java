@@ -265,6 +265,28 @@ class PolledCmEventChannelTest {
         assertTrue(millis < 5000, "at once, not at a bound: " + millis + " ms");
     }
 
+    /**
+     * The close an event loop uses: the id is closed for Java when closeAsync returns (calls throw, the channel no
+     * longer lists it), rdma_destroy_id completes the future later, and close() and closeAsync() afterwards are
+     * no-ops.
+     */
+    @Test
+    void closeAsyncEndsTheIdForJavaAtOnceAndCompletesWhenDestroyed() throws Exception {
+        try (Side side = new Side(); CmEventChannel channel = CmEventChannel.createPolled()) {
+            CmId id = CmId.create(channel, PortSpace.TCP);
+            id.bind(new InetSocketAddress(address, 0));
+            side.attach(id); // with a queue pair, which the close closes first
+            var destroyed = id.closeAsync();
+            assertTrue(id.isClosed());
+            assertTrue(id.queuePair().isClosed(), "the queue pair is closed before closeAsync returns");
+            assertFalse(channel.ids().contains(id));
+            assertThrows(IllegalStateException.class, () -> id.bind(new InetSocketAddress(address, 0)));
+            destroyed.get(BOUND.toSeconds(), TimeUnit.SECONDS);
+            id.close();
+            assertTrue(id.closeAsync().isDone(), "a second close has nothing left to do");
+        }
+    }
+
     private static void sleepQuietly(long millis) {
         try {
             Thread.sleep(millis);

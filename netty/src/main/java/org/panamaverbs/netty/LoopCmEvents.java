@@ -82,7 +82,7 @@ final class LoopCmEvents {
         Target target = targets.get(request ? view.listenId() : view.id());
         if (target == null) {
             if (request) {
-                view.id().close();
+                view.id().closeAsync(); // refused by its destruction, which runs off the loop
             }
             return;
         }
@@ -92,7 +92,7 @@ final class LoopCmEvents {
         } catch (RuntimeException e) {
             LOG.warn("handling {} failed", event, e);
             if (request) {
-                event.id().close();
+                event.id().closeAsync();
             }
         }
     }

@@ -136,7 +136,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
         }
         CmId request = event.id();
         if (!open) {
-            request.close(); // the listener is closing: refused by the destruction, as a closed C listener does
+            request.closeAsync(); // the listener is closing: refused by the destruction, as a closed C listener does
             return;
         }
         try {
@@ -146,7 +146,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             try {
                 request.reject(null);
             } finally {
-                request.close();
+                request.closeAsync(); // on the loop: rdma_destroy_id's wait in the kernel runs elsewhere
             }
             return;
         }
@@ -212,7 +212,7 @@ public final class RdmaServerSocketChannel extends AbstractRdmaChannel implement
             id.close();
         }
         for (CmEvent request; (request = requests.poll()) != null; ) {
-            request.id().close();
+            request.id().closeAsync();
         }
     }
 

@@ -184,7 +184,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
                 connection.free();
                 connection = null;
             } else {
-                id.close();
+                id.closeAsync();
             }
             state = State.CLOSED;
             promise.setFailure(e);
@@ -570,13 +570,13 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
         cancel(keepalive);
         unfollow();
         if (request != null) {
-            request.close(); // a child closed before it was registered: the request is refused by its destruction
+            request.closeAsync(); // a child closed before it was registered: the request is refused by its destruction
             request = null;
         }
         if (connection != null) {
             connection.close();
         } else if (connectingId != null) {
-            connectingId.close();
+            connectingId.closeAsync();
         }
         connectingId = null;
         connectSteps = null;

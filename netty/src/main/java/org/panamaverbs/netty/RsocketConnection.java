@@ -238,14 +238,22 @@ final class RsocketConnection implements WorkPoster {
         return flow.allSendsDone() || now - closeDeadline >= 0;
     }
 
-    /** Destroys the queue pair and the id (the peer's rdma_cm reports DISCONNECTED), then the buffers. */
+    /**
+     * Destroys the queue pair and the id (the peer's rdma_cm reports DISCONNECTED), then the buffers. On the loop:
+     * {@code rdma_destroy_id}, which may wait in the kernel for a slow or dead peer, runs on the library's thread.
+     */
     void free() {
         if (freed) {
             return;
         }
         freed = true;
         loop.release(queue, reservedEntries, qpNumber);
-        closeQuietly(id, sends, receives, sendRegion, receiveRegion);
+        try {
+            id.closeAsync();
+        } catch (RuntimeException e) {
+            // a call on the id still in flight after 10 s: the id stays allocated, the buffers go below anyway
+        }
+        closeQuietly(sends, receives, sendRegion, receiveRegion);
     }
 
     @Override
