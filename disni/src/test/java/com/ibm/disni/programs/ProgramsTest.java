@@ -71,6 +71,27 @@ class ProgramsTest {
         }
     }
 
+    /**
+     * The pipelining pattern of DiSNI's own SendRecv benchmarks, one receive and one send slot ({@code -q 1}): the
+     * client finishes with every reply's bytes checked; the server ends its loop with the one receive it posted ahead
+     * still posted, which DiSNI's benchmark server then waits for forever (on DiSNI 2.1 as on the drop-in:
+     * docs/guide/migrating-from-disni.md, "DiSNI's own benchmarks"). The program bounds that wait and says so.
+     */
+    @Test
+    void sendRecvPipeliningLeavesTheServerOneReceivePostedAsInDisni() throws Exception {
+        try (ProgramProcess server = ProgramProcess.start("PipelineProgram", "server", host(), "19889", "1", "200")) {
+            server.awaitLine("listening on", SECONDS);
+            try (ProgramProcess client = ProgramProcess.start("PipelineProgram", "client", host(), "19889", "1", "200")) {
+                client.assertSucceeds(SECONDS);
+                server.assertSucceeds(SECONDS);
+                assertEquals("client: 200 messages, 200 replies with their bytes", client.line("client: "));
+                assertEquals("server: loop ended after 200 echoes; 1 receives still posted", server.line("server: loop"));
+                assertEquals("server: awaitRecvs: nothing completed for 10 s with 1 receives posted (the benchmark's"
+                        + " server waits here forever)", server.line("server: awaitRecvs"));
+            }
+        }
+    }
+
     @Test
     void latencyProgramTimesReadsAndRoundTrips() throws Exception {
         Pattern result = Pattern.compile("RESULT mode=(\\w+) size=32 iterations=1000 avg_us=([0-9.]+) "
