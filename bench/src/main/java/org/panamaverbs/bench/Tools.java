@@ -13,7 +13,7 @@ import org.panamaverbs.verbs.RdmaUnavailableException;
 /**
  * The bench jar's entry point, so that the tools run as {@code java -jar panama-verbs-bench.jar TOOL [options]} on
  * any Linux with a JDK 22+ and the distribution's rdma-core (the manifest enables native access; nothing else is
- * needed): {@code write-bw}, {@code cmtime}, {@code perftest TOOL} (or the perftest tool's own name, e.g. {@code ib_send_lat}),
+ * needed): {@code write-bw}, {@code cmtime}, {@code cmscale}, {@code perftest TOOL} (or the perftest tool's own name, e.g. {@code ib_send_lat}),
  * {@code device-report} and {@code rdma-core}. Any other first argument goes to JMH's own main, as before this
  * class existed ({@code java -jar panama-verbs-bench.jar 'DataPathCritical.*' -f 1 ...}), and {@code jmh} names it
  * explicitly.
@@ -48,6 +48,7 @@ public final class Tools {
         return switch (tool) {
             case "write-bw" -> WriteBw.run(rest(args));
             case "cmtime" -> CmTime.run(rest(args));
+            case "cmscale" -> CmScale.run(rest(args));
             case "perftest" -> Perftest.run(rest(args));
             case "device-report" -> DeviceReport.run(new java.io.PrintWriter(out, true),
                     new java.io.PrintWriter(System.err, true), rest(args));
@@ -79,6 +80,7 @@ public final class Tools {
                 "                                   " + String.join(", ", PERFTEST_TOOLS.stream().sorted().toList())
                         + " (also as the first argument)",
                 "  cmtime [-s SERVER] [-c N] ...    rdma_cm connection setup, step by step (rdmacm-utils' cmtime)",
+                "  cmscale server|client ...        one thread holding thousands of rdma_cm connections (bench/cm-scale)",
                 "  device-report [options]          what each RDMA device allows a Panama Verbs program",
                 "  rdma-core                        the rdma-core (libibverbs) this JVM loads, and the fallbacks it takes",
                 "  jmh [JMH options]                the JMH benchmarks (any other first argument goes to JMH too)",
