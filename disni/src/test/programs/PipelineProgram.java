@@ -23,8 +23,8 @@ import java.util.ArrayDeque;
  * messages still to come allow, send as many as were posted and the send budget allows. Unlike the benchmark it
  * echoes each message (the client checks every reply's bytes), and no wait is endless: a side that makes no
  * progress for {@code STALL_SECONDS} says where it stopped and exits with status 3. The benchmark's send ring is as
- * long as its receive ring, so a send completion polled after the next receive leaves a message unanswered and both
- * sides waiting (rarely with one slot, soon with 16); the longer ring keeps this program's loop out of that.
+ * long as its receive ring, so a send completion polled after the next receive would leave a message unanswered and
+ * both sides waiting (not seen in its runs, but possible); the longer ring keeps this program's loop out of that.
  *
  * <p>{@code server|client ADDRESS PORT QUEUE LOOP}. The server posts all its receives at init, as the benchmark's;
  * after its loop it reports how many are still posted, which the benchmark's {@code awaitRecvs()} would wait for
