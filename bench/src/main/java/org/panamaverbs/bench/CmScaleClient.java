@@ -55,16 +55,7 @@ final class CmScaleClient extends CmScaleSide {
     }
 
     int run() {
-        try {
-            try (CmEventChannel channel = CmEventChannel.createPolled()) {
-                loop(channel);
-            } finally {
-                closeResources();
-            }
-        } catch (RuntimeException e) {
-            fail("fatal " + e.getClass().getSimpleName(), e.getMessage());
-            e.printStackTrace();
-        }
+        runOnOwnChannel();
         long end = System.nanoTime();
         double setup = seconds(start, setupEnd == 0 ? end : setupEnd);
         double warm = firstEstablished == 0 ? 0 : seconds(firstEstablished, setupEnd == 0 ? end : setupEnd);
@@ -77,7 +68,8 @@ final class CmScaleClient extends CmScaleSide {
         return failures == 0 && wrong == 0 && verified == capacity ? 0 : 1;
     }
 
-    private void loop(CmEventChannel channel) {
+    @Override
+    void loop(CmEventChannel channel) {
         say(name + ": opening " + capacity + " connections to " + destination + ", at most " + options.inFlight
                 + " being set up at once, one thread");
         CmEventHandler handler = this::handle;

@@ -51,16 +51,7 @@ final class CmScaleServer extends CmScaleSide {
     }
 
     int run() {
-        try {
-            try (CmEventChannel channel = CmEventChannel.createPolled()) {
-                loop(channel);
-            } finally {
-                closeResources();
-            }
-        } catch (RuntimeException e) {
-            fail("fatal " + e.getClass().getSimpleName(), e.getMessage());
-            e.printStackTrace();
-        }
+        runOnOwnChannel();
         long end = System.nanoTime();
         double setup = established == 0 ? 0 : seconds(firstRequest, lastEstablished);
         report(0, "end");
@@ -72,7 +63,8 @@ final class CmScaleServer extends CmScaleSide {
         return failures == 0 && bad == 0 ? 0 : 1;
     }
 
-    private void loop(CmEventChannel channel) {
+    @Override
+    void loop(CmEventChannel channel) {
         listener = CmId.create(channel, PortSpace.TCP);
         listener.bind(local);
         listener.listen(0); // 0: the kernel's maximum, net.rdma_ucm.max_backlog

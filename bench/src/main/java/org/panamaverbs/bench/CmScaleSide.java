@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
+import org.panamaverbs.cm.CmEventChannel;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
@@ -180,6 +181,23 @@ abstract class CmScaleSide {
 
     double seconds(long fromNanos, long toNanos) {
         return (toNanos - fromNanos) / 1e9;
+    }
+
+    /** The side's event loop on {@code channel}, until it is done. */
+    abstract void loop(CmEventChannel channel);
+
+    /** Runs {@link #loop} on a polled channel of its own, then frees every verbs object; a failure is recorded. */
+    final void runOnOwnChannel() {
+        try {
+            try (CmEventChannel channel = CmEventChannel.createPolled()) {
+                loop(channel);
+            } finally {
+                closeResources();
+            }
+        } catch (RuntimeException e) {
+            fail("fatal " + e.getClass().getSimpleName(), e.getMessage());
+            e.printStackTrace();
+        }
     }
 
     void closeResources() {
