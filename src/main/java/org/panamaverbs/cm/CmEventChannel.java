@@ -61,6 +61,12 @@ public final class CmEventChannel implements AutoCloseable {
     /** Held by a read of events: a close waits for it before destroying the channel. */
     private final ReentrantLock reading = new ReentrantLock();
     private final CmEventView view = new CmEventView();
+    /**
+     * Held around {@code rdma_get_cm_event} alone, and by {@code rdma_destroy_qp} of this channel's ids: librdmacm
+     * moves an active side's queue pair to RTS inside the read of its CONNECT_RESPONSE, and a queue pair destroyed
+     * meanwhile crashed it (SIGSEGV in libibverbs; the rdma_cm fuzzer, seed 0x94d27d2e1). No Java code runs under it.
+     */
+    private final Object nativeRead = new Object();
     /** How many {@link #wakeup()} calls ran: a timed poll returns once it moved. */
     private final AtomicLong wakeups = new AtomicLong();
     /** What {@code rdma_get_cm_event} writes (errno, the event pointer), made once; guarded by {@link #reading}. */
@@ -197,6 +203,11 @@ public final class CmEventChannel implements AutoCloseable {
     public int fd() {
         requirePolled("fd()");
         return fd;
+    }
+
+    /** The lock {@code rdma_destroy_qp} of this channel's ids takes (see the field). */
+    Object nativeReadLock() {
+        return nativeRead;
     }
 
     int descriptor() {
@@ -336,7 +347,9 @@ public final class CmEventChannel implements AutoCloseable {
     private long nextEvent() {
         int rc;
         try {
-            rc = (int) Native.GET_EVENT.invokeExact(errnoCapture, channelAddress, eventOutAddress);
+            synchronized (nativeRead) {
+                rc = (int) Native.GET_EVENT.invokeExact(errnoCapture, channelAddress, eventOutAddress);
+            }
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }

@@ -87,7 +87,7 @@ public final class CmId implements AutoCloseable {
         this.id = liveness.scope(id.reinterpret(rdma_cm_id.layout().byteSize()));
         this.portSpace = portSpace;
         this.ofRequest = ofRequest;
-        this.calls = new IdCalls(this.id, ofRequest);
+        this.calls = new IdCalls(this.id, ofRequest, channel.nativeReadLock());
         this.slot = channel.register(this);
         // a user field librdmacm never reads (it copies it to the ids of a listener's requests); set before any event
         rdma_cm_id.context(id.reinterpret(rdma_cm_id.layout().byteSize()), MemorySegment.ofAddress(slot));

@@ -46,9 +46,13 @@ final class IdCalls {
      */
     private final Object queuePairCalls = new Object();
 
-    IdCalls(MemorySegment id, boolean ofRequest) {
+    /** Held by rdma_destroy_qp too: the channel's read may be moving {@code id->qp} to RTS. */
+    private final Object channelRead;
+
+    IdCalls(MemorySegment id, boolean ofRequest, Object channelRead) {
         this.id = id;
         this.ofRequest = ofRequest;
+        this.channelRead = channelRead;
     }
 
     private static MethodHandle capturing(MemorySegment address, FunctionDescriptor descriptor) {
@@ -124,7 +128,9 @@ final class IdCalls {
     /** {@code rdma_destroy_qp}, never during a call that uses the queue pair. */
     void destroyQueuePair() {
         synchronized (queuePairCalls) {
-            rdma_cma_h.rdma_destroy_qp(id);
+            synchronized (channelRead) {
+                rdma_cma_h.rdma_destroy_qp(id);
+            }
         }
     }
 
