@@ -46,6 +46,8 @@ final class CmTime {
     private static final int CONNECT = 5;
     private static final int DISCONNECT = 6;
     private static final int DESTROY = 7;
+    /** How long the server's poll blocks before it looks again; events end the wait at once. */
+    private static final Duration IDLE_WAIT = Duration.ofSeconds(1);
 
     private String server;
     private String bind;
@@ -220,7 +222,7 @@ final class CmTime {
         }
         while (completed[step] != started[step]) {
             if (channel.poll(handler, 64) == 0) {
-                Thread.onSpinWait(); // cmtime's main thread yields in the same wait
+                Thread.yield(); // as cmtime's main thread (sched_yield): a spin would keep the CPU from the kernel's work
             }
         }
         end(step);
@@ -339,9 +341,7 @@ final class CmTime {
                 }
             };
             while (true) {
-                if (channel.poll(handler, 64) == 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(20_000);
-                }
+                channel.poll(handler, 64, IDLE_WAIT); // blocks as cmtime's event thread does in rdma_get_cm_event
             }
         }
     }
