@@ -24,6 +24,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.panamaverbs.cm.Connection;
 import org.panamaverbs.cm.ConnectionOptions;
 import org.panamaverbs.cm.RdmaServer;
+import org.panamaverbs.netty.RdmaChannelOption;
 import org.panamaverbs.netty.RdmaIoHandler;
 import org.panamaverbs.netty.RdmaServerSocketChannel;
 import org.panamaverbs.netty.RdmaSocketChannel;
@@ -99,6 +100,15 @@ public final class ConnectCycles implements Callable<Integer> {
 
     @Option(names = {"-s", "--size"}, paramLabel = "BYTES", description = "bytes echoed per cycle (default ${DEFAULT-VALUE})")
     int size = 64;
+
+    @Option(names = "--buffer", paramLabel = "BYTES", description = "Netty: each connection's send and receive buffer"
+            + " (RdmaChannelOption.SEND_BUFFER_SIZE / RECEIVE_BUFFER_SIZE, client and server children; default: the"
+            + " transport's)")
+    int buffer;
+
+    @Option(names = "--queue-depth", paramLabel = "N", description = "Netty: each connection's queue depth"
+            + " (RdmaChannelOption.QUEUE_DEPTH, client and server children; default: the transport's)")
+    int queueDepth;
 
     public static void main(String[] args) {
         CommandLine cli = new CommandLine(new ConnectCycles());
@@ -290,6 +300,12 @@ public final class ConnectCycles implements Callable<Integer> {
             this.server = server;
             bootstrap = new Bootstrap().group(group).channel(RdmaSocketChannel.class)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) TIMEOUT.toMillis());
+            if (buffer > 0) {
+                bootstrap.option(RdmaChannelOption.SEND_BUFFER_SIZE, buffer).option(RdmaChannelOption.RECEIVE_BUFFER_SIZE, buffer);
+            }
+            if (queueDepth > 0) {
+                bootstrap.option(RdmaChannelOption.QUEUE_DEPTH, queueDepth);
+            }
         }
 
         @Override
@@ -394,11 +410,19 @@ public final class ConnectCycles implements Callable<Integer> {
     }
 
     /** A {@link ServerBootstrap} of {@link RdmaServerSocketChannel} on one {@link RdmaIoHandler} loop, echoing. */
-    private static void serveNetty(InetSocketAddress local) throws InterruptedException {
+    private void serveNetty(InetSocketAddress local) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         try {
-            Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
-                    .childHandler(new EchoServer()).bind(local).sync().channel();
+            ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
+                    .childHandler(new EchoServer());
+            if (buffer > 0) {
+                bootstrap.childOption(RdmaChannelOption.SEND_BUFFER_SIZE, buffer)
+                        .childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, buffer);
+            }
+            if (queueDepth > 0) {
+                bootstrap.childOption(RdmaChannelOption.QUEUE_DEPTH, queueDepth);
+            }
+            Channel server = bootstrap.bind(local).sync().channel();
             System.out.println("ready on " + server.localAddress());
             System.out.flush();
             server.closeFuture().sync(); // until killed
