@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.surface.ClassSurface;
 
 /**
  * Compares this module's public surface with the published {@code com.ibm.disni:disni:2.1} jar, class file

@@ -1,4 +1,4 @@
-package com.ibm.disni;
+package org.panamaverbs.surface;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The public surface of one class file, read directly from its bytes (JVMS chapter 4): what a caller
@@ -19,9 +21,12 @@ import java.util.TreeMap;
  * final, volatile, transient, enum constant, generic signature, {@code ConstantValue}); every public or
  * protected method and constructor (descriptor, static, final, abstract, synchronized is left out as it is
  * no part of the contract, bridge and varargs, generic signature, declared exceptions); the enum
- * constants in declaration order.
+ * constants in declaration order. Deprecation (the class file's {@code Deprecated} attribute) is kept apart, in
+ * {@link #deprecated()}, so that comparing two surfaces' members compares linkage only.
+ *
+ * <p>Used by disni's {@code BinaryCompatibilityTest} and by {@link ApiSurface}; shared through this module's test jar.
  */
-record ClassSurface(
+public record ClassSurface(
         String name,
         String kind,
         String superName,
@@ -30,14 +35,18 @@ record ClassSurface(
         Map<String, String> fields,
         Map<String, String> methods,
         List<String> enumConstants,
-        boolean visible) {
+        boolean visible,
+        Set<String> deprecated) {
+
+    /** The key {@link #deprecated()} holds when the type itself is deprecated. */
+    public static final String TYPE = "<type>";
 
     private static final int PUBLIC = 0x0001, PRIVATE = 0x0002, PROTECTED = 0x0004, STATIC = 0x0008,
             FINAL = 0x0010, VOLATILE_OR_BRIDGE = 0x0040, TRANSIENT_OR_VARARGS = 0x0080,
             INTERFACE = 0x0200, ABSTRACT = 0x0400, SYNTHETIC = 0x1000, ANNOTATION = 0x2000, ENUM = 0x4000;
 
     /** Parses a class file; {@code visible} is false for types neither public nor protected. */
-    static ClassSurface parse(byte[] bytes) throws IOException {
+    public static ClassSurface parse(byte[] bytes) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
         if (in.readInt() != 0xCAFEBABE) {
             throw new IOException("not a class file");
@@ -72,6 +81,7 @@ record ClassSurface(
         }
         interfaces.sort(null);
 
+        Set<String> deprecated = new TreeSet<>();
         Map<String, String> fields = new TreeMap<>();
         List<String> enumConstants = new ArrayList<>();
         for (int n = in.readUnsignedShort(); n > 0; n--) {
@@ -88,6 +98,8 @@ record ClassSurface(
                 } else if (attribute.equals("ConstantValue")) {
                     int index = in.readUnsignedShort();
                     constant = constant(pool, tags, index);
+                } else if (attribute.equals("Deprecated")) {
+                    deprecated.add(fieldName);
                 } else {
                     in.skipNBytes(length);
                 }
@@ -126,6 +138,8 @@ record ClassSurface(
                     for (int e = in.readUnsignedShort(); e > 0; e--) {
                         exceptions.add(className(pool, in.readUnsignedShort()));
                     }
+                } else if (attribute.equals("Deprecated")) {
+                    deprecated.add(methodName + descriptor);
                 } else {
                     in.skipNBytes(length);
                 }
@@ -163,6 +177,8 @@ record ClassSurface(
                         typeAccess = innerFlags;
                     }
                 }
+            } else if (attribute.equals("Deprecated")) {
+                deprecated.add(TYPE);
             } else {
                 in.skipNBytes(length);
             }
@@ -179,7 +195,7 @@ record ClassSurface(
         return new ClassSurface(name.replace('/', '.'), prefix + kind,
                 superName == null ? null : superName.replace('/', '.'),
                 interfaces.stream().map(i -> i.replace('/', '.')).toList(),
-                signature, fields, methods, enumConstants, visible);
+                signature, fields, methods, enumConstants, visible, deprecated);
     }
 
     private static String access(int flags) {
