@@ -61,6 +61,15 @@ public final class ApiSurface {
         return lines;
     }
 
+    /**
+     * For a modular project, from its base directory: the surface of every package {@code target/classes/module-info}
+     * exports against {@code apiFile}, as {@link #assertMatches}.
+     */
+    public static void assertExportsMatch(String apiFile) throws IOException {
+        Path classes = Path.of("target/classes");
+        assertMatches(Path.of(apiFile), of(classes, exportedPackages(classes)));
+    }
+
     /** The packages {@code classes/module-info.class} exports (unqualified exports only), sorted. */
     public static List<String> exportedPackages(Path classes) throws IOException {
         try (var in = Files.newInputStream(classes.resolve("module-info.class"))) {
