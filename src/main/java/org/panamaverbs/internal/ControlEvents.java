@@ -16,7 +16,9 @@ import java.util.Optional;
  * only when their level is loggable.
  *
  * <p>JFR: the module requires {@code jdk.jfr} statically, so the library runs on a runtime without it;
- * {@link #JFR_PRESENT} says whether it is there (and readable), and only then is {@link JfrEvents} loaded.
+ * {@link #JFR_PRESENT} says whether it is there (and readable), and only then is {@link JfrEvents} loaded, and
+ * not before JFR itself has started (a recording made, {@code -XX:StartFlightRecording}, {@code jcmd JFR.start}):
+ * the first event object a JVM makes starts JFR's metadata, 120 to 180 ms here, most of a first {@code Rdma.open}.
  * A control-path call asks {@link #begin} for an event, which is null unless a recording enables that type,
  * and hands it back to the matching {@code *Created}/{@code *Transitioned} method after the native call;
  * those log and commit.
@@ -48,12 +50,17 @@ public final class ControlEvents {
 
     /** Whether a running recording enables events of {@code kind}. */
     public static boolean isRecording(Kind kind) {
-        return JFR_PRESENT && JfrEvents.isEnabled(kind);
+        return jfrStarted() && JfrEvents.isEnabled(kind);
     }
 
     /** A begun event of {@code kind} (its duration starts now), or null when no recording enables it. */
     public static Object begin(Kind kind) {
-        return JFR_PRESENT ? JfrEvents.begin(kind) : null;
+        return jfrStarted() ? JfrEvents.begin(kind) : null;
+    }
+
+    // Until JFR has started no recording runs, so no event type can be enabled.
+    private static boolean jfrStarted() {
+        return JFR_PRESENT && jdk.jfr.FlightRecorder.isInitialized();
     }
 
     /**

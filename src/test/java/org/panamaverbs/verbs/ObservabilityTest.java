@@ -21,7 +21,8 @@ import org.panamaverbs.internal.ControlEvents;
 /**
  * The control path's logging and JFR events, without a device: a gate refusal under an emulated PVRDMA
  * profile ({@link ObservedTree}) and the closes of a tree on the stand-in libibverbs ({@link StandInTree}); that
- * events are off unless a recording enables them; and that the library runs on a runtime without {@code jdk.jfr}. The device tier's
+ * events are off unless a recording enables them, and JFR is not even started without one; and that the library runs on a
+ * runtime without {@code jdk.jfr}. The device tier's
  * {@code JfrEventsTest} covers the events of real verbs.
  */
 class ObservabilityTest {
@@ -93,6 +94,28 @@ class ObservabilityTest {
             assertTrue(ControlEvents.isRecording(ControlEvents.Kind.VERB_REFUSED));
         }
         assertNull(ControlEvents.begin(ControlEvents.Kind.VERB_REFUSED), "the recording ended");
+    }
+
+    /**
+     * A JVM's first event object starts JFR's metadata (about a hundred classes, 120 to 180 ms, most of a first
+     * {@code Rdma.open}): a child JVM that opens, refuses and closes without a recording loads neither the library's
+     * event classes nor JFR's metadata, and a recording started after that still gets the events of what follows.
+     */
+    @Test
+    void withoutARecordingJfrIsNeverStarted() throws IOException, InterruptedException {
+        String output = StandIn.run(ObservedTree.class, List.of("-Xlog:class+load:stdout:none"));
+        int closed = output.indexOf("tree.closed=true");
+        assertTrue(output.contains("jfr.usable=true") && closed > 0, output);
+        List<String> loadedBefore = output.substring(0, closed).lines()
+                .filter(line -> line.startsWith("jdk.jfr.internal.MetadataRepository ")
+                        || line.startsWith("org.panamaverbs.internal.JfrEvents"))
+                .toList();
+        assertEquals(List.of(), loadedBefore, "loaded without a recording");
+        List<String> recorded = StandIn.values(output, "recorded");
+        for (String type : List.of("DeviceOpen", "ProtectionDomainCreate", "CompletionQueueCreate", "ResourceDestroy",
+                "VerbRefused")) {
+            assertTrue(recorded.contains("org.panamaverbs." + type), type + " in " + recorded);
+        }
     }
 
     @Test

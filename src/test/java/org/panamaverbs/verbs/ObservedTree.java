@@ -41,14 +41,38 @@ final class ObservedTree {
     }
 
     /**
-     * The child JVM of {@code ObservabilityTest.theLibraryRunsWithoutJdkJfr}: runs both paths and prints what it
-     * saw, one {@code key=value} per line.
+     * The child JVM of {@code ObservabilityTest}: runs both paths and prints what it saw, one {@code key=value} per
+     * line; with {@code jdk.jfr}, then the events of a second tree under a recording started after the first.
      */
     public static void main(String[] args) throws Throwable {
+        boolean jfr = org.panamaverbs.internal.ControlEvents.JFR_PRESENT;
         System.out.println("jdk.jfr.present=" + ModuleLayer.boot().findModule("jdk.jfr").isPresent());
-        System.out.println("jfr.usable=" + org.panamaverbs.internal.ControlEvents.JFR_PRESENT);
+        System.out.println("jfr.usable=" + jfr);
         System.out.println("refused=" + refuseSharedReceiveQueue().verb());
         openAndClose();
         System.out.println("tree.closed=true");
+        if (jfr) {
+            recordASecondTree();
+        }
+    }
+
+    // A recording started after the library ran without one: the event types register now, and record.
+    private static void recordASecondTree() throws java.io.IOException {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("observed-tree", ".jfr");
+        try (jdk.jfr.Recording recording = new jdk.jfr.Recording()) {
+            recording.start();
+            openAndClose();
+            refuseSharedReceiveQueue();
+            recording.stop();
+            recording.dump(file);
+            for (jdk.jfr.consumer.RecordedEvent event : jdk.jfr.consumer.RecordingFile.readAllEvents(file)) {
+                String name = event.getEventType().getName();
+                if (name.startsWith("org.panamaverbs.")) {
+                    System.out.println("recorded=" + name);
+                }
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
     }
 }
