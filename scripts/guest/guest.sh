@@ -14,16 +14,21 @@ die() { printf '[rdma-guest] ERROR: %s\n' "$*" >&2; exit 125; }  # no exit-code 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # fd 3: the set-up steps' own output (the console, which --verbose shows; under --verbose, stderr)
 if $PV_VERBOSE; then exec 3>&2; else exec 3>/dev/console; fi
+# In the nested PVRDMA guest a process start costs about a second: set-up steps use builtins where they can
+# (read, printf, pv_nap), and the tier files do too.
+# pv_nap SECONDS: a sleep without a process, a read that times out on a pipe nobody writes to
+exec {pv_nap_fd}<> <(:)
+pv_nap() { read -r -t "$1" -u "$pv_nap_fd" _; return 0; }
 ip link set lo up >&3 2>&3 || die "ip link set lo up failed"
 # The JVM's perf-data files live in /tmp/hsperfdata_<user>: keep the guest's in RAM, so that
 # they neither need shared mmap on 9p nor clobber the host's (guest pids collide with host pids).
-{ mkdir -p /tmp/hsperfdata_root && mount -t tmpfs -o mode=755,size=64m tmpfs /tmp/hsperfdata_root; } ||
-  die "cannot mount tmpfs on /tmp/hsperfdata_root"
+{ [[ -d /tmp/hsperfdata_root ]] || mkdir -p /tmp/hsperfdata_root; } &&
+  mount -t tmpfs -o mode=755,size=64m tmpfs /tmp/hsperfdata_root || die "cannot mount tmpfs on /tmp/hsperfdata_root"
 # shellcheck disable=SC2174  # /run is there (a tmpfs): -m applies to both
 mkdir -p -m 1777 /run/tmp /run/lock
 ulimit -l unlimited 2>/dev/null
 ulimit -n 65536 2>/dev/null
-hostname "$PV_HOSTNAME"
+printf '%s\n' "$PV_HOSTNAME" >/proc/sys/kernel/hostname
 for setup in "${PV_SETUP[@]}"; do
   [[ -r $PV_RUN/$setup ]] || die "$PV_RUN/$setup is missing"
   # shellcheck source=/dev/null  # scripts/guest/tier-*.sh, copied into the run's dir
@@ -37,7 +42,7 @@ export TMPDIR=/run/tmp
 for assignment in "${PV_ENV[@]}"; do
   export -- "${assignment?}"  # NAME=VALUE
 done
-exec 3>&-
+exec 3>&- {pv_nap_fd}>&-
 $PV_VERBOSE && say "running: ${PV_CMD[*]}"
 "${PV_CMD[@]}"
 rc=$?

@@ -12,18 +12,22 @@ read -r -a pv_gids <<<"$PVRDMA_GUEST_GIDS"
 read -r -a pv_max_srqs <<<"$PVRDMA_MAX_SRQS"
 pv_gid_vars=(RDMA_TEST_GID_INDEX PANAMA_VERBS_PVRDMA_HWV13_GID_INDEX)
 pv_nics=()
-# every NIC first, so that the devices come up together; then each port (each fork costs a second or more here:
-# the waits read sysfs with bash's own read)
+# every NIC first, so that the devices come up together, with one `ip` for all; then each port. No process starts
+# but that one `ip`: each costs a second or more here (guest.sh), so names come from globs and waits are pv_nap.
+pv_ip_batch=""
 for i in "${!pv_slots[@]}"; do
   pci=0000:00:${pv_slots[$i]}
-  nic=$(ls "/sys/bus/pci/devices/$pci.0/net" 2>/dev/null | head -n1)
-  [[ -n $nic ]] || die "no vmxnet3 network interface at $pci.0"
-  name=$(ls "/sys/bus/pci/devices/$pci.1/infiniband" 2>/dev/null | head -n1)
-  [[ $name == "vmw_pvrdma$i" ]] || die "the vmw_pvrdma device at $pci.1 is '${name:-missing}', not vmw_pvrdma$i"
-  { ip addr add "${pv_addrs[$i]}/24" dev "$nic" && ip link set "$nic" up; } >&3 2>&3 ||
-    die "could not configure $nic"
+  pv_found=("/sys/bus/pci/devices/$pci.0/net"/*)
+  [[ -e ${pv_found[0]} ]] || die "no vmxnet3 network interface at $pci.0"
+  nic=${pv_found[0]##*/}
+  pv_found=("/sys/bus/pci/devices/$pci.1/infiniband"/*)
+  name=${pv_found[0]##*/}
+  [[ -e ${pv_found[0]} && $name == "vmw_pvrdma$i" ]] ||
+    die "the vmw_pvrdma device at $pci.1 is '${name:-missing}', not vmw_pvrdma$i"
+  pv_ip_batch+="address add ${pv_addrs[$i]}/24 dev $nic"$'\n'"link set $nic up"$'\n'
   pv_nics+=("$nic")
 done
+ip -batch - <<<"$pv_ip_batch" >&3 2>&3 || die "could not configure ${pv_nics[*]}"
 pv_find_gid() { # DEVICE GID: pv_index = the index of GID in DEVICE's port 1 table, if the port is ACTIVE
   local state gid f
   pv_index=
@@ -36,11 +40,12 @@ pv_find_gid() { # DEVICE GID: pv_index = the index of GID in DEVICE's port 1 tab
 }
 for i in "${!pv_slots[@]}"; do
   name=vmw_pvrdma$i
-  for _ in $(seq 600); do
+  for ((try = 0; try < 600; try++)); do
     pv_find_gid "$name" "${pv_gids[$i]}" && break
-    sleep 0.1
+    pv_nap 0.1
   done
   [[ -n $pv_index ]] || die "$name: port not ACTIVE with the GID of ${pv_addrs[$i]} after 600 tries 0.1 s apart"
   export "${pv_gid_vars[$i]}=$pv_index"
-  say "$name PORT_ACTIVE on ${pv_nics[$i]} (${pv_addrs[$i]} = GID index $pv_index, max_srq ${pv_max_srqs[$i]}), guest up $(cut -d' ' -f1 /proc/uptime)s"
+  read -r pv_uptime _ </proc/uptime
+  say "$name PORT_ACTIVE on ${pv_nics[$i]} (${pv_addrs[$i]} = GID index $pv_index, max_srq ${pv_max_srqs[$i]}), guest up ${pv_uptime}s"
 done

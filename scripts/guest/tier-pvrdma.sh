@@ -20,5 +20,5 @@ rmmod rdma_ucm rdma_cm ib_cm >&3 2>&3 || die "could not unload rdma_ucm rdma_cm 
 # stderr pipe /init relays, and a multiplexer holding it open would keep the guest from powering off.
 mux_env=(); $PV_VERBOSE && mux_env=(PVRDMA_MAD_MUX_VERBOSE=1)
 setsid env "${mux_env[@]}" "$PVRDMA_MAD_MUX" "$PVRDMA_MAD_SOCKET" rxe0 1 </dev/null >/dev/console 2>&1 &
-for _ in $(seq 100); do [[ -S $PVRDMA_MAD_SOCKET ]] && break; sleep 0.1; done
+for ((try = 0; try < 100; try++)); do [[ -S $PVRDMA_MAD_SOCKET ]] && break; pv_nap 0.1; done
 [[ -S $PVRDMA_MAD_SOCKET ]] || die "the MAD multiplexer did not start"

@@ -1,6 +1,6 @@
 # scripts/guest/tier-rxe.sh - tier rxe's set-up, sourced by guest.sh (bash, as root, in the guest): Soft-RoCE
 # device rxe0 on veth0 (RXE_ADDR/24, peer veth1), port ACTIVE before COMMAND starts. Also the first step of the
-# pvrdma tiers' outer guest. Uses guest.sh's say, die and fd 3 (set-up log); RXE_ADDR comes from run.env.
+# pvrdma tiers' outer guest. Uses guest.sh's say, die, pv_nap and fd 3 (set-up log); RXE_ADDR comes from run.env.
 # shellcheck shell=bash disable=SC2154  # RXE_ADDR: from run.env
 {
   ip link add veth0 type veth peer name veth1 &&
@@ -8,10 +8,11 @@
   ip link set veth0 up && ip link set veth1 up &&
   rdma link add rxe0 type rxe netdev veth0
 } >&3 2>&3 || die "could not create veth0/rxe0 (see --verbose)"
-for _ in $(seq 300); do
-  [[ $(cat /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null) == *ACTIVE* ]] && break
-  sleep 0.1
+pv_rxe_active() { local state; read -r state </sys/class/infiniband/rxe0/ports/1/state 2>/dev/null && [[ $state == *ACTIVE* ]]; }
+for ((try = 0; try < 300; try++)); do
+  pv_rxe_active && break
+  pv_nap 0.1
 done
-[[ $(cat /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null) == *ACTIVE* ]] ||
-  die "rxe0 port did not become ACTIVE within 30 s"
-say "rxe0 PORT_ACTIVE on veth0 ($RXE_ADDR), guest up $(cut -d' ' -f1 /proc/uptime)s"
+pv_rxe_active || die "rxe0 port did not become ACTIVE within 30 s"
+read -r pv_uptime _ </proc/uptime
+say "rxe0 PORT_ACTIVE on veth0 ($RXE_ADDR), guest up ${pv_uptime}s"
