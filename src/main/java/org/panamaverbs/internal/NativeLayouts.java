@@ -98,10 +98,13 @@ public final class NativeLayouts {
             MemoryLayout.sequenceLayout(48, JAVA_BYTE).withName("__size"),
             JAVA_LONG.withName("__align")).withName("pthread_mutex_t");
 
-    /** The x86_64 layouts (compared without their names) and their aarch64 replacements. */
-    private static final Map<MemoryLayout, MemoryLayout> AARCH64_REPLACEMENTS = Map.of(
-            pthread_mutex_t.layout().withoutName(), AARCH64_PTHREAD_MUTEX_T,
-            __pthread_mutex_s.layout().withoutName(), AARCH64_PTHREAD_MUTEX_S);
+    // The x86_64 layouts (compared without their names) and their aarch64 replacements. A class of its own: the
+    // generated mutex classes' initializers make method handles, which an x86_64 JVM need not pay for.
+    private static final class Aarch64 {
+        static final Map<MemoryLayout, MemoryLayout> REPLACEMENTS = Map.of(
+                pthread_mutex_t.layout().withoutName(), AARCH64_PTHREAD_MUTEX_T,
+                __pthread_mutex_s.layout().withoutName(), AARCH64_PTHREAD_MUTEX_S);
+    }
 
     private static final String OS_ARCH = System.getProperty("os.arch");
     /** Null on an architecture this library does not know; {@link #selected()} then says so. */
@@ -158,7 +161,7 @@ public final class NativeLayouts {
         if (architecture == Architecture.X86_64) {
             return generated;
         }
-        return (GroupLayout) relayout(generated, AARCH64_REPLACEMENTS);
+        return (GroupLayout) relayout(generated, Aarch64.REPLACEMENTS);
     }
 
     /** The byte offset of {@code member} (a top-level member name) in {@code layout}. */

@@ -43,16 +43,9 @@ final class ProgramProcess implements AutoCloseable {
 
     private static synchronized String classPath() throws IOException {
         if (classPath == null) {
-            assertTrue(Files.isRegularFile(REFERENCE_JAR), REFERENCE_JAR + " (Maven copies it before the tests)");
-            Files.createDirectories(COMPILED);
-            List<String> arguments = new ArrayList<>(List.of("--release", "22", "-cp", REFERENCE_JAR.toString(),
-                    "-d", COMPILED.toString()));
-            try (Stream<Path> sources = Files.list(SOURCES)) {
-                sources.filter(p -> p.toString().endsWith(".java")).forEach(p -> arguments.add(p.toString()));
+            if (!compiledProgramsUpToDate()) {
+                compilePrograms();
             }
-            JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-            assertEquals(0, javac.run(null, null, null, arguments.toArray(String[]::new)),
-                    "the programs compile against disni-2.1.jar");
             String testClassPath = System.getProperty("surefire.test.class.path",
                     System.getProperty("java.class.path"));
             String path = COMPILED.toAbsolutePath() + File.pathSeparator + testClassPath;
@@ -60,6 +53,40 @@ final class ProgramProcess implements AutoCloseable {
             classPath = path;
         }
         return classPath;
+    }
+
+    /** Compiles the programs against the 2.1 jar alone into {@code target/programs}; fails if they do not compile. */
+    static void compilePrograms() throws IOException {
+        assertTrue(Files.isRegularFile(REFERENCE_JAR), REFERENCE_JAR + " (Maven copies it before the tests)");
+        Files.createDirectories(COMPILED);
+        List<String> arguments = new ArrayList<>(List.of("--release", "22", "-cp", REFERENCE_JAR.toString(),
+                "-d", COMPILED.toString()));
+        sources().forEach(p -> arguments.add(p.toString()));
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertEquals(0, javac.run(null, null, null, arguments.toArray(String[]::new)),
+                "the programs compile against disni-2.1.jar");
+    }
+
+    /**
+     * Whether every program's class is newer than its source: the unit tests compile them (ProgramsCompileTest),
+     * so the device tests, which run in a guest where javac takes most of a minute, use those classes.
+     */
+    static boolean compiledProgramsUpToDate() throws IOException {
+        for (Path source : sources()) {
+            String name = source.getFileName().toString();
+            Path compiled = COMPILED.resolve(name.substring(0, name.length() - ".java".length()) + ".class");
+            if (!Files.isRegularFile(compiled)
+                    || Files.getLastModifiedTime(compiled).compareTo(Files.getLastModifiedTime(source)) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static List<Path> sources() throws IOException {
+        try (Stream<Path> sources = Files.list(SOURCES)) {
+            return sources.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+        }
     }
 
     static ProgramProcess start(String program, String... args) throws IOException {
