@@ -58,7 +58,9 @@ final class CmEndpoints {
                 }
                 MemorySegment id = slot.get(ADDRESS, 0);
                 synchronized (channel) {
-                    rc = (int) MIGRATE_ID.invokeExact(state.segment(), id, channel.handle());
+                    synchronized (channel.nativeReadLock()) { // the id's handle becomes valid on this channel
+                        rc = (int) MIGRATE_ID.invokeExact(state.segment(), id, channel.handle());
+                    }
                     if (rc != 0) {
                         int errno = state.errno();
                         rdma_cma_h.rdma_destroy_ep(id);

@@ -64,7 +64,10 @@ public final class CmEventChannel implements AutoCloseable {
     /**
      * Held around {@code rdma_get_cm_event} alone, and by {@code rdma_destroy_qp} of this channel's ids: librdmacm
      * moves an active side's queue pair to RTS inside the read of its CONNECT_RESPONSE, and a queue pair destroyed
-     * meanwhile crashed it (SIGSEGV in libibverbs; the rdma_cm fuzzer, seed 0x94d27d2e1). No Java code runs under it.
+     * meanwhile crashed it (SIGSEGV in libibverbs; the rdma_cm fuzzer, seed 0x94d27d2e1). Also by
+     * {@code rdma_create_id} and {@code rdma_migrate_id} onto this channel: inside a read librdmacm queries the
+     * kernel by the event's id handle, and an id destroyed meanwhile lent its handle to one made then (the kernel
+     * reuses the lowest), which answered without a device (SIGSEGV; seed 0xc358e8106). No Java code runs under it.
      */
     private final Object nativeRead = new Object();
     /** How many {@link #wakeup()} calls ran: a timed poll returns once it moved. */

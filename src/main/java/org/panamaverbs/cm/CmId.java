@@ -107,8 +107,11 @@ public final class CmId implements AutoCloseable {
         synchronized (channel) {
             try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
                 MemorySegment slot = arena.allocate(ADDRESS);
-                int rc = (int) CREATE_ID.invokeExact(state.segment(), channel.handle(), slot, MemorySegment.NULL,
-                        portSpace.code());
+                int rc;
+                synchronized (channel.nativeReadLock()) { // see CmEventChannel#nativeRead: no handle reuse mid-read
+                    rc = (int) CREATE_ID.invokeExact(state.segment(), channel.handle(), slot, MemorySegment.NULL,
+                            portSpace.code());
+                }
                 if (rc != 0) {
                     throw new VerbsException("rdma_create_id", state.errno(), "port space " + portSpace);
                 }

@@ -120,6 +120,50 @@ class CmMisuseTest {
     }
 
     /**
+     * An id closed while the channel's reader handles its ADDR_RESOLVED, with ids made on the same channel meanwhile.
+     * librdmacm reads the event, then queries the kernel by the id's handle; the kernel reuses the lowest free handle,
+     * so an id made between the destroy and that query answered it without a device, and librdmacm read
+     * {@code cm_id->verbs->device} through NULL (SIGSEGV in {@code rdma_get_cm_event}; {@link CmFuzzTest}, seed
+     * 0xc358e8106). Each round closes one id at about the time its event is read (the lag adapts so that half the
+     * events were read first) and makes four while its {@code rdma_destroy_id} runs. Before the fix the JVM crashed
+     * within 4000 rounds in each of three runs; each round must now end with the ids closed and the channel reading.
+     */
+    @Test
+    void idsMadeWhileAClosedIdsEventIsReadNeverTakeItsHandle() throws Exception {
+        int rounds = Integer.getInteger("panamaverbs.cm.handleRounds", 4000);
+        long start = System.nanoTime();
+        int read = 0;
+        long lag = 0; // from the resolve to the close, kept near the time the reader takes to read the event
+        try (CmEventChannel channel = CmEventChannel.create()) {
+            for (int round = 0; round < rounds; round++) {
+                CmId resolving = CmId.create(channel, PortSpace.TCP);
+                resolving.beginResolveAddress(new InetSocketAddress(address, 1), Duration.ofSeconds(2));
+                long until = System.nanoTime() + lag;
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                boolean wasRead = resolving.awaitEvent(Duration.ZERO) != null;
+                read += wasRead ? 1 : 0;
+                lag = Math.max(0, lag + (wasRead ? -5_000 : 5_000));
+                CompletableFuture<Void> destroyed = resolving.closeAsync();
+                List<CmId> made = new ArrayList<>(); // while rdma_destroy_id runs: the first after it takes the handle
+                for (int i = 0; i < 4; i++) {
+                    made.add(CmId.create(channel, PortSpace.TCP));
+                }
+                destroyed.get(30, TimeUnit.SECONDS);
+                made.forEach(CmId::close);
+            }
+            // the reader still reads: a last id resolves and hears of it
+            try (CmId last = CmId.create(channel, PortSpace.TCP)) {
+                last.resolveAddress(new InetSocketAddress(address, 1), Duration.ofSeconds(30));
+                assertNotNull(last.context());
+            }
+        }
+        System.out.println("cm handle reuse: " + rounds + " rounds, " + read + " events read before the close, lag "
+                + lag / 1000 + " us, " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+    }
+
+    /**
      * Calls in the wrong order on an id that has no device yet ({@code cm_id->verbs} NULL: neither bound to a
      * device's address nor resolved). librdmacm's {@code rdma_resolve_route} reads {@code cm_id->verbs->device}
      * without a check (SIGSEGV; found by {@link CmFuzzTest}), and so does {@code rdma_disconnect} before rdma-core
