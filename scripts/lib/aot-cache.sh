@@ -1,6 +1,6 @@
 # scripts/lib/aot-cache.sh - JVM start-up for the test tiers' guests (sourced, not run): an AOT cache (JDK 25's
 # -XX:AOTCacheOutput, JEP 483/514) made on this machine by a training run against the stand-in provider
-# (bench/native/stub_provider.c built as libibverbs.so.1, device "stub0"), then given to the JVMs that run in the
+# (src/test/c/stand-in built as libibverbs.so.1, device "stub0"), then given to the JVMs that run in the
 # guests. Under TCG, and far more in the nested PVRDMA guest, most of a short JVM's time is loading and linking
 # classes: the cache holds them loaded and linked. Test infrastructure only: nothing a user runs depends on it.
 #

@@ -102,16 +102,21 @@ pv_bench_jar() {
   printf '%s\n' "$jar"
 }
 
-# pv_build_stand_in DIR: the stub provider (bench/native/stub_provider.c) built with cc (or $CC) as a stand-in
-# libibverbs.so.1 in DIR, also linked as librdmacm.so.1 (one file: the loader maps it once under both names), for a JVM
-# whose LD_LIBRARY_PATH starts with DIR: it opens device "stub0" through the public API, with no RDMA anywhere. Built
-# again only when the source is newer. Used by bench/native-datapath and the AOT training runs (scripts/lib/aot-cache.sh).
+# pv_build_stand_in DIR: the stub provider (src/test/c/stand-in, see its stub_provider.h) built with cc (or $CC)
+# as a stand-in libibverbs.so.1 in DIR, also linked as librdmacm.so.1 (one file: the loader maps it once under both
+# names), for a JVM whose LD_LIBRARY_PATH starts with DIR: it opens device "stub0" through the public API, with no RDMA
+# anywhere. Built again only when a source is newer. Used by bench/native-datapath and the AOT training runs
+# (scripts/lib/aot-cache.sh).
 pv_build_stand_in() {
-  local dir=$1
-  if [[ ! -f $dir/libibverbs.so.1 || bench/native/stub_provider.c -nt $dir/libibverbs.so.1 ]]; then
+  local dir=$1 source stale=
+  [[ -f $dir/libibverbs.so.1 ]] || stale=1
+  for source in src/test/c/stand-in/*; do
+    if [[ $source -nt $dir/libibverbs.so.1 ]]; then stale=1; fi
+  done
+  if [[ $stale ]]; then
     mkdir -p "$dir" &&
       "${CC:-cc}" -O2 -Wall -Wextra -fPIC -shared -Wl,-soname,libibverbs.so.1 -o "$dir/libibverbs.so.1" \
-        bench/native/stub_provider.c || return 1
+        src/test/c/stand-in/*.c || return 1
   fi
   ln -sfn libibverbs.so.1 "$dir/librdmacm.so.1"
 }

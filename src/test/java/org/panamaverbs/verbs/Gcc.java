@@ -23,9 +23,20 @@ final class Gcc {
      */
     static void compile(Path source, Path output, int timeoutSeconds, String... flags)
             throws IOException, InterruptedException {
+        compile(List.of(source), output, timeoutSeconds, flags);
+    }
+
+    /**
+     * Compiles and links {@code sources} into {@code output} with {@code flags}.
+     *
+     * @throws AssertionError if gcc fails, naming the sources and with gcc's output, or if it runs past the bound
+     */
+    static void compile(List<Path> sources, Path output, int timeoutSeconds, String... flags)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("gcc"));
         command.addAll(List.of(flags));
-        command.addAll(List.of("-o", output.toString(), source.toString()));
+        command.addAll(List.of("-o", output.toString()));
+        sources.forEach(source -> command.add(source.toString()));
         Process gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
         String printed = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!gcc.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
@@ -33,7 +44,7 @@ final class Gcc {
             throw new AssertionError(String.join(" ", command) + " did not end within " + timeoutSeconds + " s: " + printed);
         }
         if (gcc.exitValue() != 0) {
-            throw new AssertionError("gcc failed on " + source + ": " + printed);
+            throw new AssertionError("gcc failed on " + sources + ": " + printed);
         }
     }
 }

@@ -12,14 +12,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The stand-in libibverbs.so.1 (and librdmacm.so.1) of the native benchmark, {@code bench/native/stub_provider.c}:
+ * The stand-in libibverbs.so.1 (and librdmacm.so.1) of the native benchmark, the C files of
+ * {@code src/test/c/stand-in} (what each does: its {@code stub_provider.h}):
  * devices with no hardware behind them ("stub0", and "stub1" without the legacy data-path operations), compiled
  * here with gcc, and child JVMs that load it instead of rdma-core's because it comes first on their
  * {@code LD_LIBRARY_PATH}. A JVM maps one libibverbs for its life, so only a child can have the stand-in; the tests
  * that need a device tree without a device run their part there, through the public API, and read what it prints.
  */
 final class StandIn {
-    private static final Path SOURCE = Path.of("bench/native/stub_provider.c");
+    private static final Path SOURCES = Path.of("src/test/c/stand-in");
     private static final Path DIRECTORY = Path.of("target/stand-in");
     private static boolean built;
 
@@ -34,7 +35,11 @@ final class StandIn {
         RequiredTools.gccWithRdmaHeaders();
         Files.createDirectories(DIRECTORY);
         Path library = DIRECTORY.resolve("libibverbs.so.1");
-        Gcc.compile(SOURCE, library, 120, "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+        List<Path> sources;
+        try (var files = Files.list(SOURCES)) {
+            sources = files.filter(file -> file.toString().endsWith(".c")).sorted().toList();
+        }
+        Gcc.compile(sources, library, 120, "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
                 "-Wl,-soname,libibverbs.so.1");
         Path rdmacm = DIRECTORY.resolve("librdmacm.so.1");
         Files.deleteIfExists(rdmacm);

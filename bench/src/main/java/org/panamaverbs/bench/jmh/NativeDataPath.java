@@ -40,7 +40,7 @@ import org.panamaverbs.verbs.WrOpcode;
 /**
  * Issue 9: what Java adds to {@code ibv_post_send}, {@code ibv_post_recv} and {@code ibv_poll_cq} over C,
  * with no device: every implementation calls the same stub provider ({@link StubProvider}, the stand-in
- * libibverbs of {@code bench/native/stub_provider.c}) through the same {@code ctx->ops} pointers.
+ * libibverbs of {@code src/test/c/stand-in}) through the same {@code ctx->ops} pointers.
  *
  * <ul>
  *   <li>{@code *C}: the floor, a C loop of the inline verbs.h calls ({@value #LOOP} per invocation, so one

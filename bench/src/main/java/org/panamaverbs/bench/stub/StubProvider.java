@@ -22,7 +22,7 @@ import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
 
 /**
- * The stand-in libibverbs of {@code bench/native/stub_provider.c}, opened as any device is, through the public API:
+ * The stand-in libibverbs of {@code src/test/c/stand-in}, opened as any device is, through the public API:
  * {@code Rdma.open("stub0")}, a {@link ProtectionDomain}, one {@link CompletionQueue} for both directions, an RC
  * {@link QueuePair} connected to itself (RTS) and a {@link MemoryRegion} of {@link #REGION_SIZE} bytes.
  *
@@ -215,7 +215,7 @@ public final class StubProvider implements AutoCloseable {
      * would find no such device, and the stub's controls are not there.
      */
     private static SymbolLookup standIn() {
-        String problem = "libibverbs.so.1 here is not the stand-in of bench/native/stub_provider.c: run through"
+        String problem = "libibverbs.so.1 here is not the stand-in of src/test/c/stand-in: run through"
                 + " bench/native-datapath, which builds it into bench/target/native and puts that directory first on"
                 + " LD_LIBRARY_PATH (now " + System.getenv("LD_LIBRARY_PATH") + ")";
         SymbolLookup library;

@@ -1,6 +1,10 @@
 /*
  * stub_provider.h - a stand-in libibverbs with no device behind it, for measuring what a binding adds to
- * ibv_post_send, ibv_post_recv and ibv_poll_cq (bench/native-datapath).
+ * ibv_post_send, ibv_post_recv and ibv_poll_cq (bench/native-datapath), and for the library's tests of a device tree
+ * without a device (StandIn). Its files, by job: data_path.c (post and poll), verbs.c (libibverbs' exports), rdmacm.c
+ * (librdmacm's), controls.c (below); stand_in.h is what they share. Built with
+ *   cc -O2 -fPIC -shared -Wl,-soname,libibverbs.so.1 -o DIR/libibverbs.so.1 (every .c file here)
+ * plus a link librdmacm.so.1 -> libibverbs.so.1 beside it (the loader maps the one file once).
  *
  * Built as libibverbs.so.1 (and linked as librdmacm.so.1) into a directory that only the benchmark's JVM finds
  * first (LD_LIBRARY_PATH), it exports what Panama Verbs calls from libibverbs (ibv_get_device_list, ibv_open_device,
