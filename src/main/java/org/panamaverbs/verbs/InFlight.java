@@ -33,7 +33,7 @@ import java.util.function.IntPredicate;
  * covered by the marker. The registry holds the markers weakly: a marker that was collected has no call in flight
  * (a call keeps its holder reachable), and its entry is dropped then.
  */
-abstract sealed class InFlight permits WorkRequestChain, WorkCompletions {
+abstract sealed class InFlight permits PostProof, WorkCompletions {
     private static final Set<WeakReference<InFlight>> MARKERS = ConcurrentHashMap.newKeySet();
     /** The owner of a closed holder: no thread is this object, so every call and setter takes the slow path and throws. */
     private static final Object CLOSED = new Object();

@@ -20,10 +20,8 @@ import org.panamaverbs.ffi.ibv_sge;
  * {@code n - 1} (a NULL {@code next}), so one array serves any count; the cut stays until a post of another count
  * moves it, so posting the same count again writes nothing.
  *
- * <p>The fast path: a post that finds the chain {@linkplain #isReady ready} for its count (the proof of its last
- * post still holds: cut for this count, every entry of those requests named an open region of the target's context
- * whose memory lives as long as the region, no request needing a per-post check, the last post succeeded, and the
- * context has closed no region since) checks nothing more than the target, and calls the provider.
+ * <p>The fast path: a post that finds the chain {@linkplain #isReady ready} for its count (what {@link PostProof}
+ * proved of its last post still holds) checks nothing more than the target, and calls the provider.
  *
  * <p>Memory: the arrays belong to an automatic arena, and the post hands the provider that segment, whose
  * scope costs a downcall nothing (no atomic acquire/release, unlike a shared arena's). Java writes the
@@ -37,7 +35,7 @@ import org.panamaverbs.ffi.ibv_sge;
  * thread. So the checks a post makes (regions, address handles, inline and atomic lengths) read what the provider
  * reads next: no other thread can change a request between the two.
  */
-abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
+abstract sealed class WorkRequestChain extends PostProof implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
     static final long SGE_ADDR = ibv_sge.addr$offset();
     static final long SGE_LENGTH = ibv_sge.length$offset();
@@ -68,67 +66,19 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
     private final long requestSize;
     private final long nextOffset;
     private final long numSgeOffset;
-    private final int capacity;
-    private final int maxSge;
     /** The result of the last post; 0 whenever the chain is ready (a failure ends the readiness). */
     private int lastResult;
     /** The count the chain is cut for: request {@code cutCount - 1} has a NULL {@code next} ({@code capacity}: none cut). */
     private int cutCount;
-    /**
-     * The proof of the fast path ({@link #isReady}): the chain is cut for {@code readyCount} requests, which were
-     * checked (regions, and for sends no special request) as of the region generation {@code readyGeneration} of
-     * the context they were posted in (generations are unique across contexts), and the post after the check
-     * succeeded. Without a proof {@code readyGeneration} is {@link #NO_PROOF}, which no target's stamp ever is
-     * (stamps are 0 or a generation), so no count matches, whatever {@code readyCount} holds: 0, a negative count
-     * or a count whose proof ended all fail the compare and reach the checks that refuse them.
-     */
-    private int readyCount;
-    private long readyGeneration = NO_PROOF;
-    /**
-     * The same proof for a chain whose entries lie in caller memory registered without its arena (at most
-     * {@link #TRACKED_SCOPES} scopes, {@link #callerScopes}): a post that finds it ({@link #isReadyInLiveMemory})
-     * still reads each scope's liveness, as the region check would, and skips the rest of the checked path. Kept
-     * apart from {@link #readyGeneration} so the fast path of every other chain reads nothing more.
-     */
-    private int scopedReadyCount;
-    private long scopedReadyGeneration = NO_PROOF;
-    private static final long NO_PROOF = -1;
-    /** Per scatter-gather entry, the region it was cut from; null for an entry never written (all zero). */
-    private final MemoryRegion[] sgeRegions;
-    /**
-     * What the last region check proved: requests [0, checkedCount) name only open regions of
-     * {@code checkedContext}, as of that context's region generation {@code checkedGeneration}. A post
-     * within it checks nothing more than the liveness of {@code callerScopes}; closing any region of the context moves the
-     * generation on, and the next post walks its entries again.
-     */
-    private int checkedCount;
-    private Context checkedContext;
-    private long checkedGeneration;
-    /**
-     * The scopes of caller-owned memory the checked entries lie in (an arena the caller can close behind the
-     * library's back, which no generation records): a post reads each one's liveness, not every entry.
-     */
-    private final MemorySegment.Scope[] callerScopes = new MemorySegment.Scope[TRACKED_SCOPES];
-    private int callerScopeCount;
-    /** More distinct caller scopes than this and every post walks its entries. */
-    private static final int TRACKED_SCOPES = 4;
 
     WorkRequestChain(MemoryLayout requestLayout, long nextOffset, long sgListOffset, long numSgeOffset, int capacity, int maxSge) {
-        super("work-request chain");
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be positive, not " + capacity);
-        }
-        if (maxSge < 0) {
-            throw new IllegalArgumentException("maxSge must not be negative, not " + maxSge);
-        }
+        super(capacity, maxSge);
         Arena memory = Arena.ofAuto();
         this.views = Arena.ofShared();
         this.requestSize = requestLayout.byteSize();
         this.nextOffset = nextOffset;
         this.numSgeOffset = numSgeOffset;
-        this.capacity = capacity;
         this.cutCount = capacity;
-        this.maxSge = maxSge;
         this.requestsForCall = memory.allocate(requestLayout, capacity);
         this.badRequestForCall = memory.allocate(ADDRESS);
         MemorySegment sgesForCall = memory.allocate(ibv_sge.layout(), Math.max(1, (long) capacity * maxSge));
@@ -138,7 +88,6 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         this.requestsAddress = requestsForCall.address();
         this.badRequestAddress = badRequestForCall.address();
         this.sgesAddress = sgesForCall.address();
-        this.sgeRegions = new MemoryRegion[capacity * maxSge];
         // all three arrays share the automatic arena's session, which requestsForCall keeps reachable as long
         // as the chain is: the scatter-gather memory, named only by native pointers, lives as long too
         for (int i = 0; i < capacity; i++) {
@@ -163,56 +112,6 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
     }
 
     /**
-     * {@code num_sge} of request {@code request} grew: the entries it brings in were never walked by a region
-     * check (an entry written before its region closed, then counted in), so the next post walks them.
-     */
-    final void entriesAdded(int request) {
-        unproven(request);
-    }
-
-    /**
-     * Request {@code request} changed in a way a post must check again (an entry from a region not yet proven, more
-     * entries, a special request): the proofs no longer reach it.
-     */
-    final void unproven(int request) {
-        checkedCount = Math.min(checkedCount, request);
-        if (readyCount > request) {
-            readyGeneration = NO_PROOF;
-        }
-        if (scopedReadyCount > request) {
-            scopedReadyGeneration = NO_PROOF;
-        }
-    }
-
-    /**
-     * Whether a post of {@code count} requests may take the fast path: the proof of the last post holds (see
-     * {@link #readyCount}) for a target whose stamp, read after the post's marker is set ({@link #mark}), is
-     * {@code targetStamp}: its context's region generation while it is open and needs no per-post check, else 0.
-     * Closing the target or a region of its context moves the stamp before the close's handshake.
-     */
-    final boolean isReady(int count, long targetStamp) {
-        return count == readyCount && targetStamp == readyGeneration;
-    }
-
-    /**
-     * {@link #isReady} for a chain whose proof names caller memory: the proof holds for {@code count} and
-     * {@code targetStamp} and every caller scope the proven entries lie in is still alive (read after the post's
-     * marker is set, as the region check reads it). What the library cannot see, memory freed behind an open
-     * region between this read and the provider's use, the checked path cannot see either.
-     */
-    final boolean isReadyInLiveMemory(int count, long targetStamp) {
-        if (count != scopedReadyCount || targetStamp != scopedReadyGeneration) {
-            return false;
-        }
-        for (int i = 0; i < callerScopeCount; i++) {
-            if (!callerScopes[i].isAlive()) {
-                return false; // the checked path names the entry whose memory was freed
-            }
-        }
-        return true;
-    }
-
-    /**
      * The fast path's post, for a chain {@link #isReady ready} for its count: the provider's post function on the
      * QP or SRQ at {@code target}, between {@link #mark} and {@link #exit}. A failure records its result and ends
      * the readiness, so the next post clears {@code bad_wr} and checks everything again.
@@ -223,93 +122,14 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         int rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
         if (rc != 0) {
             lastResult = rc;
-            readyGeneration = NO_PROOF;
-            scopedReadyGeneration = NO_PROOF;
+            withdrawProofs();
         }
         Reference.reachabilityFence(this);
         return rc;
     }
 
-    /**
-     * Checks, between {@link #mark} and {@link #exit}, that the entries of the first {@code count} requests
-     * name open regions of {@code context} whose memory is alive: a post must never hand the provider the
-     * address of freed memory (an inline send copies from it in user space, a receive lets the device write
-     * into it). Costs a few loads while nothing changed since the last check.
-     *
-     * @throws IllegalStateException    if an entry's region is closed or its memory was freed
-     * @throws IllegalArgumentException if an entry's region belongs to another device context
-     */
-    final void checkRegions(Context context, int count) {
-        if (count > checkedCount || context != checkedContext || context.regionGeneration != checkedGeneration) {
-            recheckRegions(context, count);
-            return;
-        }
-        for (int i = 0; i < callerScopeCount; i++) {
-            if (!callerScopes[i].isAlive()) {
-                recheckRegions(context, count); // finds the entry and says which
-                return;
-            }
-        }
-    }
-
-    private void recheckRegions(Context context, int count) {
-        // the generation is read first: a region closed after this read waits for this post (it is marked)
-        long generation = context.regionGeneration;
-        checkedCount = 0;
-        scopedReadyGeneration = NO_PROOF; // it names the scopes this walk rewrites (and may leave half written)
-        int scopes = 0;
-        boolean untracked = false;
-        for (int request = 0; request < Math.min(count, capacity); request++) {
-            int entries = Math.min(Math.max(numSgeOf(request), 0), maxSge);
-            for (int entry = 0; entry < entries; entry++) {
-                MemoryRegion region = sgeRegions[request * maxSge + entry];
-                if (region == null) {
-                    continue; // never written: a zero entry, naming no memory
-                }
-                if (region.closed) {
-                    throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
-                            + " names " + region + ", which is closed: write the entry again from an open region");
-                }
-                if (region.context() != context) {
-                    throw new IllegalArgumentException("work request " + request + ", scatter-gather entry " + entry
-                            + " names " + region + " of " + region.context() + ", not of " + context
-                            + " where it is posted");
-                }
-                if (region.memoryMayBeFreedWhileOpen()) {
-                    MemorySegment.Scope scope = region.memoryScope();
-                    if (!scope.isAlive()) {
-                        throw new IllegalStateException("work request " + request + ", scatter-gather entry " + entry
-                                + " names " + region + ", whose memory was freed (its arena closed) while registered");
-                    }
-                    if (!tracksScope(scope, scopes)) {
-                        if (scopes < TRACKED_SCOPES) {
-                            callerScopes[scopes++] = scope;
-                        } else {
-                            untracked = true;
-                        }
-                    }
-                }
-            }
-        }
-        callerScopeCount = scopes;
-        checkedContext = context;
-        checkedGeneration = generation;
-        // with scopes beyond those tracked, proving nothing makes every post walk the entries again
-        checkedCount = untracked ? 0 : count;
-    }
-
-    /** Whether {@code scope} is among the first {@code count} tracked caller scopes. */
-    private boolean tracksScope(MemorySegment.Scope scope, int count) {
-        for (int i = 0; i < count; i++) {
-            if (callerScopes[i] == scope) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** {@code num_sge} of request {@code request}. */
-    private int numSgeOf(int request) {
+    @Override
+    final int numSgeOf(int request) {
         return requests.get(JAVA_INT, request * requestSize + numSgeOffset);
     }
 
@@ -326,8 +146,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     final int post(MemorySegment function, long target, int count, boolean proven) {
-        readyGeneration = NO_PROOF;
-        scopedReadyGeneration = NO_PROOF;
+        withdrawProofs();
         cutFor(count);
         if (lastResult != 0) {
             // providers write bad_wr only when they refuse a request, and failedIndex() reads it only after a
@@ -345,21 +164,13 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
     }
 
     /**
-     * Records the result of a checked post of {@code count} requests (-1 if it threw), and makes the chain ready
-     * for that count if it succeeded and {@code proven} and the last region check covered the count: the region
-     * check then proves the entries for as long as their context closes no region, and, for entries in caller
-     * memory, as long as its scopes are alive ({@link #isReadyInLiveMemory}).
+     * Records the result of a checked post of {@code count} requests (-1 if it threw); a success may make the chain
+     * ready for that count ({@link #proveReady}).
      */
     final void recordResult(int rc, int count, boolean proven) {
         lastResult = rc;
-        if (rc == 0 && proven && count <= checkedCount) {
-            if (callerScopeCount == 0) {
-                readyCount = count;
-                readyGeneration = checkedGeneration;
-            } else {
-                scopedReadyCount = count;
-                scopedReadyGeneration = checkedGeneration;
-            }
+        if (rc == 0) {
+            proveReady(count, proven);
         }
     }
 
@@ -449,14 +260,7 @@ abstract sealed class WorkRequestChain extends InFlight implements AutoCloseable
         MEMORY.set(JAVA_LONG_UNALIGNED, at + SGE_ADDR, address);
         MEMORY.set(JAVA_INT_UNALIGNED, at + SGE_LENGTH, length);
         MEMORY.set(JAVA_INT_UNALIGNED, at + SGE_LKEY, lkey);
-        sgeRegions[request * maxSge + index] = region;
-        // the region was open just now: the last check still holds unless it is of another context, lies in
-        // caller memory whose liveness the post does not read yet, or its context closed a region since (then
-        // the post walks the entries anyway)
-        if (region == null || region.context() != checkedContext
-                || region.memoryMayBeFreedWhileOpen() && !tracksScope(region.memoryScope(), callerScopeCount)) {
-            unproven(request);
-        }
+        entryWritten(request, index, region);
     }
 
     /** Sum of the lengths of the first {@code count} entries of request {@code request}. */
