@@ -16,7 +16,7 @@ import java.util.LinkedList;
 
 /**
  * A program written the way DiSNI 2.1 applications are (passive endpoints polling their own completion queue,
- * SEND/RECV), compiled by ProgramsTest against the published disni-2.1.jar and run against this module:
+ * SEND/RECV), compiled by ProgramsDeviceTest against the published disni-2.1.jar and run against this module:
  * {@code server ADDRESS PORT} answers one message with "pong: " + message; {@code client ADDRESS PORT TEXT}
  * sends TEXT and prints the answer. Every completion's status, opcode, id and length is checked.
  */

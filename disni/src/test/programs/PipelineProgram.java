@@ -16,7 +16,7 @@ import java.util.ArrayDeque;
 
 /**
  * The pipelining pattern of DiSNI 2.1's own benchmarks ({@code benchmarks.SendRecvServer} / {@code SendRecvClient}),
- * written for ProgramsTest and compiled against the published disni-2.1.jar: passive endpoints, {@code QUEUE}
+ * written for ProgramsDeviceTest and compiled against the published disni-2.1.jar: passive endpoints, {@code QUEUE}
  * receive slots and twice as many send slots, each a stateful verb call made once and executed again, receives
  * posted ahead, a send and a receive budget refilled by the completions one {@code SVCPollCq} returns (receives told
  * apart by opcode 128), and the loop of the benchmark: poll until a receive completed, post as many receives as the

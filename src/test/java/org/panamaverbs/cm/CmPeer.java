@@ -28,7 +28,7 @@ import org.panamaverbs.verbs.WorkCompletion;
 import org.panamaverbs.verbs.WorkCompletions;
 
 /**
- * The other process of {@link CmConnectionTest}: a server (or a client to be killed) in its own JVM, as a
+ * The other process of {@link CmConnectionDeviceTest}: a server (or a client to be killed) in its own JVM, as a
  * user's peer would be. Prints {@code LISTENING <port>} when it accepts connections and one line per thing
  * the test checks; exits 0 when its part went as expected, 1 otherwise. Every wait is bounded.
  *

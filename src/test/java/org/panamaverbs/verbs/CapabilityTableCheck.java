@@ -17,7 +17,7 @@ import org.panamaverbs.cm.PortSpace;
  * results included), a refused one must throw exactly the stated message, a limited one must work up to the
  * limit and then throw it, an absent RoCE version must have no usable GID. Memory windows and extended verbs
  * have no Panama Verbs API to attempt: only their status is checked. Plain Java, no JUnit, so that both the
- * device tier ({@code CapabilityTableTest}) and the PVRDMA tier ({@code PvrdmaDeviceCheck}) run it.
+ * device tier ({@code CapabilityTableDeviceTest}) and the PVRDMA tier ({@code PvrdmaDeviceCheck}) run it.
  */
 final class CapabilityTableCheck {
     private static final long TIMEOUT_NANOS = 120_000_000_000L;
@@ -164,7 +164,7 @@ final class CapabilityTableCheck {
      * rdma_create_ep on the device's address. Under an emulated profile the gate is asked directly: rdma_cm ids
      * borrow librdmacm's device context, whose profile is the detected one (or the {@code panamaverbs.profile}
      * property's when it is first borrowed), so a context opened with {@link Rdma#open(String, HardwareClass)}
-     * does not reach them; CmConnectionTest runs the real call under the property in a second JVM.
+     * does not reach them; CmConnectionDeviceTest runs the real call under the property in a second JVM.
      */
     private void createEndpoint() {
         if (context.profile().emulated()) {

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What a fuzzer's steps ended in ({@code FuzzTest}, {@code CmFuzzTest}): a count per step name and outcome, and the
+ * What a fuzzer's steps ended in ({@code FuzzDeviceTest}, {@code CmFuzzDeviceTest}): a count per step name and outcome, and the
  * findings, steps that threw what the API does not document. Safe to use from several threads.
  */
 public final class FuzzRecord {

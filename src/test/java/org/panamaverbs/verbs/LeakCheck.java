@@ -15,8 +15,8 @@ import java.util.stream.Stream;
  * The device's resource counts ({@code rdma resource show}: pd, cq, qp, mr, ctx, srq, ...) and this
  * process's own objects ({@code rdma resource show pd|cq|qp|mr|cm_id}, the lines naming one of this process's
  * live threads: the kernel records the creating thread) must be the
- * same after the whole device suite as before it: {@link LeakBaselineTest} runs first and
- * {@link LeakCheckTest} last (class order from junit-platform.properties). Device-wide totals alone would
+ * same after the whole device suite as before it: {@link LeakBaselineDeviceTest} runs first and
+ * {@link LeakCheckDeviceTest} last (class order from junit-platform.properties). Device-wide totals alone would
  * hide a leak that another process's close happened to balance; this process's lines cannot.
  *
  * <p>The device tier needs the {@code rdma} tool (iproute2, installed by scripts/setup and present in the

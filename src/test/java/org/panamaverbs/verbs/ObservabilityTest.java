@@ -23,7 +23,7 @@ import org.panamaverbs.internal.ControlEvents;
  * profile ({@link ObservedTree}) and the closes of a tree on the stand-in libibverbs ({@link StandInTree}); that
  * events are off unless a recording enables them, and JFR is not even started without one; and that the library runs on a
  * runtime without {@code jdk.jfr}. The device tier's
- * {@code JfrEventsTest} covers the events of real verbs.
+ * {@code JfrEventsDeviceTest} covers the events of real verbs.
  */
 class ObservabilityTest {
     /** Everything here loads libibverbs (a machine without rdma-core skips it, naming the package). */

@@ -1,0 +1,101 @@
+package org.panamaverbs.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/** Listing, opening and querying the device: identity, limits, port state and the GID table. */
+class DiscoveryDeviceTest extends DeviceTest {
+
+    @Test
+    void deviceListNamesTheOpenDeviceWithGuidAndTransport() {
+        List<RdmaDevice> devices = Rdma.devices();
+        RdmaDevice listed = devices.stream().filter(d -> d.name().equals(context.name())).findFirst().orElseThrow();
+        assertNotEquals(0L, listed.guid(), "GUID");
+        assertEquals(16, listed.guidHex().length());
+        assertEquals(Transport.IB, listed.transport(), "RoCE and InfiniBand devices report the IB transport");
+        assertEquals(listed, context.device());
+        assertTrue(Rdma.isAvailable());
+    }
+
+    @Test
+    void openByNameGivesAnIndependentContext() {
+        try (Context second = Rdma.open(context.name())) {
+            assertEquals(context.name(), second.name());
+            assertEquals(context.attributes(), second.attributes());
+        }
+        RdmaUnavailableException e = assertThrows(RdmaUnavailableException.class, () -> Rdma.open("no-such-device"));
+        assertEquals(RdmaUnavailableException.Reason.NO_DEVICE, e.reason());
+        assertTrue(e.getMessage().contains(context.name()), "lists the devices present: " + e.getMessage());
+    }
+
+    @Test
+    void deviceAttributesGiveUsableLimits() {
+        DeviceAttributes attributes = context.attributes();
+        assertTrue(attributes.maxQp() > 0);
+        assertTrue(attributes.maxQpWr() >= 32);
+        assertTrue(attributes.maxSge() >= 1);
+        assertTrue(attributes.maxCqe() >= 64);
+        assertNotEquals(0L, attributes.maxMrSize(), "max_mr_size (unsigned; rxe reports 2^64-1)");
+        assertTrue(attributes.physicalPortCount() >= 1);
+        assertFalse(attributes.firmwareVersion() == null);
+    }
+
+    @Test
+    void portOneIsActiveWithGids() {
+        PortAttributes port = context.queryPort(1);
+        assertEquals(PortState.ACTIVE, port.state());
+        assertTrue(port.gidTableLength() > 0);
+        assertTrue(port.activeMtu().bytes() >= 256 && port.activeMtu().bytes() <= port.maxMtu().bytes());
+        assertTrue(port.maxMessageSize() >= 65536);
+        if (port.linkLayer() == LinkLayer.ETHERNET) {
+            assertEquals(0, port.lid(), "RoCE ports have no LID");
+        }
+    }
+
+    @Test
+    void gidTableHasTypedEntries() {
+        PortAttributes port = context.queryPort(1);
+        List<GidEntry> table = context.gidTable(1);
+        assertFalse(table.isEmpty());
+        for (GidEntry entry : table) {
+            assertEquals(1, entry.port());
+            assertFalse(entry.gid().isZero(), "empty slots are not listed");
+            assertEquals(entry.gid(), context.gid(1, entry.index()));
+            if (port.linkLayer() == LinkLayer.ETHERNET) {
+                assertTrue(entry.type() == GidType.ROCE_V1 || entry.type() == GidType.ROCE_V2, entry.toString());
+                assertTrue(entry.gid().isLinkLocal() || entry.gid().isIpv4Mapped() || entry.gid().subnetPrefix() != 0,
+                        entry.toString());
+            }
+        }
+        int chosen = context.defaultGidIndex(1);
+        assertTrue(table.stream().anyMatch(e -> e.index() == chosen));
+    }
+
+    @Test
+    void softRoceReportsRoceV2GidsIncludingItsIpv4Address() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(context.name().startsWith("rxe"), "rxe-specific");
+        List<GidEntry> table = context.gidTable(1);
+        assertTrue(table.stream().allMatch(e -> e.type() == GidType.ROCE_V2), table.toString());
+        assertTrue(table.stream().anyMatch(e -> e.gid().isIpv4Mapped()), table.toString());
+        assertTrue(table.stream().anyMatch(e -> e.gid().isLinkLocal()), table.toString());
+        GidEntry chosen = table.stream().filter(e -> e.index() == context.defaultGidIndex(1)).findFirst().orElseThrow();
+        assertTrue(chosen.gid().isIpv4Mapped(), "the default GID is the routable IPv4 one: " + chosen);
+    }
+
+    @Test
+    void badPortAndGidIndexAreRefusedClearly() {
+        IllegalArgumentException port = assertThrows(IllegalArgumentException.class, () -> context.queryPort(9));
+        assertTrue(port.getMessage().contains("has ports 1.."), port.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> context.queryPort(0));
+        VerbsException gid = assertThrows(VerbsException.class, () -> context.gid(1, 100_000));
+        assertEquals("ENODATA", gid.errnoName());
+        assertEquals("ibv_query_gid", gid.verb());
+    }
+}
