@@ -19,6 +19,7 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCPostSend;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -28,15 +29,16 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.junit.RequiresRdmaDevice;
 
 /**
  * The endpoint layer on a real device, server and client in one JVM (in the Soft-RoCE guest): an active
  * pair exchanging SENDs through CQ callbacks, a passive pair polling their own CQs for a SEND and an RDMA
  * READ, and a connect to a port nobody listens on failing with REJECTED instead of hanging.
  */
-@Tag("rdma-device")
+@RequiresRdmaDevice
 class EndpointLoopbackDeviceTest {
     private static final int SIZE = 64;
     private static final long RECV_ID = 7, SEND_ID = 8, READ_ID = 9;
@@ -115,6 +117,12 @@ class EndpointLoopbackDeviceTest {
             post.getWrMod(0).setWr_id(wrId);
             post.execute().free();
         }
+    }
+
+    /** The device (and address) the project's JUnit kit chose. */
+    @BeforeAll
+    static void chosenDevice(InetAddress address) {
+        DeviceUnderTest.use(address);
     }
 
     @Test

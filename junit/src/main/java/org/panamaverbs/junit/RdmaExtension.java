@@ -1,5 +1,9 @@
 package org.panamaverbs.junit;
 
+import java.lang.reflect.Executable;
+import java.net.InetAddress;
+import java.util.List;
+
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -11,6 +15,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.Rdma;
+import org.panamaverbs.verbs.RdmaDevice;
 import org.panamaverbs.verbs.RdmaUnavailableException;
 
 /**
@@ -38,6 +43,11 @@ import org.panamaverbs.verbs.RdmaUnavailableException;
  *   <li>{@link CompletionQueue}: {@code ibv_create_cq} with {@value #COMPLETION_QUEUE_CAPACITY} entries and no
  *       completion channel, a new one for each parameter, closed after the test (with the queue pairs using it).
  *       {@link Completions#await} polls one.</li>
+ *   <li>{@link RdmaDevice}: the chosen device, for a test that opens contexts of its own.</li>
+ *   <li>{@link InetAddress}: the IP address rdma_cm resolves to the chosen device, for tests that connect: the one
+ *       given by {@value #ADDRESS_PROPERTY} or {@value #ADDRESS_ENV}, else the first IPv4 address in the device's GID
+ *       table (RoCE lists its interface's addresses there; for InfiniBand give the IPoIB address). A test class with
+ *       such a parameter anywhere is skipped without an address, as without a device (or fails, when required).</li>
  * </ul>
  * Closing is idempotent, so a test may close an injected object itself.
  */
@@ -52,11 +62,16 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
     public static final String REQUIRE_DEVICE_PROPERTY = "panamaverbs.requireDevice";
     /** Environment variable with the meaning of {@value #REQUIRE_DEVICE_PROPERTY} (the property wins). */
     public static final String REQUIRE_DEVICE_ENV = "PANAMA_VERBS_REQUIRE_DEVICE";
+    /** Environment variable with the IP address of the device's interface, for rdma_cm. */
+    public static final String ADDRESS_ENV = "RDMA_TEST_ADDRESS";
+    /** Configuration parameter (or system property) with that address; wins over {@value #ADDRESS_ENV}. */
+    public static final String ADDRESS_PROPERTY = "panamaverbs.testAddress";
     /** Minimum number of entries of an injected completion queue. */
     public static final int COMPLETION_QUEUE_CAPACITY = 256;
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RdmaExtension.class);
     private static final String CHOICE = "device choice";
+    private static final String ADDRESS = "address choice";
     private static final String CONTEXT = "context";
     private static final String PROTECTION_DOMAIN = "protection domain";
 
@@ -68,7 +83,14 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext extensionContext) {
         DeviceChoice choice = choice(extensionContext);
         if (choice.device() != null) {
-            return ConditionEvaluationResult.enabled("RDMA device " + choice.device());
+            if (!needsAddress(extensionContext) || address(extensionContext).address() != null) {
+                return ConditionEvaluationResult.enabled("RDMA device " + choice.device());
+            }
+            String problem = address(extensionContext).problem();
+            if (settings(extensionContext).deviceRequired()) {
+                return ConditionEvaluationResult.enabled("runs to fail: " + problem);
+            }
+            return ConditionEvaluationResult.disabled(problem);
         }
         if (choice.fatal()) {
             return ConditionEvaluationResult.enabled("runs to fail: " + choice.problem());
@@ -84,7 +106,8 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
     @Override
     public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
         Class<?> type = parameterContext.getParameter().getType();
-        return type == Context.class || type == ProtectionDomain.class || type == CompletionQueue.class;
+        return type == Context.class || type == ProtectionDomain.class || type == CompletionQueue.class
+                || type == RdmaDevice.class || type == InetAddress.class;
     }
 
     @Override
@@ -93,6 +116,18 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
         try {
             if (type == Context.class) {
                 return context(extensionContext);
+            }
+            if (type == RdmaDevice.class) {
+                String name = requireDevice(choice(extensionContext)).device();
+                return Rdma.devices().stream().filter(d -> d.name().equals(name)).findFirst().orElseThrow();
+            }
+            if (type == InetAddress.class) {
+                requireDevice(choice(extensionContext));
+                AddressChoice address = address(extensionContext);
+                if (address.address() == null) {
+                    throw new RdmaUnavailableException(RdmaUnavailableException.Reason.NO_DEVICE, address.problem(), null);
+                }
+                return address.address();
             }
             ExtensionContext.Store store = extensionContext.getStore(NAMESPACE);
             if (type == ProtectionDomain.class) {
@@ -129,9 +164,35 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
 
     private static DeviceChoice choice(ExtensionContext extensionContext) {
         return extensionContext.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(CHOICE,
-                key -> DeviceChoice.decide(DeviceChoice.Settings.read(extensionContext::getConfigurationParameter,
-                        System::getenv)),
-                DeviceChoice.class);
+                key -> DeviceChoice.decide(settings(extensionContext)), DeviceChoice.class);
+    }
+
+    private static DeviceChoice.Settings settings(ExtensionContext extensionContext) {
+        return DeviceChoice.Settings.read(extensionContext::getConfigurationParameter, System::getenv);
+    }
+
+    private static AddressChoice address(ExtensionContext extensionContext) {
+        return extensionContext.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(ADDRESS,
+                key -> AddressChoice.decide(choice(extensionContext), extensionContext::getConfigurationParameter,
+                        System::getenv), AddressChoice.class);
+    }
+
+    /** Whether a method or constructor of the test class (or a superclass) takes an {@link InetAddress}. */
+    private static boolean needsAddress(ExtensionContext extensionContext) {
+        Class<?> type = extensionContext.getTestClass().orElse(null);
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Executable executable : c.getDeclaredMethods()) {
+                if (List.of(executable.getParameterTypes()).contains(InetAddress.class)) {
+                    return true;
+                }
+            }
+            for (Executable executable : c.getDeclaredConstructors()) {
+                if (List.of(executable.getParameterTypes()).contains(InetAddress.class)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static DeviceChoice requireDevice(DeviceChoice choice) {

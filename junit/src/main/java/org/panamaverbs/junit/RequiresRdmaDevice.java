@@ -13,8 +13,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Marks a test class or test method that needs an RDMA device: tags it {@value RdmaExtension#TAG} (so a build
  * can select or leave out device tests by tag) and registers {@link RdmaExtension}, which picks the device,
- * injects {@link org.panamaverbs.verbs.Context}, {@link org.panamaverbs.verbs.ProtectionDomain} and
- * {@link org.panamaverbs.verbs.CompletionQueue} parameters, and decides what happens without a device:
+ * injects {@link org.panamaverbs.verbs.Context}, {@link org.panamaverbs.verbs.ProtectionDomain},
+ * {@link org.panamaverbs.verbs.CompletionQueue}, {@link org.panamaverbs.verbs.RdmaDevice} and
+ * {@link java.net.InetAddress} (the device's address, for rdma_cm) parameters, and decides what happens without a
+ * device (or, for a class that takes an address, without an address):
  * <ul>
  *   <li>no device: the test is reported <em>skipped</em>, with the reason (what is missing, and that
  *       {@code RDMA_TEST_DEVICE} or panama-verbs' {@code scripts/rdma-guest} gives one);</li>

@@ -3,17 +3,20 @@ package org.panamaverbs.junit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -30,6 +33,7 @@ import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
+import org.panamaverbs.verbs.RdmaDevice;
 import org.panamaverbs.verbs.SendFlags;
 import org.panamaverbs.verbs.SendWorkRequests;
 import org.panamaverbs.verbs.WcOpcode;
@@ -50,6 +54,23 @@ class RdmaExtensionDeviceTest {
         String named = System.getenv(RdmaExtension.DEVICE_ENV);
         String expected = named == null || named.isBlank() ? Rdma.devices().getFirst().name() : named.strip();
         assertEquals(expected, context.name());
+    }
+
+    @Test
+    void injectsTheChosenDeviceAndAnAddressOfItsInterface(Context context, RdmaDevice device, InetAddress address) {
+        assertEquals(context.device().name(), device.name());
+        // without a setting the address comes from the GID table: on RoCE, the interface's IPv4 address, which is
+        // what the project's guest also gives in RDMA_TEST_ADDRESS
+        AddressChoice fromGids = AddressChoice.decide(new DeviceChoice(device.name(), null, false),
+                key -> Optional.empty(), key -> null);
+        assertNotNull(fromGids.address(), fromGids.problem());
+        String given = System.getenv(RdmaExtension.ADDRESS_ENV);
+        if (given != null && !given.isBlank()) {
+            assertEquals(given.strip(), address.getHostAddress());
+            assertEquals(address, fromGids.address(), "the GID table's first IPv4 address is the given one");
+        } else {
+            assertEquals(fromGids.address(), address);
+        }
     }
 
     @Test

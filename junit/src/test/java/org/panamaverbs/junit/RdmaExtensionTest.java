@@ -144,6 +144,28 @@ class RdmaExtensionTest {
         assertEquals(new DeviceChoice.Settings(null, null, false), blanks);
     }
 
+    @Test
+    void aGivenTestAddressWinsAndOneThatDoesNotResolveSaysWhichSetting() throws Exception {
+        DeviceChoice none = new DeviceChoice(null, "no RDMA device: none here", false);
+        AddressChoice fromEnvironment = AddressChoice.decide(none, key -> Optional.empty(),
+                Map.of(RdmaExtension.ADDRESS_ENV, " 10.250.0.1 ")::get);
+        assertEquals(new AddressChoice(java.net.InetAddress.getByName("10.250.0.1"), null), fromEnvironment);
+
+        AddressChoice fromConfiguration = AddressChoice.decide(none,
+                key -> Optional.ofNullable(Map.of(RdmaExtension.ADDRESS_PROPERTY, "192.0.2.7").get(key)),
+                Map.of(RdmaExtension.ADDRESS_ENV, "10.250.0.1")::get);
+        assertEquals(java.net.InetAddress.getByName("192.0.2.7"), fromConfiguration.address());
+
+        AddressChoice unresolvable = AddressChoice.decide(none, key -> Optional.empty(),
+                Map.of(RdmaExtension.ADDRESS_ENV, "no-such-host.invalid")::get);
+        assertEquals(null, unresolvable.address());
+        assertTrue(unresolvable.problem().contains("no-such-host.invalid") && unresolvable.problem().contains(
+                RdmaExtension.ADDRESS_ENV), unresolvable.problem());
+
+        AddressChoice withoutDevice = AddressChoice.decide(none, key -> Optional.empty(), key -> null);
+        assertEquals(new AddressChoice(null, none.problem()), withoutDevice);
+    }
+
     private static Outcome find(List<Outcome> outcomes, String name) {
         return outcomes.stream().filter(o -> o.name().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no outcome for " + name + " in " + outcomes));

@@ -13,17 +13,22 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.panamaverbs.junit.RdmaExtension;
 
 /**
- * What every device test of the transport starts from: the RDMA device's IP address, from the variable every module
- * of the project reads, {@code RDMA_TEST_ADDRESS} (the project's Soft-RoCE guest sets it), and a group of two
+ * What every device test of the transport starts from: the RDMA device and its IP address, chosen by the project's
+ * JUnit kit ({@link RdmaExtension}: {@code RDMA_TEST_DEVICE} or the first device; {@code RDMA_TEST_ADDRESS} or the
+ * device's IPv4 address; skipped without them, failed under {@code panamaverbs.requireDevice}), and a group of two
  * event loops in this JVM: {@link RdmaIoHandler}'s, or Netty's epoll loops for a class marked {@link OnEpollLoops}.
  * The tests scripts/test-all's device tier runs are tagged {@code rdma-device}, like every module's device tests; the
  * long ones (two-JVM transfers to 16 MiB, 10 000 connection cycles) {@code device-extended}, which CI does not run
- * ({@code mvn -Pdevice-tests surefire:test -Dtest.groups=device-extended}).
+ * ({@code mvn -Pdevice-tests surefire:test -Dtest.groups=device-extended}). So the kit's extension is registered
+ * here, and each class carries its own tag ({@link org.panamaverbs.junit.RequiresRdmaDevice} would tag every one
+ * {@code rdma-device}).
  */
+@ExtendWith(RdmaExtension.class)
 abstract class DeviceTest {
-    private static final String ADDRESS_ENV = "RDMA_TEST_ADDRESS";
     /** The tag of the device tests CI runs. */
     static final String CI = "rdma-device";
     /** The tag of the long ones, run by hand. */
@@ -32,11 +37,8 @@ abstract class DeviceTest {
     static EventLoopGroup group;
 
     @BeforeAll
-    static void startLoops(TestInfo test) throws Exception {
-        String value = System.getenv(ADDRESS_ENV);
-        require(value != null && !value.isBlank(), "the transport's device tests need the RDMA device's IP address in "
-                + ADDRESS_ENV + " (the project's Soft-RoCE guest sets it)");
-        address = InetAddress.getByName(value.strip());
+    static void startLoops(TestInfo test, InetAddress deviceAddress) throws Exception {
+        address = deviceAddress;
         boolean epoll = test.getTestClass().map(c -> c.isAnnotationPresent(OnEpollLoops.class)).orElse(false);
         if (epoll) {
             requireEpoll();
@@ -55,14 +57,6 @@ abstract class DeviceTest {
             group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
             group = null;
         }
-    }
-
-    /**
-     * Skips the test naming the missing device (address), or fails it under {@code panamaverbs.requireDevice}, which
-     * scripts/test-all sets for every device run.
-     */
-    static void require(boolean present, String missing) {
-        require(present, missing, "panamaverbs.requireDevice");
     }
 
     /**

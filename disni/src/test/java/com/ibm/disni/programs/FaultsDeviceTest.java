@@ -3,12 +3,14 @@ package com.ibm.disni.programs;
 import static com.ibm.disni.DeviceUnderTest.host;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.ibm.disni.DeviceUnderTest;
+import java.net.InetAddress;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.junit.RequiresRdmaDevice;
 
 /**
  * Connection faults for a DiSNI program (src/test/programs/FaultProgram.java, compiled against disni-2.1.jar)
@@ -16,9 +18,15 @@ import org.junit.jupiter.api.Test;
  * end in an {@code IOException} naming the CM event within a bound, a killed peer must show as a failed
  * completion or an error, and repeating the faults must leave no RDMA file descriptor and no thread behind.
  */
-@Tag("rdma-device")
+@RequiresRdmaDevice
 class FaultsDeviceTest {
     private static final long SECONDS = 240;
+    /** The device (and address) the project's JUnit kit chose. */
+    @BeforeAll
+    static void chosenDevice(InetAddress address) {
+        DeviceUnderTest.use(address);
+    }
+
     /** Each failed connect, one by one; rdma_resolve_addr's own timeout is 2 s. */
     private static final long CONNECT_BOUND_MS = 30_000;
     private static final Pattern FAILURE = Pattern.compile(".* cycle \\d+: connect failed after (\\d+) ms: (.*)");

@@ -4,11 +4,13 @@ import static com.ibm.disni.DeviceUnderTest.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.ibm.disni.DeviceUnderTest;
+import java.net.InetAddress;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.junit.RequiresRdmaDevice;
 
 /**
  * DiSNI-style programs (src/test/programs), compiled against the published disni-2.1.jar, run against this
@@ -18,9 +20,15 @@ import org.junit.jupiter.api.Test;
  * completion and byte itself and exits 1 on a mismatch; the test checks exit codes and the lines that report
  * what was verified.
  */
-@Tag("rdma-device")
+@RequiresRdmaDevice
 class ProgramsDeviceTest {
     private static final long SECONDS = 180;
+
+    /** The device (and address) the project's JUnit kit chose. */
+    @BeforeAll
+    static void chosenDevice(InetAddress address) {
+        DeviceUnderTest.use(address);
+    }
 
     @Test
     void passiveEndpointsSendAndReceive() throws Exception {

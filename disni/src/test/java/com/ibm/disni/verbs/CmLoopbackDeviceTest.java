@@ -7,16 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.ibm.disni.DeviceUnderTest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedList;
 import java.util.List;
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.junit.RequiresRdmaDevice;
 
 /**
  * DiSNI's raw connection-manager API ({@code RdmaEventChannel}, {@code RdmaCmId}, {@code RdmaCmEvent}) in the
@@ -24,9 +27,8 @@ import org.junit.jupiter.api.Test;
  * guest ({@code RDMA_TEST_ADDRESS}): resolve, connect with private data, accept, SEND /
  * RECV, disconnect seen by both sides; then a connect with nothing listening ends in {@code REJECTED}.
  */
-@Tag("rdma-device")
+@RequiresRdmaDevice
 class CmLoopbackDeviceTest {
-
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
             | IbvMr.IBV_ACCESS_REMOTE_READ;
 
@@ -65,6 +67,12 @@ class CmLoopbackDeviceTest {
             assertTrue(System.nanoTime() < deadline, "no completion within 30 s");
         }
         return wcs[0].clone();
+    }
+
+    /** The device (and address) the project's JUnit kit chose. */
+    @BeforeAll
+    static void chosenDevice(InetAddress address) {
+        DeviceUnderTest.use(address);
     }
 
     @Test

@@ -8,29 +8,32 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.ibm.disni.DeviceUnderTest;
 import com.ibm.disni.util.MemoryUtils;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.junit.RequiresRdmaDevice;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.RdmaDevice;
 
 /**
  * Misuse of the drop-in's raw-address API on a real device: private data and memory registrations named by
  * address, scatter-gather counts that overflow, and stateful calls executed from a new thread per request.
  * Each ends in an {@link IOException} (or is bounded) instead of a crash or unbounded growth.
  */
-@Tag("rdma-device")
+@RequiresRdmaDevice
 class DropInMisuseDeviceTest {
-
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
             | IbvMr.IBV_ACCESS_REMOTE_READ;
     /** Above glibc's largest mmap threshold (32 MiB): freeing memory of this size unmaps it. */
@@ -43,6 +46,13 @@ class DropInMisuseDeviceTest {
         assertNotNull(event, "no event within 15 s, expected " + type);
         assertEquals(type.ordinal(), event.getEvent());
         event.ackEvent();
+    }
+
+    /** The device (and address) the project's JUnit kit chose. */
+    @BeforeAll
+    static void chosenDevice(RdmaDevice device, InetAddress address) {
+        DeviceUnderTest.use(device);
+        DeviceUnderTest.use(address);
     }
 
     /**

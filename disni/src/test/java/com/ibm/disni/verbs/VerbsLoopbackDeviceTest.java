@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.ibm.disni.DeviceUnderTest;
 import com.ibm.disni.util.MemoryUtils;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -22,11 +23,13 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.junit.RequiresRdmaDevice;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.RdmaDevice;
 
 /**
  * DiSNI's verbs API ({@code IbvPd.regMr}, {@code IbvQP.postSend/postRecv}, {@code IbvCQ.poll},
@@ -34,11 +37,16 @@ import org.panamaverbs.verbs.QueuePair;
  * process. The queue pairs are made with Panama Verbs and wrapped, since {@code RdmaCmId.createQP} (the
  * DiSNI way) is not in this module yet; everything after that is DiSNI's API.
  */
-@Tag("rdma-device")
+@RequiresRdmaDevice
 class VerbsLoopbackDeviceTest {
-
     private static final int ACCESS = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_WRITE
             | IbvMr.IBV_ACCESS_REMOTE_READ;
+
+    /** The device (and address) the project's JUnit kit chose. */
+    @BeforeAll
+    static void chosenDevice(RdmaDevice device) {
+        DeviceUnderTest.use(device);
+    }
 
     @Test
     void sendReceiveWriteReadAndNotificationsThroughDisnisApi() throws Exception {
