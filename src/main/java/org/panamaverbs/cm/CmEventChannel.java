@@ -61,14 +61,7 @@ public final class CmEventChannel implements AutoCloseable {
     /** Held by a read of events: a close waits for it before destroying the channel. */
     private final ReentrantLock reading = new ReentrantLock();
     private final CmEventView view = new CmEventView();
-    /**
-     * Held around {@code rdma_get_cm_event} alone, and by {@code rdma_destroy_qp} of this channel's ids: librdmacm
-     * moves an active side's queue pair to RTS inside the read of its CONNECT_RESPONSE, and a queue pair destroyed
-     * meanwhile crashed it (SIGSEGV in libibverbs; the rdma_cm fuzzer, seed 0x94d27d2e1). Also by
-     * {@code rdma_create_id} and {@code rdma_migrate_id} onto this channel: inside a read librdmacm queries the
-     * kernel by the event's id handle, and an id destroyed meanwhile lent its handle to one made then (the kernel
-     * reuses the lowest), which answered without a device (SIGSEGV; seed 0xc358e8106). No Java code runs under it.
-     */
+    /** Keeps what librdmacm does inside a read apart from the calls that break it ({@link #nextEvent}). */
     private final Object nativeRead = new Object();
     /** How many {@link #wakeup()} calls ran: a timed poll returns once it moved. */
     private final AtomicLong wakeups = new AtomicLong();
@@ -350,6 +343,9 @@ public final class CmEventChannel implements AutoCloseable {
     private long nextEvent() {
         int rc;
         try {
+            // inside the read librdmacm moves an active side's queue pair to RTS (so rdma_destroy_qp takes this lock)
+            // and queries the kernel by the event's id handle (so rdma_create_id and rdma_migrate_id onto this channel
+            // take it: a destroyed id's handle, reused by a new id, answered without a device). See docs/misuse.md.
             synchronized (nativeRead) {
                 rc = (int) Native.GET_EVENT.invokeExact(errnoCapture, channelAddress, eventOutAddress);
             }

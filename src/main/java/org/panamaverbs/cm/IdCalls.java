@@ -39,11 +39,7 @@ final class IdCalls {
     private final MemorySegment id;
     /** A connection request's id: EINVAL from rdma_create_qp or rdma_accept then means its client withdrew it. */
     private final boolean ofRequest;
-    /**
-     * Held by the calls that make librdmacm use {@code id->qp} ({@code rdma_connect}, {@code rdma_accept} and
-     * {@code rdma_disconnect} modify it) and by {@code rdma_destroy_qp}, which frees it: a queue pair closed by another
-     * thread during an accept crashed the JVM in {@code ibv_modify_qp} (the rdma_cm fuzzer, 2026-11-28).
-     */
+    /** Keeps the calls that modify {@code id->qp} (connect, accept, disconnect) apart from {@code rdma_destroy_qp}. */
     private final Object queuePairCalls = new Object();
 
     /** Held by rdma_destroy_qp too: the channel's read may be moving {@code id->qp} to RTS. */

@@ -26,10 +26,7 @@ final class IdDestroyer {
     private static final MethodHandle DESTROY_ID = CallState.capturingErrno(rdma_cma_h.rdma_destroy_id$address(),
             rdma_cma_h.rdma_destroy_id$descriptor());
 
-    /**
-     * Platform threads kept for a second after a destroy: a burst of closes reuses them (starting one took about
-     * 5 ms in the emulated guest), and an idle process keeps none.
-     */
+    /** Platform threads kept a second after a destroy: a burst of closes reuses them, an idle process keeps none. */
     private static final ExecutorService THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS,
             new SynchronousQueue<>(), Thread.ofPlatform().daemon().name(THREAD_NAME).factory());
 

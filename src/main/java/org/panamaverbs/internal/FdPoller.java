@@ -38,10 +38,7 @@ public final class FdPoller {
 
     private final Object lock = new Object();
     private final List<Waiter> waiters = new ArrayList<>();
-    /**
-     * How many {@link #wakeAll} calls ran (written under {@link #lock}): a waiter that registers after a close's wake-up
-     * sees the count moved since its last attempt and tries again instead of parking past the close.
-     */
+    /** How many {@link #wakeAll} calls ran (under {@link #lock}): a waiter that sees it move tries again. */
     private volatile long wakeAlls;
     private final int wakeFd;
     private final MemorySegment wakeBuffer = Arena.global().allocate(JAVA_LONG);

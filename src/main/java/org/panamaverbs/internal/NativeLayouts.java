@@ -77,10 +77,7 @@ public final class NativeLayouts {
             GroupLayout ibvCq, GroupLayout ibvQp, GroupLayout ibvSrq) {
     }
 
-    /**
-     * {@code struct __pthread_mutex_s} of glibc on aarch64 (bits/struct_mutex.h, the generic one, with
-     * {@code __WORDSIZE == 64}): an {@code int __spins} where x86_64 has {@code short __spins, __elision}.
-     */
+    /** glibc's {@code struct __pthread_mutex_s} on aarch64: {@code int __spins} where x86_64 has two shorts. */
     private static final StructLayout AARCH64_PTHREAD_MUTEX_S = MemoryLayout.structLayout(
             JAVA_INT.withName("__lock"),
             JAVA_INT.withName("__count"),

@@ -36,18 +36,12 @@ public final class CompletionChannel extends VerbsResource {
     private final Context context;
     private final MemorySegment handle;
     private final int fd;
-    /**
-     * The queues created with this channel: replaced whole (under {@link #queuesChange}), read by the event reader
-     * without any lock (a channel has a few queues, so a scan finds the one that signalled without boxing its address).
-     */
+    /** The channel's queues, replaced whole under {@link #queuesChange}; the reader scans them lock-free. */
     private volatile CompletionQueue[] queues = new CompletionQueue[0];
     private final Object queuesChange = new Object();
     /** {@link #tryGetEvent}, bound once. */
     private final Supplier<CompletionQueue> eventReader = this::tryGetEvent;
-    /**
-     * What one {@code ibv_get_cq_event} writes (errno, the CQ and context pointers), made once: an event loop reads
-     * an event per wake-up, which must not allocate. Readers take turns on {@link #errnoCapture}.
-     */
+    /** What {@code ibv_get_cq_event} writes, made once (a read must not allocate); readers take turns. */
     private final MemorySegment errnoCapture;
     private final MemorySegment cqOut;
     private final MemorySegment contextOut;

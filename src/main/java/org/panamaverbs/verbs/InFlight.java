@@ -32,6 +32,9 @@ import java.util.function.IntPredicate;
  * it (and the call throws). A critical downcall cannot even be interrupted by it; a non-critical one is
  * covered by the marker. The registry holds the markers weakly: a marker that was collected has no call in flight
  * (a call keeps its holder reachable), and its entry is dropped then.
+ *
+ * <p>{@code owner} changes only from null to a thread and from either to {@link #CLOSED}, so a value read without the
+ * lock that is the current thread stays so until a close, and a call racing a close still uses live memory.
  */
 abstract sealed class InFlight permits PostProof, WorkCompletions {
     private static final Set<WeakReference<InFlight>> MARKERS = ConcurrentHashMap.newKeySet();
@@ -50,11 +53,7 @@ abstract sealed class InFlight permits PostProof, WorkCompletions {
     }
 
     private final String what;
-    /**
-     * The thread bound by the first call, or {@link #CLOSED} once the holder is closed; written under the lock, and
-     * only from null to a thread and from either to {@link #CLOSED}, so a value read without the lock that is the
-     * current thread is final until a close (a call racing a close still uses live memory).
-     */
+    /** The first caller's thread, or {@link #CLOSED}; set under the lock (see the class comment). */
     private Object owner;
     /** Setters running on threads other than a future owner while there is none; guarded by this. */
     private int unboundWrites;

@@ -47,11 +47,7 @@ public final class MemoryRegion extends VerbsResource {
     private final int access;
     /** Whether the memory's scope is an arena's that the caller can close (not the global or an automatic one). */
     private final boolean scopeMayClose;
-    /**
-     * Whether closing the arena of caller-owned memory closes this region first ({@link #registerTied}); set once,
-     * before the region is returned. A post then needs no read of the memory's liveness: the close moves the
-     * context's region generation on, which every post compares.
-     */
+    /** Whether the arena's close closes this region first (set once): posts then skip the liveness read. */
     private boolean tiedToArena;
     /** The arena's ties, for a region {@link #registerTied} made; it leaves them when closed. */
     private ArenaTies ties;

@@ -11,6 +11,18 @@ import java.lang.foreign.MemorySegment;
  * ({@link #withdrawProofs}) ends the proof. A superclass of the chain rather than an object of its own, so the fast
  * path reads its fields in the object it already holds.
  *
+ * <p>The fields: {@code readyCount} and {@code readyGeneration} are the proof itself (the chain is cut for
+ * {@code readyCount} requests, checked as of the region generation {@code readyGeneration} of the context they were
+ * posted in, and the post after the check succeeded). Without a proof {@code readyGeneration} is {@link #NO_PROOF},
+ * which no target's stamp ever is (stamps are 0 or a generation), so no count matches whatever {@code readyCount}
+ * holds. {@code scopedReadyCount} and {@code scopedReadyGeneration} are the same proof for entries in caller memory
+ * registered without its arena; kept apart so the fast path of every other chain reads nothing more.
+ * {@code checkedCount}, {@code checkedContext} and {@code checkedGeneration} record what the last region walk proved:
+ * requests [0, checkedCount) name only open regions of that context as of that generation; closing any region of the
+ * context moves the generation on, and the next post walks again. {@code callerScopes} are the scopes of caller-owned
+ * memory those entries lie in (an arena the caller can close behind the library's back, which no generation
+ * records): a post reads each one's liveness, not every entry.
+ *
  * <p>Confined to the chain's posting thread, as the chain is ({@link InFlight}); no method here is thread-safe.
  */
 abstract sealed class PostProof extends InFlight permits WorkRequestChain {
@@ -18,40 +30,20 @@ abstract sealed class PostProof extends InFlight permits WorkRequestChain {
     final int capacity;
     /** How many scatter-gather entries each request can carry. */
     final int maxSge;
-    /**
-     * The proof of the fast path ({@link #isReady}): the chain is cut for {@code readyCount} requests, which were
-     * checked (regions, and for sends no special request) as of the region generation {@code readyGeneration} of
-     * the context they were posted in (generations are unique across contexts), and the post after the check
-     * succeeded. Without a proof {@code readyGeneration} is {@link #NO_PROOF}, which no target's stamp ever is
-     * (stamps are 0 or a generation), so no count matches, whatever {@code readyCount} holds: 0, a negative count
-     * or a count whose proof ended all fail the compare and reach the checks that refuse them.
-     */
+    /** The count the proof is for ({@link #isReady}); see the class comment. */
     private int readyCount;
     private long readyGeneration = NO_PROOF;
-    /**
-     * The same proof for a chain whose entries lie in caller memory registered without its arena (at most
-     * {@link #TRACKED_SCOPES} scopes, {@link #callerScopes}): a post that finds it ({@link #isReadyInLiveMemory})
-     * still reads each scope's liveness, as the region check would, and skips the rest of the checked path. Kept
-     * apart from {@link #readyGeneration} so the fast path of every other chain reads nothing more.
-     */
+    /** The proof for entries in caller memory ({@link #isReadyInLiveMemory}). */
     private int scopedReadyCount;
     private long scopedReadyGeneration = NO_PROOF;
     private static final long NO_PROOF = -1;
     /** Per scatter-gather entry, the region it was cut from; null for an entry never written (all zero). */
     private final MemoryRegion[] sgeRegions;
-    /**
-     * What the last region check proved: requests [0, checkedCount) name only open regions of
-     * {@code checkedContext}, as of that context's region generation {@code checkedGeneration}. A post
-     * within it checks nothing more than the liveness of {@code callerScopes}; closing any region of the context moves the
-     * generation on, and the next post walks its entries again.
-     */
+    /** How many requests the last region walk proved. */
     private int checkedCount;
     private Context checkedContext;
     private long checkedGeneration;
-    /**
-     * The scopes of caller-owned memory the checked entries lie in (an arena the caller can close behind the
-     * library's back, which no generation records): a post reads each one's liveness, not every entry.
-     */
+    /** Caller scopes the proven entries lie in; a post reads each one's liveness. */
     private final MemorySegment.Scope[] callerScopes = new MemorySegment.Scope[TRACKED_SCOPES];
     private int callerScopeCount;
     /** More distinct caller scopes than this and every post walks its entries. */

@@ -57,22 +57,11 @@ public final class QueuePair extends VerbsResource {
     private final DevicePolicy policy;
     /** Whether every post needs {@link DevicePolicy#checkSend} (UD, or opcodes checked); else only special chains. */
     private final boolean checkEveryPost;
-    /**
-     * {@code config.srq() != null}, kept as a flag: postRecv's checked path tests it (the fast path reads
-     * {@link #recvStamp}, which it keeps at 0), and {@code QpConfig.srq()} is not inlined there in a program that never
-     * loads {@link SharedReceiveQueue}.
-     */
+    /** {@code config.srq() != null}: what the checked postRecv tests, without loading the SRQ's class. */
     private final boolean receivesFromSrq;
     /** The largest UD message: the port's active MTU, read when the queue pair became ready; 0 before. */
     private volatile int datagramLimit;
-    /**
-     * What a chain's proof must name for a send to take the fast path ({@link WorkRequestChain#isReady}): the
-     * context's region generation while the queue pair is open and no send needs a check of its own
-     * ({@link #checkEveryPost}), else 0, which no proof names. One field read after the post's marker is set answers
-     * "open, no per-post check, no region of the context closed since the proof": a close sets it to 0 and a
-     * region's close to the new generation, both before their handshakes ({@link #beforeHandshake},
-     * {@link Context#regionClosed}).
-     */
+    /** What a chain's proof must name for a send's fast path: the region generation while open, else 0. */
     private volatile long sendStamp;
     /** As {@link #sendStamp} for receives: 0 when closed or taking its receives from a shared receive queue. */
     private volatile long recvStamp;
@@ -186,6 +175,8 @@ public final class QueuePair extends VerbsResource {
     /** Closes the fast path before the close's handshake: a post marked after it sees 0 and checks {@code closed}. */
     @Override
     void beforeHandshake() {
+        // before the handshake, so a post that reads the stamp after setting its marker sees the close (one read
+        // answers "open, no per-post check, no region closed since the proof"; Context#regionClosed moves it too)
         sendStamp = 0;
         recvStamp = 0;
     }

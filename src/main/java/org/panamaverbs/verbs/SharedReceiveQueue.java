@@ -49,10 +49,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     public record Attributes(int maxWr, int maxSge, int limit) {
     }
 
-    /**
-     * What a chain's proof must name for a post to take the fast path: the context's region generation while this
-     * queue is open, 0 once it is closing (as {@code QueuePair}'s stamps).
-     */
+    /** What a chain's proof must name for the fast path: the region generation while open, 0 once closing. */
     private volatile long postStamp;
 
     private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle) {

@@ -43,10 +43,7 @@ import org.panamaverbs.internal.Liveness;
 public abstract sealed class VerbsResource implements AutoCloseable
         permits Context, ProtectionDomain, MemoryRegion, CompletionQueue, CompletionChannel, QueuePair, AddressHandle, SharedReceiveQueue {
 
-    /**
-     * The tree's {@link Backstop}, one per context tree, which is also the tree's lock: creation and destruction
-     * in the tree synchronize on it, and a close waits on it for another thread's close.
-     */
+    /** The tree's {@link Backstop}, also its lock: creation, destruction, and a close waiting for another close. */
     private final Backstop treeLock;
     /** Scope of the native handle: downcalls receiving it keep it alive; closing it ends all use. */
     private final Liveness liveness = new Liveness();

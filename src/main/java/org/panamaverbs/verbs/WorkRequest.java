@@ -33,10 +33,7 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     // subclass passes in rather than this class assuming they coincide.
     private final long wrIdAt;
     private final long numSgeAt;
-    /**
-     * The address of this request in the chain's memory, where the setters write through {@link WorkRequestChain#MEMORY}
-     * (one store each); its fields are at the offsets of its struct.
-     */
+    /** Where this request lies in the chain's memory; setters write there through {@link WorkRequestChain#MEMORY}. */
     private final long address;
     /** {@code address} plus the offset of {@code wr_id}: the setter called before every post adds nothing. */
     private final long wrIdAddress;

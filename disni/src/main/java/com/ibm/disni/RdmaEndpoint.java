@@ -37,10 +37,7 @@ public class RdmaEndpoint {
     private static int CONN_STATE_RESOURCES_ALLOCATED = 3;
     private static int CONN_STATE_CONNECTED = 4;
     private static int CONN_STATE_CLOSED = 5;
-    /**
-     * Added to the resolve timeout for the ADDR/ROUTE_RESOLVED waits: the timeout bounds the kernel's work,
-     * after which it always sends an event; this is for the event to reach the waiting thread.
-     */
+    /** Added to a resolve's timeout: the kernel always sends its event by then, which must still reach the waiter. */
     private static final long RESOLVE_SLACK_MS = CmId.EVENT_DELIVERY_MARGIN.toMillis();
     /** Waiting for resources allocated by the group (possibly on another thread). */
     private static final long RESOURCES_WAIT_MS = 60_000;

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * indentation. PATH is relative to the repository's root.
  */
 class DocumentationTest {
-    private static final Path ROOT = repositoryRoot();
+    static final Path ROOT = repositoryRoot();
     private static final Pattern SNIPPET = Pattern.compile("<!--\\s*snippet:\\s*([^#\\s]+)(?:#(\\S+))?\\s*-->");
     private static final Pattern FENCE = Pattern.compile("^(\\s*)```(\\w*)\\s*$");
     private static final Pattern LINK = Pattern.compile("\\[[^\\]]*\\]\\(([^)\\s]+)\\)");

@@ -19,10 +19,7 @@ record PerftestRelease(String version, double number) {
     private static final double NO_DONE_SINCE = 6.17;
     /** 26.01 added the parameter negotiation after the version exchange, whatever the peer's version. */
     private static final double NEGOTIATES_SINCE = 6.28;
-    /**
-     * 26.04 negotiates only with a peer of 6.28 or later, added {@code data_validation} to the negotiated record and
-     * {@code tail_markers_vaddr} to the binary address record of the rdma_cm exchange.
-     */
+    /** 26.04: talks only to 6.28+; adds {@code data_validation} and {@code tail_markers_vaddr} to the exchange. */
     private static final double PERFTEST_26_04 = 6.29;
 
     /** The upstream releases (git tags of linux-rdma/perftest) behind each version string since 4.4-0.32. */

@@ -46,10 +46,7 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
         }
     }
 
-    /**
-     * The first thread to poll and its arrays ({@link PerThreadChains.FirstThread}), read with no lookup.
-     * {@code first} is written last, and only the thread remembered reads the other two, while it is.
-     */
+    /** The first thread to poll, written last: that thread then finds its arrays without a lookup. */
     private volatile Thread first;
     private WorkCompletions firstArray;
     private CompletionCopy firstCopy;

@@ -23,6 +23,16 @@ import org.panamaverbs.verbs.WrOpcode;
  * (remote address, rkey, compare-add, swap), and {@code num_sge} up to the entries given is honoured. UD
  * queue pairs are refused when the call is made: {@code wr.ud.ah} is an {@code int} in DiSNI's API, which
  * has no call that makes address handles.
+ *
+ * <p>Versions: {@code version} moves with every mod setter that changes a value, except a {@code wr_id} change made on
+ * the first executing thread (written into its chain at once); the first thread's chain is rewritten only when the
+ * version differs from the one it holds, the chains of other threads take every identifier again at each execution.
+ * Setting a value a field already has changes nothing. It is written with release and read with acquire semantics
+ * (plain stores and loads on x86): an execution that sees a new version sees the values stored before it; a mod racing
+ * an execution on another thread is the program's race, as with DiSNI. {@code headerVersion} moves besides it for the
+ * fields that are not the identifier (header, scatter-gather entries): a post after a change of {@code wr_id} alone,
+ * which DiSNI programs make before every post, rewrites only the identifiers, and a changed entry has its region looked
+ * up and its bounds checked only then.
  */
 final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThread<PostSendCall.Part> {
 
@@ -47,22 +57,9 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
     private final WrMod[] mods;
     private final PerThreadChains<Part> perThread;
     private volatile boolean valid = true;
-    /**
-     * Changed by every mod setter that changes a value, except a change of {@code wr_id} made on the first executing
-     * thread, which writes it into that thread's chain at once: the first thread's chain is rewritten only when this
-     * differs from what it holds; the chains of other threads take every identifier again at each execution.
-     * Setting the value a field already has (a program setting the same length before every post) changes nothing.
-     * Written with release and read with acquire semantics (plain stores and loads on x86, no fence per mod): an
-     * execution that sees a new version sees the values stored before it. A mod racing an execution on another
-     * thread is the program's race, as it was with DiSNI's mods writing native memory.
-     */
+    /** Moved by every setter that changes a value (see the class comment). */
     private int version;
-    /**
-     * Changed, besides {@link #version}, by setters of the fields that are not the identifier: a request's header
-     * (flags, remote address and key) and its scatter-gather entries. A post after a change of {@code wr_id}
-     * alone, which DiSNI programs make before every post, rewrites only the identifiers; a changed entry is
-     * rewritten with its region looked up and its bounds checked, and only then.
-     */
+    /** Moved, besides {@link #version}, by setters of the header and the entries. */
     private int headerVersion;
     private int sgeVersion;
     private static final VarHandle VERSION;
@@ -169,11 +166,7 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
         }
     }
 
-    /**
-     * The first thread to execute and its part ({@link PerThreadChains.FirstThread}): that thread reads these two
-     * fields and makes no lookup. {@code first} is written last, so a thread that finds itself there finds its part
-     * and its requests in the mods.
-     */
+    /** The first thread to execute, written last: that thread then finds its part without a lookup. */
     private volatile Thread first;
     private Part firstPart;
 
@@ -373,10 +366,7 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
             }
         }
 
-        /**
-         * This request in the first executing thread's chain, set when that chain is made: on that thread a change
-         * of {@code wr_id} is written straight into it, as DiSNI's mod wrote its native request.
-         */
+        /** This request in the first executing thread's chain, where a new {@code wr_id} goes at once. */
         private SendWorkRequest firstRequest;
 
         @Override
