@@ -8,7 +8,7 @@ import java.util.Objects;
  * {@link #builder()} / {@link #toBuilder()} change single attributes. What is not set explicitly is
  * derived from the port and device when connecting (path MTU, access flags, read/atomic depths).
  * Named after the queue pair it connects, apart from {@code org.panamaverbs.cm.ConnectionOptions} (what an
- * rdma_cm connection sets up); its former name, {@link ConnectOptions}, is deprecated.
+ * rdma_cm connection sets up).
  */
 public final class QpConnectOptions {
     private static final QpConnectOptions DEFAULTS = new Builder().build();

@@ -451,63 +451,6 @@ public final class QueuePair extends VerbsResource {
     }
 
     /**
-     * {@link #connect(QpEndpoint, QpConnectOptions)} with options of the former type.
-     *
-     * @param remote  the peer's {@link #localEndpoint()}, received out of band
-     * @param options the INIT, RTR and RTS attributes
-     * @throws IllegalStateException for a UD queue pair
-     * @throws VerbsException naming {@code ibv_modify_qp}, the errno and the failed transition
-     * @deprecated use {@link #connect(QpEndpoint, QpConnectOptions)}
-     */
-    @Deprecated(since = "0.2.0")
-    public void connect(QpEndpoint remote, ConnectOptions options) {
-        connect(remote, ConnectOptions.unwrap(options));
-    }
-
-    /**
-     * {@link #connectLoopback(QueuePair, QueuePair, QpConnectOptions)} with options of the former type.
-     *
-     * @param a       one RC queue pair, in RESET
-     * @param b       the other RC queue pair, in RESET; may be {@code a}
-     * @param options the attributes both sides use
-     * @throws IllegalStateException for a UD queue pair
-     * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the failed transition
-     * @deprecated use {@link #connectLoopback(QueuePair, QueuePair, QpConnectOptions)}
-     */
-    @Deprecated(since = "0.2.0")
-    public static void connectLoopback(QueuePair a, QueuePair b, ConnectOptions options) {
-        connectLoopback(a, b, ConnectOptions.unwrap(options));
-    }
-
-    /**
-     * {@link #modifyToRtr(QpEndpoint, QpConnectOptions)} with options of the former type.
-     *
-     * @param remote  the peer's QPN, PSN and LID or GID
-     * @param options the RTR attributes
-     * @throws IllegalStateException if this queue pair is closed, or the port's active MTU is unknown and
-     *                               {@code options} names none
-     * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the peer's QPN and GID
-     * @deprecated use {@link #modifyToRtr(QpEndpoint, QpConnectOptions)}
-     */
-    @Deprecated(since = "0.2.0")
-    public void modifyToRtr(QpEndpoint remote, ConnectOptions options) {
-        modifyToRtr(remote, ConnectOptions.unwrap(options));
-    }
-
-    /**
-     * {@link #modifyToRts(QpConnectOptions)} with options of the former type.
-     *
-     * @param options the RTS attributes
-     * @throws IllegalStateException if this queue pair is closed
-     * @throws VerbsException        naming {@code ibv_modify_qp} and the errno
-     * @deprecated use {@link #modifyToRts(QpConnectOptions)}
-     */
-    @Deprecated(since = "0.2.0")
-    public void modifyToRts(ConnectOptions options) {
-        modifyToRts(ConnectOptions.unwrap(options));
-    }
-
-    /**
      * {@code ibv_post_send(qp, &wrs[0], &bad_wr)} for the first {@code count} requests of the chain.
      *
      * @param requests the send requests, written through their {@link SendWorkRequest} flyweights; the

@@ -123,30 +123,6 @@ public abstract sealed class WorkRequest<W extends WorkRequest<W>> permits SendW
     }
 
     /**
-     * Sets {@code wr_id}; the old name of {@link #wrId(long)}, which has the name of the C field and of
-     * {@link WorkCompletion#wrId()}.
-     *
-     * @param wrId any value the application chooses, returned unchanged by {@link WorkCompletion#wrId()}
-     * @return this request, for chaining
-     * @throws WrongThreadException if another thread has posted the chain
-     * @deprecated use {@link #wrId(long)}, the same setter under the name of the C field
-     */
-    @Deprecated(since = "0.2.0")
-    public final W id(long wrId) {
-        return wrId(wrId);
-    }
-
-    /**
-     * {@return {@code wr_id}, as last set (0 in a new chain)}
-     *
-     * @deprecated use {@link #wrId()}, the same value under the name of the C field
-     */
-    @Deprecated(since = "0.2.0")
-    public final long id() {
-        return wrId();
-    }
-
-    /**
      * Makes this request carry exactly one scatter-gather entry: {@code length} bytes at {@code offset}
      * of {@code region}.
      *

@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * The device the device tests run on and its IP address, from the environment every module and script of the
  * project reads: {@value #DEVICE_ENV} (else the first device) and {@value #ADDRESS_ENV} (set by the Soft-RoCE
- * and PVRDMA guests). The address's older names are still read, for one release, with a note on stderr.
+ * and PVRDMA guests).
  */
 public final class DeviceUnderTest {
     /** Names the device to test on; unset: the first one {@code ibv_get_device_list} returns. */
@@ -25,9 +25,6 @@ public final class DeviceUnderTest {
     /** {@code true} (system property, or the environment variable below): a test that lacks its device fails. */
     public static final String REQUIRE_DEVICE_PROPERTY = "panamaverbs.requireDevice";
     private static final String REQUIRE_DEVICE_ENV = "PANAMA_VERBS_REQUIRE_DEVICE";
-    /** Read when {@value #ADDRESS_ENV} is not set; deprecated since 0.2.0. */
-    private static final List<String> DEPRECATED_ADDRESS_ENVS = List.of("RDMA_TEST_ADDR", "PANAMA_VERBS_RDMA_ADDR");
-    private static volatile boolean deprecationNoted;
 
     private DeviceUnderTest() {
     }
@@ -41,21 +38,7 @@ public final class DeviceUnderTest {
     /** The device's IP address as the environment gives it, or {@code null}. */
     public static String addressOrNull() {
         String value = System.getenv(ADDRESS_ENV);
-        if (value != null && !value.isBlank()) {
-            return value.strip();
-        }
-        for (String deprecated : DEPRECATED_ADDRESS_ENVS) {
-            value = System.getenv(deprecated);
-            if (value != null && !value.isBlank()) {
-                if (!deprecationNoted) {
-                    deprecationNoted = true;
-                    System.err.println("panama-verbs tests: " + deprecated + " is deprecated and read for one more release;"
-                            + " set " + ADDRESS_ENV + " instead");
-                }
-                return value.strip();
-            }
-        }
-        return null;
+        return value == null || value.isBlank() ? null : value.strip();
     }
 
     /**

@@ -60,21 +60,6 @@ class WorkRequestEncodingTest {
         }
     }
 
-    /** Only the union differs from a plain send: everything but the union is zero on both sides except opcode and id. */
-    /** The deprecated {@code id} accessors are the same {@code wr_id} field as {@code wrId}, on sends and receives. */
-    @Test
-    @SuppressWarnings("deprecation")
-    void deprecatedIdIsWrId() {
-        try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1); RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
-            assertEquals(41, sends.get(0).id(41).wrId());
-            assertEquals(42, sends.get(0).wrId(42).id());
-            assertEquals(42, sends.requests.get(JAVA_LONG, ibv_send_wr.wr_id$offset()));
-            assertEquals(43, recvs.get(0).id(43).wrId());
-            assertEquals(44, recvs.get(0).wrId(44).id());
-            assertEquals(44, recvs.requests.get(JAVA_LONG, ibv_recv_wr.wr_id$offset()));
-        }
-    }
-
     @Test
     void udSendRequestMatchesC() throws Exception {
         try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 0)) {

@@ -1,11 +1,10 @@
 package org.panamaverbs.examples;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,18 +16,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.panamaverbs.verbs.Rdma;
+import org.panamaverbs.junit.RequiresRdmaDevice;
+import org.panamaverbs.verbs.RdmaDevice;
 
 /**
  * Runs every example program on a real RDMA device, each in a JVM of its own as a user would start it (client
  * and server as two JVMs), and compares its standard output with {@code expected/*.txt}, the output the
- * documentation shows. The device is the one named by {@code RDMA_TEST_DEVICE}, else the first one; the
- * rdma_cm example needs the device's IP address ({@code RDMA_TEST_ADDRESS}, which the project's Soft-RoCE guest
- * sets); without it that test is skipped, or fails with {@code -Dpanamaverbs.requireDevice=true}.
+ * documentation shows. The device and, for the rdma_cm examples, its IP address come from the project's JUnit kit
+ * ({@code RDMA_TEST_DEVICE}, {@code RDMA_TEST_ADDRESS}; without an address those tests are skipped, or fail with
+ * {@code -Dpanamaverbs.requireDevice=true}).
  */
-@Tag("rdma-device")
+@RequiresRdmaDevice
 class ExamplesDeviceTest {
     /** A program under emulation starts in seconds and runs in a few more; this bounds a hung one. */
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(3);
@@ -36,9 +35,8 @@ class ExamplesDeviceTest {
     private static String device;
 
     @BeforeAll
-    static void chooseDevice() {
-        String named = System.getenv("RDMA_TEST_DEVICE");
-        device = named != null && !named.isBlank() ? named : Rdma.devices().getFirst().name();
+    static void chooseDevice(RdmaDevice chosen) {
+        device = chosen.name();
     }
 
     private static void assertOutput(String expectedName, ProgramRun run) throws Exception {
@@ -83,8 +81,8 @@ class ExamplesDeviceTest {
     }
 
     @Test
-    void cmEchoServerAndClientInTwoProcesses() throws Exception {
-        String address = rdmaAddress();
+    void cmEchoServerAndClientInTwoProcesses(InetAddress deviceAddress) throws Exception {
+        String address = deviceAddress.getHostAddress();
         String port = Integer.toString(ThreadLocalRandom.current().nextInt(20000, 30000));
         try (ProgramRun server = ProgramRun.onClassPath(CmEcho.class, "server", address, port)) {
             server.awaitLine(line -> line.startsWith("server: listening"), RUN_TIMEOUT);
@@ -96,8 +94,8 @@ class ExamplesDeviceTest {
     }
 
     @Test
-    void polledConnectionsSixteenAtOnceFromOneThreadEachSide() throws Exception {
-        String address = rdmaAddress();
+    void polledConnectionsSixteenAtOnceFromOneThreadEachSide(InetAddress deviceAddress) throws Exception {
+        String address = deviceAddress.getHostAddress();
         String port = Integer.toString(ThreadLocalRandom.current().nextInt(20000, 30000));
         try (ProgramRun server = ProgramRun.onClassPath(PolledConnections.class, "server", address, port, "16")) {
             server.awaitLine(line -> line.startsWith("server: listening"), RUN_TIMEOUT);
@@ -119,26 +117,6 @@ class ExamplesDeviceTest {
             }
             assertOutput("tcp-exchange-server", server);
         }
-    }
-
-    /** The IP address of the device, which rdma_cm resolves to it. */
-    private static String rdmaAddress() {
-        for (String variable : List.of("RDMA_TEST_ADDRESS", "RDMA_TEST_ADDR", "PANAMA_VERBS_RDMA_ADDR")) {
-            String value = System.getenv(variable);
-            if (value != null && !value.isBlank()) {
-                if (!variable.equals("RDMA_TEST_ADDRESS")) {
-                    System.err.println("examples' tests: " + variable + " is deprecated and read for one more release;"
-                            + " set RDMA_TEST_ADDRESS instead");
-                }
-                return value.strip();
-            }
-        }
-        String why = "the rdma_cm example needs the RDMA device's IP address in RDMA_TEST_ADDRESS";
-        if (Boolean.getBoolean("panamaverbs.requireDevice") || "true".equals(System.getenv("PANAMA_VERBS_REQUIRE_DEVICE"))) {
-            fail(why + " (panamaverbs.requireDevice is set: a device test may not be skipped)");
-        }
-        assumeTrue(false, why);
-        return null;
     }
 
     /** The library's jar (or classes directory) on this test's class path: the entry holding Rdma.class. */

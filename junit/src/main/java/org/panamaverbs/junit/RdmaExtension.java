@@ -1,9 +1,15 @@
 package org.panamaverbs.junit;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Executable;
+import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.util.List;
 
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -46,8 +52,9 @@ import org.panamaverbs.verbs.RdmaUnavailableException;
  *   <li>{@link RdmaDevice}: the chosen device, for a test that opens contexts of its own.</li>
  *   <li>{@link InetAddress}: the IP address rdma_cm resolves to the chosen device, for tests that connect: the one
  *       given by {@value #ADDRESS_PROPERTY} or {@value #ADDRESS_ENV}, else the first IPv4 address in the device's GID
- *       table (RoCE lists its interface's addresses there; for InfiniBand give the IPoIB address). A test class with
- *       such a parameter anywhere is skipped without an address, as without a device (or fails, when required).</li>
+ *       table (RoCE lists its interface's addresses there; for InfiniBand give the IPoIB address). A test that takes
+ *       one (or whose class takes one in a constructor or lifecycle method) is skipped without an address, as without
+ *       a device (or fails, when required).</li>
  * </ul>
  * Closing is idempotent, so a test may close an injected object itself.
  */
@@ -72,6 +79,8 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RdmaExtension.class);
     private static final String CHOICE = "device choice";
     private static final String ADDRESS = "address choice";
+    private static final List<Class<? extends Annotation>> LIFECYCLE = List.of(BeforeAll.class, BeforeEach.class,
+            AfterEach.class, AfterAll.class);
     private static final String CONTEXT = "context";
     private static final String PROTECTION_DOMAIN = "protection domain";
 
@@ -177,22 +186,31 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
                         System::getenv), AddressChoice.class);
     }
 
-    /** Whether a method or constructor of the test class (or a superclass) takes an {@link InetAddress}. */
+    /**
+     * Whether the test takes an {@link InetAddress}: the test method (for a method's condition), or what runs for
+     * every test of the class, its constructors and its (or a superclass's) lifecycle methods.
+     */
     private static boolean needsAddress(ExtensionContext extensionContext) {
-        Class<?> type = extensionContext.getTestClass().orElse(null);
-        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-            for (Executable executable : c.getDeclaredMethods()) {
-                if (List.of(executable.getParameterTypes()).contains(InetAddress.class)) {
+        if (extensionContext.getTestMethod().map(RdmaExtension::takesAddress).orElse(false)) {
+            return true;
+        }
+        for (Class<?> c = extensionContext.getTestClass().orElse(null); c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Executable constructor : c.getDeclaredConstructors()) {
+                if (takesAddress(constructor)) {
                     return true;
                 }
             }
-            for (Executable executable : c.getDeclaredConstructors()) {
-                if (List.of(executable.getParameterTypes()).contains(InetAddress.class)) {
+            for (Method method : c.getDeclaredMethods()) {
+                if (takesAddress(method) && LIFECYCLE.stream().anyMatch(method::isAnnotationPresent)) {
                     return true;
                 }
             }
         }
         return false;
+    }
+
+    private static boolean takesAddress(Executable executable) {
+        return List.of(executable.getParameterTypes()).contains(InetAddress.class);
     }
 
     private static DeviceChoice requireDevice(DeviceChoice choice) {

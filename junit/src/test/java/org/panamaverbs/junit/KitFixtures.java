@@ -44,6 +44,20 @@ final class KitFixtures {
         }
     }
 
+    /** A device class with one test that connects (takes the device's address) and one that does not. */
+    @RequiresRdmaDevice
+    static class AddressClass {
+        @Test
+        void connects(java.net.InetAddress address) {
+            assertFalse(address.isAnyLocalAddress());
+        }
+
+        @Test
+        void registers(ProtectionDomain pd) {
+            assertFalse(pd.isClosed());
+        }
+    }
+
     /** A plain test class with one device test method. */
     static class MixedClass {
         @Test
