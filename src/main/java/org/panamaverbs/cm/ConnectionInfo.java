@@ -3,6 +3,7 @@ package org.panamaverbs.cm;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.HexFormat;
 import java.util.Objects;
 
 import org.panamaverbs.verbs.Gid;
@@ -172,7 +173,7 @@ public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
         if (available >= 4 && in.get(U32, 0) != MAGIC) {
             int magic = in.get(U32, 0);
             throw new IllegalArgumentException("not a Panama Verbs endpoint message: magic 0x"
-                    + String.format("%08x", magic) + " ('" + printable(message, 4) + "') at byte 0, expected 0x"
+                    + HexFormat.of().toHexDigits(magic) + " ('" + printable(message, 4) + "') at byte 0, expected 0x"
                     + Integer.toHexString(MAGIC) + " ('PVEX'): is the peer a Panama Verbs endpoint exchange?");
         }
         if (available >= 6) {

@@ -1,6 +1,7 @@
 package org.panamaverbs.verbs;
 
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -207,8 +208,8 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         }
         boolean reported = (device.deviceCapFlags() & MEMORY_WINDOW_FLAGS) != 0;
         return new CapabilityVerdict(capability, CapabilityVerdict.Status.ABSENT, (reported
-                ? String.format("device_cap_flags 0x%08x reports memory windows (usable from C); ", device.deviceCapFlags())
-                : String.format("device_cap_flags 0x%08x reports none; ", device.deviceCapFlags()))
+                ? "device_cap_flags 0x" + HexFormat.of().toHexDigits(device.deviceCapFlags()) + " reports memory windows (usable from C); "
+                : "device_cap_flags 0x" + HexFormat.of().toHexDigits(device.deviceCapFlags()) + " reports none; ")
                 + "Panama Verbs has no memory-window API", null);
     }
 

@@ -80,14 +80,16 @@ public record DeviceProfile(HardwareClass hardwareClass, boolean emulated, List<
         boolean v2 = gids.stream().anyMatch(g -> g.type() == GidType.ROCE_V2);
         boolean pvrdmaVendor = device.vendorId() == VMWARE_VENDOR_ID || device.vendorId() == 0;
         if (device.vendorPartId() != PVRDMA_VENDOR_PART_ID || !pvrdmaVendor) {
-            reasons.add(String.format("vendor_id 0x%x, vendor_part_id %d: not PVRDMA (PVRDMA is vendor_part_id 2080"
-                    + " with vendor_id 0x15ad, or 0 on QEMU)", device.vendorId(), device.vendorPartId()));
+            // concatenation, not String.format: its first use loads the locale data, seconds under emulation, and
+            // this runs on an event loop the first time a connection borrows its context
+            reasons.add("vendor_id 0x" + Integer.toHexString(device.vendorId()) + ", vendor_part_id "
+                    + device.vendorPartId() + ": not PVRDMA (PVRDMA is vendor_part_id 2080 with vendor_id 0x15ad, or 0 on QEMU)");
             return new DeviceProfile(HardwareClass.NOT_PVRDMA, false, reasons, new Capabilities(device.maxSrq() > 0, true,
                     -1, device.atomicCapability().isSupported(), true, v1, v2, true));
         }
         boolean qemu = device.vendorId() == 0;
-        reasons.add(String.format("vendor_part_id 2080 and vendor_id 0x%x (%s): PVRDMA", device.vendorId(),
-                qemu ? "QEMU's PVRDMA model" : "VMware ESXi"));
+        reasons.add("vendor_part_id 2080 and vendor_id 0x" + Integer.toHexString(device.vendorId()) + " ("
+                + (qemu ? "QEMU's PVRDMA model" : "VMware ESXi") + "): PVRDMA");
         reasons.add("GID types: " + (v1 && v2 ? "RoCE v1 and v2" : v2 ? "RoCE v2 only" : v1 ? "RoCE v1 only" : "none"));
         HardwareClass hardwareClass;
         if (device.maxSrq() > 0 || v2) {

@@ -6,6 +6,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteOrder;
+import java.util.HexFormat;
 
 /**
  * {@code union ibv_gid}: a 128-bit global identifier, held as two big-endian halves so it is immutable
@@ -133,7 +134,7 @@ public record Gid(long subnetPrefix, long interfaceId) {
             if (i > 0) {
                 sb.append(':');
             }
-            sb.append(String.format("%04x", (half >>> shift) & 0xffff));
+            sb.append(HexFormat.of().toHexDigits((short) (half >>> shift)));
         }
         return sb.toString();
     }

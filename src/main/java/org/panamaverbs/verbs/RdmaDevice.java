@@ -1,5 +1,7 @@
 package org.panamaverbs.verbs;
 
+import java.util.HexFormat;
+
 /**
  * One entry of {@code ibv_get_device_list}: what can be known about a device without opening it.
  *
@@ -15,6 +17,6 @@ public record RdmaDevice(String name, long guid, Transport transport) {
      * @return {@link #guid()} as 16 lower-case hex digits with leading zeros, without separators or prefix
      */
     public String guidHex() {
-        return String.format("%016x", guid);
+        return HexFormat.of().toHexDigits(guid);
     }
 }
