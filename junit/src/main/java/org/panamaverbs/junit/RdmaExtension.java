@@ -92,10 +92,11 @@ public final class RdmaExtension implements ExecutionCondition, BeforeEachCallba
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext extensionContext) {
         DeviceChoice choice = choice(extensionContext);
         if (choice.device() != null) {
-            if (!needsAddress(extensionContext) || address(extensionContext).address() != null) {
+            AddressChoice address = needsAddress(extensionContext) ? address(extensionContext) : null;
+            if (address == null || address.address() != null) {
                 return ConditionEvaluationResult.enabled("RDMA device " + choice.device());
             }
-            String problem = address(extensionContext).problem();
+            String problem = address.problem();
             if (settings(extensionContext).deviceRequired()) {
                 return ConditionEvaluationResult.enabled("runs to fail: " + problem);
             }

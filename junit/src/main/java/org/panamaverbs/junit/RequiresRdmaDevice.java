@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * injects {@link org.panamaverbs.verbs.Context}, {@link org.panamaverbs.verbs.ProtectionDomain},
  * {@link org.panamaverbs.verbs.CompletionQueue}, {@link org.panamaverbs.verbs.RdmaDevice} and
  * {@link java.net.InetAddress} (the device's address, for rdma_cm) parameters, and decides what happens without a
- * device (or, for a class that takes an address, without an address):
+ * device (or, for a test that takes an address, without an address):
  * <ul>
  *   <li>no device: the test is reported <em>skipped</em>, with the reason (what is missing, and that
  *       {@code RDMA_TEST_DEVICE} or panama-verbs' {@code scripts/rdma-guest} gives one);</li>

@@ -33,6 +33,12 @@ final class Outcomes {
                 .map(Outcomes::outcome).toList();
     }
 
+    /** The outcome named {@code name} (a display name, such as {@code "test(Context)"}); fails if there is none. */
+    static Outcome find(List<Outcome> outcomes, String name) {
+        return outcomes.stream().filter(o -> o.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no outcome for " + name + " in " + outcomes));
+    }
+
     private static Outcome outcome(Event event) {
         String name = event.getTestDescriptor().getDisplayName();
         boolean container = event.getTestDescriptor().isContainer();

@@ -77,21 +77,16 @@ class RdmaExtensionDeviceTest {
     void withoutAnAddressOnlyTheTestThatTakesOneIsSkippedOrFailsWhenRequired() {
         Map<String, String> unresolvable = Map.of(RdmaExtension.ADDRESS_PROPERTY, "no-such-host.invalid");
         List<Outcome> outcomes = Outcomes.run(KitFixtures.AddressClass.class, unresolvable);
-        Outcome connects = outcome(outcomes, "connects(InetAddress)");
+        Outcome connects = Outcomes.find(outcomes, "connects(InetAddress)");
         assertEquals("SKIPPED", connects.result(), connects.toString());
         assertTrue(connects.detail().contains("no-such-host.invalid"), connects.detail());
-        assertEquals("SUCCESSFUL", outcome(outcomes, "registers(ProtectionDomain)").result(), outcomes.toString());
+        assertEquals("SUCCESSFUL", Outcomes.find(outcomes, "registers(ProtectionDomain)").result(), outcomes.toString());
 
         Map<String, String> required = Map.of(RdmaExtension.ADDRESS_PROPERTY, "no-such-host.invalid",
                 RdmaExtension.REQUIRE_DEVICE_PROPERTY, "true");
-        Outcome failed = outcome(Outcomes.run(KitFixtures.AddressClass.class, required), "connects(InetAddress)");
+        Outcome failed = Outcomes.find(Outcomes.run(KitFixtures.AddressClass.class, required), "connects(InetAddress)");
         assertEquals("FAILED", failed.result(), failed.toString());
         assertTrue(failed.detail().contains("no-such-host.invalid"), failed.detail());
-    }
-
-    private static Outcome outcome(List<Outcome> outcomes, String name) {
-        return outcomes.stream().filter(o -> o.name().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no outcome for " + name + " in " + outcomes));
     }
 
     @Test

@@ -68,12 +68,12 @@ class RdmaExtensionTest {
     void withoutADeviceADeviceMethodIsSkippedAndThePlainOneRuns() {
         assumeNoDevice();
         List<Outcome> outcomes = Outcomes.run(KitFixtures.MixedClass.class, NOT_REQUIRED);
-        Outcome plain = find(outcomes, "plainTest()");
+        Outcome plain = Outcomes.find(outcomes, "plainTest()");
         assertEquals("SUCCESSFUL", plain.result(), plain.toString());
-        Outcome device = find(outcomes, "deviceTest(ProtectionDomain)");
+        Outcome device = Outcomes.find(outcomes, "deviceTest(ProtectionDomain)");
         assertEquals("SKIPPED", device.result(), device.toString());
         assertTrue(device.detail().startsWith("no RDMA device: "), device.detail());
-        assertEquals("SUCCESSFUL", find(outcomes, "KitFixtures$MixedClass").result());
+        assertEquals("SUCCESSFUL", Outcomes.find(outcomes, "KitFixtures$MixedClass").result());
     }
 
     @Test
@@ -82,7 +82,7 @@ class RdmaExtensionTest {
         List<Outcome> outcomes = Outcomes.run(KitFixtures.DeviceClass.class,
                 Map.of(RdmaExtension.REQUIRE_DEVICE_PROPERTY, "true"));
         for (String test : List.of("withContext(Context)", "withoutParameters()")) {
-            Outcome failed = find(outcomes, test);
+            Outcome failed = Outcomes.find(outcomes, test);
             assertEquals("FAILED", failed.result(), failed.toString());
             assertTrue(failed.detail().startsWith("RdmaUnavailableException: no RDMA device, and one is required"
                     + " (panamaverbs.requireDevice=true): this machine has no RDMA device: "), failed.detail());
@@ -98,7 +98,7 @@ class RdmaExtensionTest {
         String expected = "RdmaUnavailableException: panamaverbs.testDevice names the RDMA device nosuch0, but "
                 + (noDeviceHere() ? "this machine has no RDMA device: " : "this machine's RDMA devices are [");
         for (String test : List.of("withContext(Context)", "withoutParameters()")) {
-            Outcome failed = find(outcomes, test);
+            Outcome failed = Outcomes.find(outcomes, test);
             assertEquals("FAILED", failed.result(), failed.toString());
             assertTrue(failed.detail().startsWith(expected), failed.detail());
         }
@@ -166,10 +166,6 @@ class RdmaExtensionTest {
         assertEquals(new AddressChoice(null, none.problem()), withoutDevice);
     }
 
-    private static Outcome find(List<Outcome> outcomes, String name) {
-        return outcomes.stream().filter(o -> o.name().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no outcome for " + name + " in " + outcomes));
-    }
 
     /** Runs {@link KitFixtures.DeviceClass} in a child JVM with {@code environment} set, the kit's other variables unset. */
     private static List<String> runInChildJvm(Map<String, String> environment) throws IOException, InterruptedException {
