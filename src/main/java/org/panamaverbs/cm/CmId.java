@@ -435,11 +435,10 @@ public final class CmId implements AutoCloseable {
             if (queuePair != null && !queuePair.isClosed()) {
                 throw new IllegalStateException(this + " already has " + queuePair);
             }
-            QpConfig onPort = new QpConfig(config.type(), config.sendCq(), config.recvCq(), config.maxSendWr(),
-                    config.maxRecvWr(), config.maxSendSge(), config.maxRecvSge(), config.maxInlineData(),
+            QpConfig onPort = new QpConfig(config.type(), config.sendCq(), config.recvCq(), config.capabilities(),
                     config.signalAll(), port(), config.gidIndex(), config.srq());
-            String what = expected + " queue pair on " + this + " (max_send_wr " + config.maxSendWr() + ", max_recv_wr "
-                    + config.maxRecvWr() + ")";
+            String what = expected + " queue pair on " + this + " (max_send_wr " + config.capabilities().maxSendWr()
+                    + ", max_recv_wr " + config.capabilities().maxRecvWr() + ")";
             // the queue pair's close gives it back with rdma_destroy_qp, which close() runs before the id's end
             QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) ->
                     calls.createQueuePair(pdHandle, init, what, this::requestWithdrawn), "rdma_cm id " + this,

@@ -7,6 +7,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
@@ -52,11 +53,11 @@ public final class Connection implements AutoCloseable {
         ProtectionDomain domain = context.allocateProtectionDomain();
         CompletionQueue queue = null;
         try {
-            queue = context.createCompletionQueue(options.maxSendWr() + options.maxRecvWr());
+            QpCapabilities capabilities = options.capabilities();
+            queue = context.createCompletionQueue(capabilities.maxSendWr() + capabilities.maxRecvWr());
             QpConfig config = QpConfig.builder(queue)
                     .type(options.portSpace() == PortSpace.TCP ? QpType.RC : QpType.UD)
-                    .maxSendWr(options.maxSendWr()).maxRecvWr(options.maxRecvWr())
-                    .maxSendSge(options.maxSendSge()).maxRecvSge(options.maxRecvSge()).build();
+                    .capabilities(capabilities).build();
             qp = id.createQueuePair(domain, config);
         } catch (RuntimeException | Error e) {
             // a refused queue pair (capacities beyond the device's) leaves nothing behind
@@ -237,7 +238,7 @@ public final class Connection implements AutoCloseable {
      * The completion queue of both directions.
      *
      * @return the completion queue for send and receive completions, sized for
-     *         {@link ConnectionOptions#maxSendWr()} plus {@link ConnectionOptions#maxRecvWr()} entries
+     *         the {@link ConnectionOptions#capabilities()}' {@code maxSendWr} plus {@code maxRecvWr} entries
      */
     public CompletionQueue completionQueue() {
         return cq;

@@ -2,10 +2,11 @@ package org.panamaverbs.cm;
 
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.panamaverbs.verbs.QpCapabilities;
 
 /**
  * What {@link Connection#connect} and {@link RdmaServer} set up for each connection: the port space
- * (RC over {@link PortSpace#TCP} or UD over {@link PortSpace#UDP}), the queue pair's capacities (one
+ * (RC over {@link PortSpace#TCP} or UD over {@link PortSpace#UDP}), the queue pair's {@link QpCapabilities} (one
  * completion queue serves both directions, sized for both), the {@link ConnectionParameters}, private data
  * for the peer, and a hook that runs once the connection's protection domain, completion queue and queue
  * pair exist but before the peer can send: register memory there, post receives, and
@@ -14,27 +15,22 @@ import java.util.function.Consumer;
  */
 public final class ConnectionOptions {
     private final PortSpace portSpace;
-    private final int maxSendWr;
-    private final int maxRecvWr;
-    private final int maxSendSge;
-    private final int maxRecvSge;
+    private final QpCapabilities capabilities;
     private final ConnectionParameters parameters;
     private final byte[] privateData;
     private final Consumer<Connection> prepare;
 
     private ConnectionOptions(Builder b) {
         portSpace = b.portSpace;
-        maxSendWr = b.maxSendWr;
-        maxRecvWr = b.maxRecvWr;
-        maxSendSge = b.maxSendSge;
-        maxRecvSge = b.maxRecvSge;
+        capabilities = b.capabilities;
         parameters = b.parameters;
         privateData = b.privateData.clone();
         prepare = b.prepare;
     }
 
     /**
-     * RC, 128 sends and 512 receives of one entry each, {@link ConnectionParameters#defaults()}, no private data.
+     * RC, {@link QpCapabilities#defaults()} (128 sends and 512 receives of one entry each),
+     * {@link ConnectionParameters#defaults()}, no private data.
      *
      * @return a new builder with those defaults and a prepare hook that does nothing
      */
@@ -62,39 +58,12 @@ public final class ConnectionOptions {
     }
 
     /**
-     * The queue pair's send queue depth ({@code max_send_wr}).
+     * The capacities of each connection's queue pair.
      *
-     * @return how many send requests may be outstanding at once
+     * @return the send and receive depths, entries per request and inline size asked for
      */
-    public int maxSendWr() {
-        return maxSendWr;
-    }
-
-    /**
-     * The queue pair's receive queue depth ({@code max_recv_wr}).
-     *
-     * @return how many receive requests may be posted at once
-     */
-    public int maxRecvWr() {
-        return maxRecvWr;
-    }
-
-    /**
-     * The scatter-gather entries per send request ({@code max_send_sge}).
-     *
-     * @return the largest number of buffers one send request may gather
-     */
-    public int maxSendSge() {
-        return maxSendSge;
-    }
-
-    /**
-     * The scatter-gather entries per receive request ({@code max_recv_sge}).
-     *
-     * @return the largest number of buffers one receive request may scatter into
-     */
-    public int maxRecvSge() {
-        return maxRecvSge;
+    public QpCapabilities capabilities() {
+        return capabilities;
     }
 
     /**
@@ -124,10 +93,7 @@ public final class ConnectionOptions {
     /** Builds {@link ConnectionOptions}. */
     public static final class Builder {
         private PortSpace portSpace = PortSpace.TCP;
-        private int maxSendWr = 128;
-        private int maxRecvWr = 512;
-        private int maxSendSge = 1;
-        private int maxRecvSge = 1;
+        private QpCapabilities capabilities = QpCapabilities.defaults();
         private ConnectionParameters parameters = ConnectionParameters.defaults();
         private byte[] privateData = new byte[0];
         private Consumer<Connection> prepare = connection -> { };
@@ -147,50 +113,16 @@ public final class ConnectionOptions {
         }
 
         /**
-         * The send queue depth (default 128). The completion queue gets room for this plus
-         * {@link #maxRecvWr}; the sum must not exceed the device's {@code max_cqe}.
+         * The capacities of each connection's queue pair (default {@link QpCapabilities#defaults()}). Its one
+         * completion queue gets room for {@code maxSendWr} plus {@code maxRecvWr}; the sum must not exceed the
+         * device's {@code max_cqe}.
          *
-         * @param value outstanding send requests, 1 up to the device's {@code max_qp_wr}; checked when a
-         *              connection is created ({@link IllegalArgumentException} then)
+         * @param value the capacities, not null; checked against the device when a connection is created
+         *              ({@link IllegalArgumentException} then)
          * @return this builder
          */
-        public Builder maxSendWr(int value) {
-            maxSendWr = value;
-            return this;
-        }
-
-        /**
-         * The receive queue depth (default 512). The completion queue gets room for this plus
-         * {@link #maxSendWr}; the sum must not exceed the device's {@code max_cqe}.
-         *
-         * @param value outstanding receive requests, 1 up to the device's {@code max_qp_wr}; checked when a
-         *              connection is created ({@link IllegalArgumentException} then)
-         * @return this builder
-         */
-        public Builder maxRecvWr(int value) {
-            maxRecvWr = value;
-            return this;
-        }
-
-        /**
-         * Scatter-gather entries per send request (default 1).
-         *
-         * @param value 0 up to the device's {@code max_sge}; checked when a connection is created
-         * @return this builder
-         */
-        public Builder maxSendSge(int value) {
-            maxSendSge = value;
-            return this;
-        }
-
-        /**
-         * Scatter-gather entries per receive request (default 1).
-         *
-         * @param value 0 up to the device's {@code max_sge}; checked when a connection is created
-         * @return this builder
-         */
-        public Builder maxRecvSge(int value) {
-            maxRecvSge = value;
+        public Builder capabilities(QpCapabilities value) {
+            capabilities = Objects.requireNonNull(value, "capabilities");
             return this;
         }
 

@@ -241,7 +241,7 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
 
     /** The gates of {@code ibv_create_qp} (and {@code rdma_create_qp}) for {@code config}. */
     final void checkQueuePair(QpConfig config, int liveUdQueuePairs) {
-        throwIfRefused(queuePairRefusal(config.type(), config.maxInlineData(), liveUdQueuePairs));
+        throwIfRefused(queuePairRefusal(config.type(), config.capabilities().maxInlineData(), liveUdQueuePairs));
     }
 
     /** The first refusal of {@code ibv_create_qp} for a queue pair of {@code type} asking {@code maxInlineData}, or null. */
@@ -319,7 +319,7 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         int maxInline = qp.capabilities().maxInlineData();
         if (maxInline == 0) {
             throw refused(new UnsupportedVerbException("ibv_post_send", qp + " has max_inline_data 0 (work request "
-                    + i + " is IBV_SEND_INLINE)", "create the queue pair with maxInlineData(" + payload
+                    + i + " is IBV_SEND_INLINE)", "create the queue pair with capabilities withMaxInlineData(" + payload
                     + ") or leave out SendFlags.INLINE"));
         }
         if (payload > maxInline) {

@@ -28,10 +28,10 @@ import org.panamaverbs.internal.VerbsSymbols;
  *
  * <p>Memory lifetime: a region made by {@link ProtectionDomain#register(Arena, MemorySegment, Access...)}
  * is tied to the arena of its memory, whose close closes the region before it frees the memory; one made by
- * {@link ProtectionDomain#allocateAndRegister} owns its memory and frees it after deregistration. A region
- * made by the deprecated {@code register(MemorySegment, ...)} relies on the caller to keep the memory alive
- * until the region is closed, unless nothing can free it while the region holds the segment (the global or an
- * automatic arena's memory, a direct {@code ByteBuffer}'s): then a post needs no read of its liveness either.
+ * {@link ProtectionDomain#allocateAndRegister} owns its memory and frees it after deregistration; one made by
+ * {@link ProtectionDomain#register(MemorySegment, Access...)} holds memory that nothing frees while it is reachable
+ * (a direct {@code ByteBuffer}'s, the global or an automatic arena's). The memory of an open region is therefore
+ * always alive, and a post reads no liveness.
  */
 public final class MemoryRegion extends VerbsResource {
     /** Alignment of memory the library allocates for regions. */
@@ -45,10 +45,6 @@ public final class MemoryRegion extends VerbsResource {
     private final int lkey;
     private final int rkey;
     private final int access;
-    /** Whether the memory's scope is an arena's that the caller can close (not the global or an automatic one). */
-    private final boolean scopeMayClose;
-    /** Whether the arena's close closes this region first (set once): posts then skip the liveness read. */
-    private boolean tiedToArena;
     /** The arena's ties, for a region {@link #registerTied} made; it leaves them when closed. */
     private ArenaTies ties;
 
@@ -65,7 +61,6 @@ public final class MemoryRegion extends VerbsResource {
         this.handle = scoped(handle);
         this.segment = segment;
         this.ownedMemory = ownedMemory;
-        this.scopeMayClose = ownedMemory == null && NeverClosingScopes.mayClose(segment.scope());
         this.lkey = ibv_mr.lkey(handle);
         this.rkey = ibv_mr.rkey(handle);
         this.access = access;
@@ -94,8 +89,25 @@ public final class MemoryRegion extends VerbsResource {
             region.close();
             throw new IllegalStateException("the arena of " + region + " was closed while it was being registered");
         }
-        region.tiedToArena = true;
         return region;
+    }
+
+    /**
+     * Registers memory that nothing frees while the region holds its segment.
+     *
+     * @throws IllegalArgumentException if the segment's scope is a closeable arena's (or one this JDK's classes
+     *                                  do not show to be never-closing)
+     */
+    static MemoryRegion registerHeld(ProtectionDomain pd, MemorySegment segment, int access) {
+        requireRegistrable(segment, access);
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the segment's arena is already closed");
+        }
+        if (NeverClosingScopes.mayClose(segment.scope())) {
+            throw new IllegalArgumentException("the segment is memory of an arena that can close, which would free it"
+                    + " under the device: register it with register(arena, segment), whose close deregisters first");
+        }
+        return register(pd, segment, null, access);
     }
 
     /**
@@ -248,10 +260,10 @@ public final class MemoryRegion extends VerbsResource {
      *
      * @param offset the byte offset of the slice's first byte, from 0
      * @param length the slice's length in bytes, at most {@link #length()} - {@code offset}
-     * @return an immutable entry naming this region, its address and its lkey; the region must stay open,
-     *         and its memory alive, until every request using the entry has completed
+     * @return an immutable entry naming this region, its address and its lkey; the region must stay open until
+     *         every request using the entry has completed
      * @throws IndexOutOfBoundsException if the slice leaves the region
-     * @throws IllegalStateException     if the region is closed or its memory is no longer alive
+     * @throws IllegalStateException     if the region is closed
      */
     public Sge sge(long offset, int length) {
         return new Sge(this, sliceAddress(offset, length), length, lkey);
@@ -259,10 +271,10 @@ public final class MemoryRegion extends VerbsResource {
 
     /**
      * The address of {@code [offset, offset + length)}, after checking it lies in this region and the
-     * region is usable; cheap enough for the data path (one closed check, one liveness check).
+     * region is open, whose memory is then alive; cheap enough for the data path.
      *
      * @throws IndexOutOfBoundsException if it does not lie inside
-     * @throws IllegalStateException     if the region is closed or its memory is no longer alive
+     * @throws IllegalStateException     if the region is closed
      */
     long sliceAddress(long offset, int length) {
         if (closed) {
@@ -271,9 +283,6 @@ public final class MemoryRegion extends VerbsResource {
         if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
             throw new IndexOutOfBoundsException("slice [" + offset + ", " + offset + " + " + length
                     + ") is outside " + this);
-        }
-        if (!segment.scope().isAlive()) {
-            throw new IllegalStateException("the memory of " + this + " was freed (its arena is closed) while registered");
         }
         return segment.address() + offset;
     }
@@ -284,21 +293,11 @@ public final class MemoryRegion extends VerbsResource {
     }
 
     /**
-     * Whether the memory may be freed while the region is open: caller-owned memory of an arena the caller can
-     * close, registered without that arena (the deprecated {@code register(MemorySegment, ...)}), whose liveness a
-     * post must read. Memory the region owns, memory whose arena closes the region before freeing it, and memory
-     * whose scope never closes (kept alive by the segment this region holds) is alive while the region is open.
-     */
-    boolean memoryMayBeFreedWhileOpen() {
-        return scopeMayClose && !tiedToArena;
-    }
-
-    /**
-     * Which memory scopes can never close, so that a post need not read their liveness: the scope classes of the
-     * FFM API's never-closing scopes (the global arena's, an automatic arena's, the automatic scope that
+     * Which memory scopes can never close while a segment of them is reachable: the scope classes of the FFM API's
+     * never-closing scopes (the global arena's, an automatic arena's, the automatic scope that
      * {@code MemorySegment.ofBuffer} gives a direct buffer not made from a segment), found from instances, minus
-     * any class that a closeable arena's scope also has. Those classes are the JDK's own, not API: a JDK whose
-     * classes differ only keeps the read, which is always correct.
+     * any class that a closeable arena's scope also has. Those classes are the JDK's own, not API: on a JDK whose
+     * classes differ, more memory is refused, never less.
      */
     private static final class NeverClosingScopes {
         private static final Set<Class<?>> CLASSES;
@@ -318,11 +317,6 @@ public final class MemoryRegion extends VerbsResource {
         static boolean mayClose(MemorySegment.Scope scope) {
             return !CLASSES.contains(scope.getClass());
         }
-    }
-
-    /** The scope of the registered memory: alive while it is allocated. */
-    MemorySegment.Scope memoryScope() {
-        return segment.scope();
     }
 
     /**

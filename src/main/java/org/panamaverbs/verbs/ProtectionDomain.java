@@ -117,37 +117,33 @@ public final class ProtectionDomain extends VerbsResource {
     }
 
     /**
-     * {@code ibv_reg_mr}: registers caller-owned native memory, which must stay alive (its arena open) until
-     * the region is closed: the device reads and writes it directly. Posting a request that names a region
-     * whose segment is no longer alive is refused, but a receive posted before the memory was freed lets the
-     * device write into it afterwards.
+     * {@code ibv_reg_mr}: registers native memory that nothing frees while the region holds its segment: a
+     * direct {@code ByteBuffer}'s ({@link MemorySegment#ofBuffer}), the global arena's, an automatic arena's, or
+     * an address made into a segment with {@link MemorySegment#reinterpret(long)}, a restricted method whose
+     * caller vouches for the memory. The region keeps the segment, and with it the memory, reachable until it is
+     * closed, so the device never writes freed memory. Memory of an arena the caller can close is refused:
+     * register it with {@link #register(Arena, MemorySegment, Access...)}, whose close deregisters the region
+     * before it frees the memory.
      *
-     * @param segment native memory; heap segments are refused (the device cannot address the Java heap)
+     * @param segment native memory of a scope that never closes; heap segments are refused (the device cannot
+     *                address the Java heap)
      * @param access  what the region allows; {@link Access#REMOTE_WRITE} and {@link Access#REMOTE_ATOMIC}
      *                need {@link Access#LOCAL_WRITE} (the verbs specification), so it is added for them
      * @return the region, owned by this domain; its {@link MemoryRegion#lkey()} goes into local entries and its
      *         {@link MemoryRegion#rkey()} and {@link MemoryRegion#address()} to a peer for remote access
-     * @throws IllegalArgumentException for a heap or zero-length segment, or a read-only one with
-     *                                  {@link Access#LOCAL_WRITE}, {@link Access#REMOTE_WRITE} or
-     *                                  {@link Access#REMOTE_ATOMIC}
-     * @throws IllegalStateException    if this domain is closed or the segment's arena already is
+     * @throws IllegalArgumentException for a heap or zero-length segment, memory of an arena that can close, or a
+     *                                  read-only segment with {@link Access#LOCAL_WRITE},
+     *                                  {@link Access#REMOTE_WRITE} or {@link Access#REMOTE_ATOMIC}
+     * @throws IllegalStateException    if this domain is closed
      * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, and for
      *                                  {@link Access#RELAXED_ORDERING} on rdma-core before 28 (see {@link Rdma#rdmaCore()})
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno (ENOMEM or EFAULT often mean the
      *                                  locked-memory limit, {@code ulimit -l}, is too low)
-     * @deprecated A segment does not give the library its arena, so the library cannot stop the device
-     *             before that arena frees the memory: a receive already posted into it, or a peer's RDMA WRITE
-     *             with its rkey, then writes into memory the program may have allocated again. Use
-     *             {@link #register(Arena, MemorySegment, Access...)}, which deregisters the region when the
-     *             arena closes, or {@link #allocateAndRegister(long, Access...)}, whose region owns its memory.
-     *             Safe only for memory nothing frees while the region holds it (an automatic or the global
-     *             arena's, a direct {@code ByteBuffer}'s).
      */
-    @Deprecated(since = "0.2.0")
     public MemoryRegion register(MemorySegment segment, Access... access) {
         synchronized (treeLock()) {
             ensureOpen();
-            return MemoryRegion.register(this, segment, null, Access.bits(access));
+            return MemoryRegion.registerHeld(this, segment, Access.bits(access));
         }
     }
 

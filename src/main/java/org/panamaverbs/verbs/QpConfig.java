@@ -10,29 +10,26 @@ import java.util.Objects;
  * @param type          {@link QpType#RC} (the default) or {@link QpType#UD}
  * @param sendCq        completion queue for send-side completions
  * @param recvCq        completion queue for receive completions (may be the same)
- * @param maxSendWr     outstanding send requests (default 128, perftest's tx depth)
- * @param maxRecvWr     outstanding receive requests (default 512, perftest's rx depth)
- * @param maxSendSge    scatter-gather entries per send request (default 1)
- * @param maxRecvSge    scatter-gather entries per receive request (default 1)
- * @param maxInlineData inline payload bytes (default 0)
+ * @param capabilities  the queue's depths, entries per request and inline size (default
+ *                      {@link QpCapabilities#defaults()}: perftest's 128 sends and 512 receives)
  * @param signalAll     {@code sq_sig_all}: every send request completes with a completion
  * @param port          the port (default 1; a queue pair made by rdma_cm uses its id's port)
  * @param gidIndex      the source GID index, or -1 for {@link Context#defaultGidIndex(int)}
  * @param srq           the shared receive queue to draw receives from, or null for the queue pair's own
  */
-public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
-        int maxSendSge, int maxRecvSge, int maxInlineData, boolean signalAll, int port, int gidIndex,
-        SharedReceiveQueue srq) {
+public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, QpCapabilities capabilities,
+        boolean signalAll, int port, int gidIndex, SharedReceiveQueue srq) {
     /**
-     * Checks only that {@code type}, {@code sendCq} and {@code recvCq} are given; the capacities, port and GID
-     * index are checked against the device when the queue pair is created.
+     * Checks only that {@code type}, {@code sendCq}, {@code recvCq} and {@code capabilities} are given; the
+     * capacities, port and GID index are checked against the device when the queue pair is created.
      *
-     * @throws NullPointerException if {@code type}, {@code sendCq} or {@code recvCq} is null
+     * @throws NullPointerException if {@code type}, {@code sendCq}, {@code recvCq} or {@code capabilities} is null
      */
     public QpConfig {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(sendCq, "sendCq");
         Objects.requireNonNull(recvCq, "recvCq");
+        Objects.requireNonNull(capabilities, "capabilities");
     }
 
     /**
@@ -58,8 +55,7 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
 
     /** This configuration on another port (rdma_cm decides the port from the address it resolved). */
     QpConfig onPort(int newPort) {
-        return new QpConfig(type, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
-                signalAll, newPort, gidIndex, srq);
+        return new QpConfig(type, sendCq, recvCq, capabilities, signalAll, newPort, gidIndex, srq);
     }
 
     /**
@@ -69,15 +65,16 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
      */
     void checkCapacities(Context context) {
         DeviceAttributes device = context.attributes();
+        QpCapabilities cap = capabilities;
         StringBuilder problems = new StringBuilder();
-        limit(problems, "maxSendWr", maxSendWr, 1, device.maxQpWr(), "max_qp_wr");
+        limit(problems, "maxSendWr", cap.maxSendWr(), 1, device.maxQpWr(), "max_qp_wr");
         if (srq == null) {
-            limit(problems, "maxRecvWr", maxRecvWr, 1, device.maxQpWr(), "max_qp_wr");
+            limit(problems, "maxRecvWr", cap.maxRecvWr(), 1, device.maxQpWr(), "max_qp_wr");
         }
-        limit(problems, "maxSendSge", maxSendSge, 0, device.maxSge(), "max_sge");
-        limit(problems, "maxRecvSge", maxRecvSge, 0, device.maxSge(), "max_sge");
-        if (maxInlineData < 0) {
-            problems.append("; maxInlineData ").append(maxInlineData).append(" is negative");
+        limit(problems, "maxSendSge", cap.maxSendSge(), 0, device.maxSge(), "max_sge");
+        limit(problems, "maxRecvSge", cap.maxRecvSge(), 0, device.maxSge(), "max_sge");
+        if (cap.maxInlineData() < 0) {
+            problems.append("; maxInlineData ").append(cap.maxInlineData()).append(" is negative");
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("queue pair capacities exceed what " + context.name() + " allows: "
@@ -95,8 +92,10 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
     /** The request in words, for the error of a refused {@code ibv_create_qp}. */
     String describe(Context context) {
         DeviceAttributes d = context.attributes();
-        return type + " queue pair with max_send_wr " + maxSendWr + ", max_recv_wr " + maxRecvWr + ", max_send_sge "
-                + maxSendSge + ", max_recv_sge " + maxRecvSge + ", max_inline_data " + maxInlineData + " on "
+        QpCapabilities cap = capabilities;
+        return type + " queue pair with max_send_wr " + cap.maxSendWr() + ", max_recv_wr " + cap.maxRecvWr()
+                + ", max_send_sge " + cap.maxSendSge() + ", max_recv_sge " + cap.maxRecvSge() + ", max_inline_data "
+                + cap.maxInlineData() + " on "
                 + context.name() + " (device max_qp " + d.maxQp() + ", max_qp_wr " + d.maxQpWr() + ", max_sge "
                 + d.maxSge() + ")";
     }
@@ -106,11 +105,7 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
         private QpType type = QpType.RC;
         private final CompletionQueue sendCq;
         private final CompletionQueue recvCq;
-        private int maxSendWr = 128;
-        private int maxRecvWr = 512;
-        private int maxSendSge = 1;
-        private int maxRecvSge = 1;
-        private int maxInlineData;
+        private QpCapabilities capabilities = QpCapabilities.defaults();
         private boolean signalAll;
         private int port = 1;
         private int gidIndex = -1;
@@ -134,59 +129,15 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
         }
 
         /**
-         * Sets {@code max_send_wr}: how many send requests may be outstanding (posted and not yet completed).
+         * Sets the capacities ({@code cap}): send and receive depths, entries per request, inline size.
          *
-         * @param value 1 to the device's {@code max_qp_wr}; default 128
+         * @param value the capacities, not null; default {@link QpCapabilities#defaults()}. The receive values are
+         *              ignored with a shared receive queue; the device may grant more than asked
+         *              ({@link QueuePair#capabilities()}) or refuse a value when the queue pair is created
          * @return this builder
          */
-        public Builder maxSendWr(int value) {
-            maxSendWr = value;
-            return this;
-        }
-
-        /**
-         * Sets {@code max_recv_wr}: how many receive requests may be posted and not yet completed.
-         *
-         * @param value 1 to the device's {@code max_qp_wr}; default 512; ignored with a shared receive queue
-         * @return this builder
-         */
-        public Builder maxRecvWr(int value) {
-            maxRecvWr = value;
-            return this;
-        }
-
-        /**
-         * Sets {@code max_send_sge}: scatter-gather entries per send request.
-         *
-         * @param value 0 to the device's {@code max_sge}; default 1
-         * @return this builder
-         */
-        public Builder maxSendSge(int value) {
-            maxSendSge = value;
-            return this;
-        }
-
-        /**
-         * Sets {@code max_recv_sge}: scatter-gather entries per receive request.
-         *
-         * @param value 0 to the device's {@code max_sge}; default 1; ignored with a shared receive queue
-         * @return this builder
-         */
-        public Builder maxRecvSge(int value) {
-            maxRecvSge = value;
-            return this;
-        }
-
-        /**
-         * Sets {@code max_inline_data}: the largest payload, in bytes, a send with {@link SendFlags#INLINE}
-         * may carry.
-         *
-         * @param value 0 (the default: no inline sends) or more; the device may grant more than asked
-         *              ({@link QueuePair#capabilities()}) or refuse the size when the queue pair is created
-         * @return this builder
-         */
-        public Builder maxInlineData(int value) {
-            maxInlineData = value;
+        public Builder capabilities(QpCapabilities value) {
+            capabilities = Objects.requireNonNull(value, "capabilities");
             return this;
         }
 
@@ -244,8 +195,7 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
          * @return the configuration, with the default for every value not set
          */
         public QpConfig build() {
-            return new QpConfig(type, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
-                    signalAll, port, gidIndex, srq);
+            return new QpConfig(type, sendCq, recvCq, capabilities, signalAll, port, gidIndex, srq);
         }
     }
 }

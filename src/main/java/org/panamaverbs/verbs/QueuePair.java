@@ -150,12 +150,13 @@ public final class QueuePair extends VerbsResource {
                 ibv_qp_init_attr.srq(init, config.srq().handleUnchecked());
             }
             MemorySegment cap = ibv_qp_init_attr.cap(init);
-            ibv_qp_cap.max_send_wr(cap, config.maxSendWr());
+            QpCapabilities asked = config.capabilities();
+            ibv_qp_cap.max_send_wr(cap, asked.maxSendWr());
             boolean ownReceives = config.srq() == null;
-            ibv_qp_cap.max_recv_wr(cap, ownReceives ? config.maxRecvWr() : 0);
-            ibv_qp_cap.max_send_sge(cap, config.maxSendSge());
-            ibv_qp_cap.max_recv_sge(cap, ownReceives ? config.maxRecvSge() : 0);
-            ibv_qp_cap.max_inline_data(cap, config.maxInlineData());
+            ibv_qp_cap.max_recv_wr(cap, ownReceives ? asked.maxRecvWr() : 0);
+            ibv_qp_cap.max_send_sge(cap, asked.maxSendSge());
+            ibv_qp_cap.max_recv_sge(cap, ownReceives ? asked.maxRecvSge() : 0);
+            ibv_qp_cap.max_inline_data(cap, asked.maxInlineData());
             Object event = ControlEvents.begin(ControlEvents.Kind.QUEUE_PAIR_CREATE);
             MemorySegment qp = creator.create(pd.handle(), init);
             QueuePair created = new QueuePair(pd, qp.reinterpret(NativeLayouts.selected().ibvQp().byteSize()), config,
@@ -461,7 +462,7 @@ public final class QueuePair extends VerbsResource {
      *         RTS, ENOMEM when the send queue is full); {@link WorkRequestChain#failedIndex()} then names
      *         the first request not posted
      * @throws IllegalStateException     if this queue pair, the chain, a named address handle or a region an
-     *                                   entry names is closed, or the entry's memory was freed
+     *                                   entry names is closed
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      * @throws IllegalArgumentException  for an entry naming a region of another device context, a UD request
      *                                   without address handle or above the path MTU, an
@@ -485,9 +486,6 @@ public final class QueuePair extends VerbsResource {
 
     /** {@link #postSend} with every check, between the chain's {@code mark} and {@code exit}. */
     private int postSendChecked(SendWorkRequests requests, int count) {
-        if (requests.isReadyInLiveMemory(count, sendStamp)) {
-            return requests.postReady(postSendFunction, address); // proven over caller memory that is still alive
-        }
         ensureOpen();
         requests.checkRegions(context, count);
         boolean special = requests.specialCount != 0 || checkEveryPost;
@@ -505,8 +503,8 @@ public final class QueuePair extends VerbsResource {
      *                 this call returns
      * @param count    how many requests to post, from request 0: 1 to {@code requests.capacity()}
      * @return 0, or the provider's errno value; {@link WorkRequestChain#failedIndex()} names the refused request
-     * @throws IllegalStateException     if this queue pair, the chain or a region an entry names is closed (or
-     *                                   its memory was freed), or receives come from a shared receive queue
+     * @throws IllegalStateException     if this queue pair, the chain or a region an entry names is closed, or
+     *                                   receives come from a shared receive queue
      * @throws IllegalArgumentException  if an entry names a region of another device context
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
@@ -524,9 +522,6 @@ public final class QueuePair extends VerbsResource {
 
     /** {@link #postRecv} with every check, between the chain's {@code mark} and {@code exit}. */
     private int postRecvChecked(RecvWorkRequests requests, int count) {
-        if (requests.isReadyInLiveMemory(count, recvStamp)) {
-            return requests.postReady(postRecvFunction, address); // recvStamp is 0 with a shared receive queue
-        }
         if (receivesFromSrq) {
             throw new IllegalStateException(this + " takes its receives from " + config.srq()
                     + ": post them there (SharedReceiveQueue.postRecv)");

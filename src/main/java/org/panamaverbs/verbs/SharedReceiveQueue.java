@@ -131,8 +131,7 @@ public final class SharedReceiveQueue extends VerbsResource {
      *                 completion hands them back, and the chain may be refilled as soon as this call returns
      * @param count    how many requests to post, from request 0, 1 to {@code requests.capacity()}
      * @return 0, or the provider's errno value; {@link WorkRequestChain#failedIndex()} names the refused request
-     * @throws IllegalStateException    if the queue, the chain or a region an entry names is closed (or its
-     *                                  memory was freed)
+     * @throws IllegalStateException    if the queue, the chain or a region an entry names is closed
      * @throws IllegalArgumentException if an entry names a region of another device context
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      * @throws WrongThreadException     if another thread has posted with {@code requests}
@@ -140,7 +139,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     public int postRecv(RecvWorkRequests requests, int count) {
         requests.mark(this);
         try {
-            if (requests.isReady(count, postStamp) || requests.isReadyInLiveMemory(count, postStamp)) {
+            if (requests.isReady(count, postStamp)) {
                 return requests.postReady(postFunction, address);
             }
             ensureOpen();

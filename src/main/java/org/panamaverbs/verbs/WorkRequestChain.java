@@ -122,7 +122,7 @@ abstract sealed class WorkRequestChain extends PostProof implements AutoCloseabl
         int rc = org.panamaverbs.internal.DataPath.post(function, target, requestsAddress, badRequestAddress);
         if (rc != 0) {
             lastResult = rc;
-            withdrawProofs();
+            withdrawProof();
         }
         Reference.reachabilityFence(this);
         return rc;
@@ -146,7 +146,7 @@ abstract sealed class WorkRequestChain extends PostProof implements AutoCloseabl
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
     final int post(MemorySegment function, long target, int count, boolean proven) {
-        withdrawProofs();
+        withdrawProof();
         cutFor(count);
         if (lastResult != 0) {
             // providers write bad_wr only when they refuse a request, and failedIndex() reads it only after a

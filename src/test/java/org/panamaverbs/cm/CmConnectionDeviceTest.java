@@ -31,6 +31,7 @@ import org.panamaverbs.verbs.DeviceUnderTest;
 import org.panamaverbs.verbs.Grh;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
@@ -436,7 +437,8 @@ class CmConnectionDeviceTest {
     private static Connection cycleKeepOpen(InetSocketAddress target, String tag) {
         byte[] data = tag.getBytes(StandardCharsets.US_ASCII);
         MemoryRegion[] buffer = new MemoryRegion[1];
-        ConnectionOptions options = ConnectionOptions.builder().maxSendWr(4).maxRecvWr(4).privateData(data).prepare(c -> {
+        ConnectionOptions options = ConnectionOptions.builder()
+                .capabilities(QpCapabilities.of(4, 4)).privateData(data).prepare(c -> {
             buffer[0] = c.protectionDomain().allocateAndRegister(512, Access.LOCAL_WRITE);
             try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
                 recvs.get(0).wrId(2).sge(buffer[0], 256, 256);

@@ -23,6 +23,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.FuzzRecord;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.VerbsException;
 
@@ -423,7 +424,8 @@ class CmFuzzDeviceTest {
                 allShared.add(resources);
             }
         }
-        id.createQueuePair(resources.pd(), QpConfig.builder(resources.cq()).maxSendWr(4).maxRecvWr(4).build());
+        id.createQueuePair(resources.pd(), QpConfig.builder(resources.cq())
+                .capabilities(QpCapabilities.of(4, 4)).build());
     }
 
     /** Another thread repeats a call on the id while this one closes it; the call must end, documented, within 30 s. */

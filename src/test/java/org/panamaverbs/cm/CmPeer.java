@@ -15,6 +15,7 @@ import org.panamaverbs.verbs.AddressHandle;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Grh;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.MemoryRegion;
@@ -295,7 +296,7 @@ public final class CmPeer {
         AtomicInteger served = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
         List<Thread> handlers = new ArrayList<>();
-        ConnectionOptions options = ConnectionOptions.builder().maxSendWr(4).maxRecvWr(4).prepare(c -> {
+        ConnectionOptions options = ConnectionOptions.builder().capabilities(QpCapabilities.of(4, 4)).prepare(c -> {
             MemoryRegion buffer = c.protectionDomain().allocateAndRegister(256, Access.LOCAL_WRITE);
             try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
                 recvs.get(0).wrId(1).sge(buffer, 0, 256);
@@ -345,7 +346,7 @@ public final class CmPeer {
     private static boolean echoServer(InetAddress address, int port, int count) {
         MemoryRegion[] buffer = new MemoryRegion[1];
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(count, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
-            ConnectionOptions options = ConnectionOptions.builder().maxSendWr(count).maxRecvWr(count)
+            ConnectionOptions options = ConnectionOptions.builder().capabilities(QpCapabilities.of(count, count))
                     .privateData(SERVER_HELLO).prepare(c -> {
                         buffer[0] = c.protectionDomain().allocateAndRegister(count * 1024L, Access.LOCAL_WRITE);
                         for (int i = 0; i < count; i++) {

@@ -145,14 +145,15 @@ class ArenaRegistrationDeviceTest extends DeviceTest {
         int inlineBytes = 64;
         QueuePair created;
         try {
-            created = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(32).maxRecvWr(1).maxInlineData(inlineBytes).build());
+            created = pd.createQueuePair(QpConfig.builder(cq)
+                    .capabilities(QpCapabilities.of(32, 1).withMaxInlineData(inlineBytes)).build());
         } catch (UnsupportedVerbException | IllegalArgumentException noInline) { // PVRDMA: no inline data
             inlineBytes = 0;
-            created = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(32).maxRecvWr(1).build());
+            created = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(32, 1)).build());
         }
         int inline = inlineBytes;
         QueuePair a = created;
-        QueuePair b = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(1).maxRecvWr(1).build());
+        QueuePair b = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(1, 1)).build());
         QueuePair.connectLoopback(a, b);
         MemoryRegion target = pd.allocateAndRegister(SIZE, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         int rounds = 200;

@@ -78,7 +78,8 @@ class AtomicAndInlineDeviceTest extends DeviceTest {
     void inlineSendCarriesThePayloadUpToMaxInlineData() {
         try (CompletionQueue cqA = context.createCompletionQueue(16);
              CompletionQueue cqB = context.createCompletionQueue(16);
-             QueuePair a = pd.createQueuePair(QpConfig.builder(cqA).maxInlineData(64).build());
+             QueuePair a = pd.createQueuePair(QpConfig.builder(cqA)
+                     .capabilities(QpCapabilities.defaults().withMaxInlineData(64)).build());
              QueuePair b = pd.createQueuePair(QpConfig.builder(cqB).build());
              MemoryRegion src = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              MemoryRegion dst = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);

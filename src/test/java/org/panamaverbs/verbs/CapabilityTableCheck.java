@@ -71,7 +71,8 @@ final class CapabilityTableCheck {
             }
             case LIMITED -> {
                 require(verdict.capability() == Capability.UD_QUEUE_PAIR_COUNT, "only the UD count is limited");
-                String refusal = udQueuePairs(context.profile().capabilities().maxUdQueuePairs() + 1); // the last one is refused
+                String refusal = udQueuePairs(context.profile()
+                        .capabilities().maxUdQueuePairs() + 1); // the last one is refused
                 require(verdict.refusal().equals(refusal), "past the limit \"" + verdict.refusal() + "\", but got " + refusal);
             }
             case ABSENT -> absent(verdict);
@@ -144,7 +145,8 @@ final class CapabilityTableCheck {
 
     private void createQueuePair(QpType type, int maxInlineData) {
         try (ProtectionDomain pd = context.allocateProtectionDomain(); CompletionQueue cq = context.createCompletionQueue(4)) {
-            pd.createQueuePair(config(cq).type(type).maxInlineData(maxInlineData).build()).close();
+            pd.createQueuePair(config(cq).type(type)
+                    .capabilities(QpCapabilities.defaults().withMaxInlineData(maxInlineData)).build()).close();
         }
     }
 
@@ -193,7 +195,8 @@ final class CapabilityTableCheck {
              CompletionQueue cq = context.createCompletionQueue(8);
              MemoryRegion mine = pd.allocateAndRegister(4096, access);
              MemoryRegion theirs = pd.allocateAndRegister(4096, access);
-             QueuePair a = pd.createQueuePair(config(cq).maxInlineData(inline ? 64 : 0).build());
+             QueuePair a = pd.createQueuePair(config(cq)
+                     .capabilities(QpCapabilities.defaults().withMaxInlineData(inline ? 64 : 0)).build());
              QueuePair b = pd.createQueuePair(config(cq).build());
              SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
              RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
@@ -235,7 +238,7 @@ final class CapabilityTableCheck {
     }
 
     private QpConfig.Builder config(CompletionQueue cq) {
-        QpConfig.Builder builder = QpConfig.builder(cq).maxSendWr(4).maxRecvWr(4);
+        QpConfig.Builder builder = QpConfig.builder(cq).capabilities(QpCapabilities.of(4, 4));
         return gidIndex >= 0 ? builder.gidIndex(gidIndex) : builder;
     }
 

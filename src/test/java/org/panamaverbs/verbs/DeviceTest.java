@@ -113,10 +113,10 @@ abstract class DeviceTest {
         Loopback(Context ctx, ProtectionDomain pd, int bufferSize, int maxSge, QpConnectOptions options) {
             cqA = ctx.createCompletionQueue(64);
             cqB = ctx.createCompletionQueue(64);
-            a = pd.createQueuePair(QpConfig.builder(cqA).maxSendWr(32).maxRecvWr(32)
-                    .maxSendSge(maxSge).maxRecvSge(maxSge).build());
-            b = pd.createQueuePair(QpConfig.builder(cqB).maxSendWr(32).maxRecvWr(32)
-                    .maxSendSge(maxSge).maxRecvSge(maxSge).build());
+            a = pd.createQueuePair(QpConfig.builder(cqA)
+                    .capabilities(QpCapabilities.of(32, 32).withMaxSendSge(maxSge).withMaxRecvSge(maxSge)).build());
+            b = pd.createQueuePair(QpConfig.builder(cqB)
+                    .capabilities(QpCapabilities.of(32, 32).withMaxSendSge(maxSge).withMaxRecvSge(maxSge)).build());
             QueuePair.connectLoopback(a, b, options);
             Access[] access = ctx.attributes().atomicCapability() == AtomicCapability.NONE
                     ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ}

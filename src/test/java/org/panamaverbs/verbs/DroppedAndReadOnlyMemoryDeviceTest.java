@@ -69,7 +69,6 @@ class DroppedAndReadOnlyMemoryDeviceTest extends DeviceTest {
     }
 
     @Test
-    @SuppressWarnings("deprecation") // the deprecated registration is the one that took the library's handles
     void aReadOnlySegmentIsRefusedForEveryWriteAccess() {
         try (Arena arena = Arena.ofConfined(); CompletionQueue cq = context.createCompletionQueue(4)) {
             MemorySegment readOnly = arena.allocate(4096, 4096).asReadOnly();

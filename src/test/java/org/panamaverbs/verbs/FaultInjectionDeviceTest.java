@@ -125,7 +125,8 @@ class FaultInjectionDeviceTest extends DeviceTest {
     void overrunningACompletionQueueRaisesCqErrAndTheQueuePairStopsCompleting() {
         try (CompletionQueue tiny = context.createCompletionQueue(1);
              CompletionQueue other = context.createCompletionQueue(64);
-             QueuePair a = pd.createQueuePair(QpConfig.builder(tiny).maxSendWr(64).build());
+             QueuePair a = pd.createQueuePair(QpConfig.builder(tiny)
+                     .capabilities(QpCapabilities.defaults().withMaxSendWr(64)).build());
              QueuePair b = pd.createQueuePair(QpConfig.builder(other).build());
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
              SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
@@ -168,7 +169,8 @@ class FaultInjectionDeviceTest extends DeviceTest {
              CompletionQueue cq = ctx.createCompletionQueue(256);
              MemoryRegion mr = domain.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
              SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
-            QueuePair a = domain.createQueuePair(QpConfig.builder(cq).maxSendWr(64).build());
+            QueuePair a = domain.createQueuePair(QpConfig.builder(cq)
+                    .capabilities(QpCapabilities.defaults().withMaxSendWr(64)).build());
             QueuePair b = domain.createQueuePair(QpConfig.builder(cq).build());
             QueuePair.connectLoopback(a, b, QpConnectOptions.builder().retryCount(1).timeout(10).build());
             AtomicBoolean stop = new AtomicBoolean();

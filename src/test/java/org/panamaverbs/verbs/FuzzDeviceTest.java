@@ -181,7 +181,7 @@ class FuzzDeviceTest extends DeviceTest {
                 : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ};
     }
 
-    /** Half the regions own their memory; half are over caller memory, freed only after the region closed. */
+    /** Half the regions own their memory; half are over caller memory tied to its arena, closed at the end. */
     private void register() {
         ProtectionDomain pd = pick(pds);
         long size = 64L << random.nextInt(8);
@@ -190,7 +190,7 @@ class FuzzDeviceTest extends DeviceTest {
         } else {
             Arena arena = Arena.ofShared();
             callerArenas.add(arena);
-            regions.add(pd.register(arena.allocate(size, 64), access(random)));
+            regions.add(pd.register(arena, arena.allocate(size, 64), access(random)));
         }
         trim(regions, 24);
     }
@@ -199,11 +199,12 @@ class FuzzDeviceTest extends DeviceTest {
         ProtectionDomain pd = pick(pds);
         CompletionQueue cq = pick(cqs);
         QpType type = random.nextInt(4) == 0 ? QpType.UD : QpType.RC;
-        QpConfig.Builder config = QpConfig.builder(cq).type(type).maxSendWr(1 + random.nextInt(16))
-                .maxRecvWr(1 + random.nextInt(16)).maxSendSge(1 + random.nextInt(2)).maxRecvSge(1 + random.nextInt(2));
+        QpCapabilities capabilities = QpCapabilities.of(1 + random.nextInt(16), 1 + random.nextInt(16))
+                .withMaxSendSge(1 + random.nextInt(2)).withMaxRecvSge(1 + random.nextInt(2));
         if (random.nextInt(4) == 0) {
-            config.maxInlineData(random.nextInt(128));
+            capabilities = capabilities.withMaxInlineData(random.nextInt(128));
         }
+        QpConfig.Builder config = QpConfig.builder(cq).type(type).capabilities(capabilities);
         if (random.nextInt(5) == 0 && !srqs.isEmpty()) {
             config.srq(pick(srqs));
         }
@@ -242,25 +243,30 @@ class FuzzDeviceTest extends DeviceTest {
     }
 
     /**
-     * Registers caller memory, writes an entry of it, closes the caller's arena (the memory is freed while
-     * registered: the caller's mistake), and posts: the post must refuse it. The region never joins the pool,
-     * so no request of the fuzzer targets the freed memory remotely (the device would write into it, which
-     * no library check can stop after the fact); it is deregistered at once.
+     * Caller memory registered without its arena: refused (nothing could stop the device before that arena frees
+     * it). Registered with its arena, an entry of it written, the arena closed (which deregisters the region
+     * before it frees the memory): the post must refuse the entry. The region never joins the pool.
      */
     private void freeRegisteredMemory() {
         QueuePair qp = pick(qps);
         Arena arena = Arena.ofShared();
-        MemoryRegion region = qp.protectionDomain().register(arena.allocate(256), Access.LOCAL_WRITE);
         try {
+            java.lang.foreign.MemorySegment memory = arena.allocate(256);
+            try {
+                qp.protectionDomain().register(memory, Access.LOCAL_WRITE).close();
+                record.finding("memory of an arena the caller can close was registered without that arena");
+            } catch (IllegalArgumentException expected) {
+                // refused, as it must be
+            }
+            MemoryRegion region = qp.protectionDomain().register(arena, memory, Access.LOCAL_WRITE);
             RecvWorkRequest wr = recvs.get(0).sge(region, 0, 64);
             arena.close();
             qp.postRecv(recvs, 1 + random.nextInt(recvs.capacity()));
             wr.numSge(0);
             throw new AssertionError("a receive into freed memory was posted");
         } finally {
-            region.close();
             if (arena.scope().isAlive()) {
-                arena.close();
+                arena.close(); // closes the region first
             }
         }
     }
@@ -433,7 +439,7 @@ class FuzzDeviceTest extends DeviceTest {
         CompletionChannel channel = ctx.createCompletionChannel();
         try {
             CompletionQueue cq = ctx.createCompletionQueue(32, channel);
-            QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(8).maxRecvWr(8).build());
+            QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(8, 8)).build());
             MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
             QueuePair.connectLoopback(qp, qp);
             Thread reader = Thread.ofPlatform().start(() -> run(-1, "channel reader", () -> {
@@ -500,7 +506,6 @@ class FuzzDeviceTest extends DeviceTest {
     }
 
     /** A read-only view (a handle, or {@code asReadOnly()} memory) registered with a write access: refused, or a finding. */
-    @SuppressWarnings("deprecation") // the deprecated registration is the one that took the library's handles
     private void registerReadOnly() {
         ProtectionDomain pd = pickOpen(pds);
         Access write = switch (random.nextInt(3)) {

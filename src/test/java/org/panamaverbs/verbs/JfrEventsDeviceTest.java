@@ -39,8 +39,10 @@ class JfrEventsDeviceTest extends DeviceTest {
                  MemoryRegion mr = domain.allocateAndRegister(8192, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
                  CompletionQueue cq = ctx.createCompletionQueue(32);
                  SharedReceiveQueue srq = domain.createSharedReceiveQueue(16, 1)) {
-                QueuePair a = domain.createQueuePair(QpConfig.builder(cq).maxSendWr(8).maxRecvWr(8).build());
-                QueuePair b = domain.createQueuePair(QpConfig.builder(cq).maxSendWr(8).srq(srq).build());
+                QueuePair a = domain.createQueuePair(QpConfig.builder(cq)
+                        .capabilities(QpCapabilities.of(8, 8)).build());
+                QueuePair b = domain.createQueuePair(QpConfig.builder(cq)
+                        .capabilities(QpCapabilities.defaults().withMaxSendWr(8)).srq(srq).build());
                 QueuePair.connectLoopback(a, b);
                 a.drainSendQueue();
                 awaitEvent(ctx, AsyncEventType.SQ_DRAINED, COMPLETION_TIMEOUT);

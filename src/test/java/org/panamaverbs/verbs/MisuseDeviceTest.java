@@ -39,7 +39,7 @@ class MisuseDeviceTest extends DeviceTest {
         final ProtectionDomain pd = ctx.allocateProtectionDomain();
         final CompletionChannel channel = ctx.createCompletionChannel();
         final CompletionQueue cq = ctx.createCompletionQueue(64, channel);
-        final QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(8).maxRecvWr(8).build());
+        final QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(8, 8)).build());
         final MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         final SendWorkRequests sends = SendWorkRequests.allocate(64, 2);
         final RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 1);
@@ -252,10 +252,10 @@ class MisuseDeviceTest extends DeviceTest {
         cases.add(misuse("posting a receive into memory whose arena the caller closed", t -> {
             QueuePair.connectLoopback(t.qp, t.qp);
             Arena arena = Arena.ofShared();
-            MemoryRegion mr = t.pd.register(arena.allocate(4096), Access.LOCAL_WRITE);
+            MemoryRegion mr = t.pd.register(arena, arena.allocate(4096), Access.LOCAL_WRITE);
             t.recvs.get(0).sge(mr, 0, 64);
             assertEquals(0, t.qp.postRecv(t.recvs, 1));
-            arena.close(); // the device would write into memory malloc may hand out again
+            arena.close(); // deregisters first: else the device would write into memory malloc may hand out again
             expect(IllegalStateException.class, () -> t.qp.postRecv(t.recvs, 1));
         }));
         cases.add(misuse("an Sge kept after its region closed", t -> {
@@ -293,10 +293,17 @@ class MisuseDeviceTest extends DeviceTest {
             arena.close();
             expect(IllegalStateException.class, () -> t.pd.register(dead, Access.LOCAL_WRITE));
         }));
+        cases.add(misuse("region over memory of an arena that can close, without the arena", t -> {
+            try (Arena arena = Arena.ofShared()) {
+                IllegalArgumentException e = expect(IllegalArgumentException.class,
+                        () -> t.pd.register(arena.allocate(4096), Access.LOCAL_WRITE));
+                assertTrue(e.getMessage().contains("register(arena, segment)"), e.getMessage());
+            }
+        }));
         cases.add(misuse("region memory freed while registered", t -> {
             Arena arena = Arena.ofShared();
-            MemoryRegion mr = t.pd.register(arena.allocate(4096), Access.LOCAL_WRITE);
-            arena.close();
+            MemoryRegion mr = t.pd.register(arena, arena.allocate(4096), Access.LOCAL_WRITE);
+            arena.close(); // closes the region before it frees the memory
             expect(IllegalStateException.class, () -> t.sends.get(0).sge(mr, 0, 8));
         }));
         cases.add(misuse("zero-length registration", t -> {
@@ -327,7 +334,9 @@ class MisuseDeviceTest extends DeviceTest {
         }));
         cases.add(misuse("queue pair larger than the device allows", t ->
                 expect(IllegalArgumentException.class, () -> t.pd.createQueuePair(
-                        QpConfig.builder(t.cq).maxSendWr(t.ctx.attributes().maxQpWr() + 1).build()))));
+                        QpConfig.builder(t.cq)
+                                .capabilities(QpCapabilities.defaults().withMaxSendWr(t.ctx.attributes().maxQpWr() + 1))
+                                .build()))));
         cases.add(misuse("completion queue of zero or too many entries", t -> {
             expect(IllegalArgumentException.class, () -> t.ctx.createCompletionQueue(0));
             expect(IllegalArgumentException.class, () -> t.ctx.createCompletionQueue(t.ctx.attributes().maxCqe() + 1));
@@ -447,7 +456,8 @@ class MisuseDeviceTest extends DeviceTest {
             assertTrue(ended.get() instanceof IllegalStateException, String.valueOf(ended.get()));
         }));
         cases.add(misuse("closing an address handle while another thread posts UD sends with it", t -> {
-            QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD).maxSendWr(8).build());
+            QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD)
+                    .capabilities(QpCapabilities.defaults().withMaxSendWr(8)).build());
             ud.readyForDatagrams(0x11111111);
             GidEntry entry = t.ctx.gidTable(1).getFirst();
             AddressHandle ah = t.pd.createAddressHandle(AddressHandle.Target.of(entry.gid(), entry.index(), 1));
@@ -524,8 +534,8 @@ class MisuseDeviceTest extends DeviceTest {
      */
     private static void addDataPathHoles(List<DynamicTest> cases) {
         cases.add(misuse("raising num_sge after a post brings in an entry whose region closed", t -> {
-            QueuePair qp = t.pd.createQueuePair(QpConfig.builder(t.cq).maxSendWr(8).maxRecvWr(8).maxSendSge(2)
-                    .maxInlineData(64).build());
+            QueuePair qp = t.pd.createQueuePair(QpConfig.builder(t.cq)
+                    .capabilities(QpCapabilities.of(8, 8).withMaxSendSge(2).withMaxInlineData(64)).build());
             assumeTrue(qp.capabilities().maxInlineData() >= 16, "the queue pair has no inline room");
             QueuePair.connectLoopback(qp, qp);
             // above glibc's largest mmap threshold (32 MiB), so freeing the region's memory unmaps it
@@ -589,7 +599,8 @@ class MisuseDeviceTest extends DeviceTest {
             assertEquals(1, t.sends.get(0).numSge());
         }));
         cases.add(misuse("a second thread rewriting a UD request's destination while the owner posts it", t -> {
-            QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD).maxSendWr(8).build());
+            QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD)
+                    .capabilities(QpCapabilities.defaults().withMaxSendWr(8)).build());
             ud.readyForDatagrams(0x11111111);
             GidEntry entry = t.ctx.gidTable(1).getFirst();
             AddressHandle ah = t.pd.createAddressHandle(AddressHandle.Target.of(entry.gid(), entry.index(), 1));

@@ -39,7 +39,8 @@ class ProfileGatingDeviceTest extends DeviceTest {
             assertThrows(UnsupportedVerbException.class,
                     () -> domain.createQueuePair(QpConfig.builder(cq).type(QpType.UC).build()));
             assertThrows(UnsupportedVerbException.class,
-                    () -> domain.createQueuePair(QpConfig.builder(cq).maxInlineData(64).build()));
+                    () -> domain.createQueuePair(QpConfig.builder(cq)
+                            .capabilities(QpCapabilities.defaults().withMaxInlineData(64)).build()));
             List<QueuePair> ud = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 ud.add(domain.createQueuePair(QpConfig.builder(cq).type(QpType.UD).build()));

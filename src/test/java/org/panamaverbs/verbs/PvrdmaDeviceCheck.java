@@ -241,7 +241,7 @@ public final class PvrdmaDeviceCheck {
         int[] lengths = {1, 32, 64};
         MemoryRegion[] buffer = new MemoryRegion[1];
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(3, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
-            ConnectionOptions options = ConnectionOptions.builder().maxSendWr(4).maxRecvWr(4)
+            ConnectionOptions options = ConnectionOptions.builder().capabilities(QpCapabilities.of(4, 4))
                     .privateData("pvrdma client".getBytes(StandardCharsets.US_ASCII)).prepare(c -> {
                         buffer[0] = c.protectionDomain().allocateAndRegister(8192, Access.LOCAL_WRITE);
                         for (int i = 0; i < 3; i++) {
@@ -412,8 +412,10 @@ public final class PvrdmaDeviceCheck {
              CompletionQueue cqB = context.createCompletionQueue(16);
              MemoryRegion mrA = pd.allocateAndRegister(BUFFER, Access.LOCAL_WRITE);
              MemoryRegion mrB = pd.allocateAndRegister(BUFFER, Access.LOCAL_WRITE);
-             QueuePair a = pd.createQueuePair(config(cqA, cqA).maxSendSge(3).build());
-             QueuePair b = pd.createQueuePair(config(cqB, cqB).maxRecvSge(3).build());
+             QueuePair a = pd.createQueuePair(config(cqA, cqA)
+                     .capabilities(QpCapabilities.defaults().withMaxSendSge(3)).build());
+             QueuePair b = pd.createQueuePair(config(cqB, cqB)
+                     .capabilities(QpCapabilities.defaults().withMaxRecvSge(3)).build());
              SendWorkRequests sends = SendWorkRequests.allocate(4, 3);
              RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 3)) {
             QueuePair.connectLoopback(a, b);
@@ -465,7 +467,8 @@ public final class PvrdmaDeviceCheck {
 
     private void gateInline() {
         try (CompletionQueue cq = context.createCompletionQueue(4)) {
-            UnsupportedVerbException e = expectRefusal(() -> pd.createQueuePair(config(cq, cq).maxInlineData(64).build()),
+            UnsupportedVerbException e = expectRefusal(() -> pd.createQueuePair(config(cq, cq)
+                    .capabilities(QpCapabilities.defaults().withMaxInlineData(64)).build()),
                     "ibv_create_qp");
             check(e.getMessage().contains("forces max_inline_data to 0"), e.getMessage());
             try (MemoryRegion mr = pd.allocateAndRegister(64, Access.LOCAL_WRITE);
@@ -553,7 +556,7 @@ public final class PvrdmaDeviceCheck {
     // helpers
 
     private QpConfig.Builder config(CompletionQueue sendCq, CompletionQueue recvCq) {
-        return QpConfig.builder(sendCq, recvCq).maxSendWr(8).maxRecvWr(8).gidIndex(gidIndex);
+        return QpConfig.builder(sendCq, recvCq).capabilities(QpCapabilities.of(8, 8)).gidIndex(gidIndex);
     }
 
     /**

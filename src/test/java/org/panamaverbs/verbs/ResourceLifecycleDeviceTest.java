@@ -19,7 +19,7 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
     void registersCallerMemoryWithKeysAndBounds() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment memory = arena.allocate(8192, 4096);
-            try (MemoryRegion mr = pd.register(memory, Access.LOCAL_WRITE, Access.REMOTE_READ)) {
+            try (MemoryRegion mr = pd.register(arena, memory, Access.LOCAL_WRITE, Access.REMOTE_READ)) {
                 assertEquals(memory.address(), mr.address());
                 assertEquals(8192, mr.length());
                 assertNotEquals(0, mr.lkey() | mr.rkey());
@@ -69,21 +69,41 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
     }
 
     @Test
-    void callerMemoryFreedWhileRegisteredIsRefusedBeforeThePost() {
+    void memoryOfAnArenaIsRegisteredOnlyWithThatArenaWhoseCloseClosesTheRegion() {
         Arena arena = Arena.ofShared();
-        try (MemoryRegion mr = pd.register(arena.allocate(4096), Access.LOCAL_WRITE);
+        MemorySegment memory = arena.allocate(4096);
+        IllegalArgumentException untied = assertThrows(IllegalArgumentException.class,
+                () -> pd.register(memory, Access.LOCAL_WRITE));
+        assertTrue(untied.getMessage().contains("register(arena, segment)"), untied.getMessage());
+        try (MemoryRegion mr = pd.register(arena, memory, Access.LOCAL_WRITE);
              SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
             arena.close();
+            assertTrue(mr.isClosed(), "the arena's close closed the region before freeing its memory");
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> wrs.get(0).sge(mr, 0, 64));
-            assertTrue(e.getMessage().contains("freed"), e.getMessage());
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        }
+    }
+
+    @Test
+    void memoryNothingFreesIsRegisteredWithoutAnArenaAndHeldByTheRegion() {
+        java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(4096);
+        direct.put(0, (byte) 7);
+        try (MemoryRegion overBuffer = pd.register(MemorySegment.ofBuffer(direct), Access.LOCAL_WRITE);
+             MemoryRegion overAuto = pd.register(Arena.ofAuto().allocate(4096), Access.LOCAL_WRITE);
+             MemoryRegion overGlobal = pd.register(Arena.global().allocate(64), Access.LOCAL_WRITE)) {
+            direct = null;
+            System.gc();
+            assertEquals(7, overBuffer.segment().get(ValueLayout.JAVA_BYTE, 0), "the region holds the buffer's memory");
+            assertTrue(overAuto.segment().scope().isAlive());
+            assertEquals(64, overGlobal.length());
         }
     }
 
     @Test
     void queuePairStartsInResetWithGrantedCapacities() {
         try (CompletionQueue cq = context.createCompletionQueue(16);
-             QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(16).maxRecvWr(8)
-                     .maxSendSge(2).maxRecvSge(1).build())) {
+             QueuePair qp = pd.createQueuePair(QpConfig.builder(cq)
+                     .capabilities(QpCapabilities.of(16, 8).withMaxSendSge(2)).build())) {
             assertTrue(cq.capacity() >= 16);
             assertEquals(QpState.RESET, qp.state());
             assertNotEquals(0, qp.qpNumber());
@@ -99,10 +119,13 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
         try (CompletionQueue cq = context.createCompletionQueue(16)) {
             int tooMany = context.attributes().maxQpWr() + 1;
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> pd.createQueuePair(QpConfig.builder(cq).maxSendWr(tooMany).build()));
+                    () -> pd.createQueuePair(QpConfig.builder(cq)
+                            .capabilities(QpCapabilities.defaults().withMaxSendWr(tooMany)).build()));
             assertTrue(e.getMessage().contains("max_qp_wr"), e.getMessage());
             assertThrows(IllegalArgumentException.class,
-                    () -> pd.createQueuePair(QpConfig.builder(cq).maxSendSge(context.attributes().maxSge() + 1).build()));
+                    () -> pd.createQueuePair(QpConfig.builder(cq)
+                            .capabilities(QpCapabilities.defaults().withMaxSendSge(context.attributes().maxSge() + 1))
+                            .build()));
             assertThrows(IllegalArgumentException.class, () -> context.createCompletionQueue(0));
             assertThrows(UnsupportedVerbException.class,
                     () -> pd.createQueuePair(QpConfig.builder(cq).type(QpType.XRC_SEND).build()));

@@ -18,6 +18,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -80,8 +81,7 @@ abstract class CmScaleSide {
     /** An RC queue pair of depth 2 on the slot's completion queue, with the slot's receive posted. */
     void createQueuePair(CmId id, int slot) {
         CompletionQueue cq = cqs[slot / perCq];
-        id.createQueuePair(pd, QpConfig.builder(cq).type(QpType.RC).maxSendWr(2).maxRecvWr(1).maxSendSge(1)
-                .maxRecvSge(1).build());
+        id.createQueuePair(pd, QpConfig.builder(cq).type(QpType.RC).capabilities(QpCapabilities.of(2, 1)).build());
         postRecv(id, slot);
     }
 

@@ -23,6 +23,7 @@ import org.panamaverbs.verbs.CompletionChannel;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 
@@ -287,8 +288,8 @@ final class CmTime {
         queues.add(recvChannel);
         CompletionQueue recvCq = context.createCompletionQueue(1, recvChannel);
         queues.add(recvCq);
-        id.createQueuePair(pd, QpConfig.builder(sendCq, recvCq).type(QpType.RC).maxSendWr(1).maxRecvWr(1).maxSendSge(1)
-                .maxRecvSge(1).build());
+        id.createQueuePair(pd, QpConfig.builder(sendCq, recvCq).type(QpType.RC)
+                .capabilities(QpCapabilities.of(1, 1)).build());
     }
 
     /** Closes the queues in reverse order of creation (each queue before its channel). */

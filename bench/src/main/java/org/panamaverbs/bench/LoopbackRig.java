@@ -7,6 +7,7 @@ import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.Mtu;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
@@ -42,9 +43,9 @@ public final class LoopbackRig implements AutoCloseable {
             pd = context.allocateProtectionDomain();
             cqA = context.createCompletionQueue(cqDepth);
             cqB = context.createCompletionQueue(cqDepth);
-            a = pd.createQueuePair(QpConfig.builder(cqA).maxSendWr(sendDepth).maxRecvWr(recvDepth)
+            a = pd.createQueuePair(QpConfig.builder(cqA).capabilities(QpCapabilities.of(sendDepth, recvDepth))
                     .port(port).gidIndex(gidIndex).build());
-            b = pd.createQueuePair(QpConfig.builder(cqB).maxSendWr(sendDepth).maxRecvWr(recvDepth)
+            b = pd.createQueuePair(QpConfig.builder(cqB).capabilities(QpCapabilities.of(sendDepth, recvDepth))
                     .port(port).gidIndex(gidIndex).build());
             QueuePair.connectLoopback(a, b, QpConnectOptions.builder().pathMtu(pathMtu).build());
             mrA = pd.allocateAndRegister(bufferSize, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);

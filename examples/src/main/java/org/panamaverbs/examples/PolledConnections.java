@@ -16,6 +16,7 @@ import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -142,7 +143,7 @@ public final class PolledConnections {
         }
         int index = connections.size();
         connections.add(id);
-        id.createQueuePair(pd, QpConfig.builder(cq).type(QpType.RC).maxSendWr(2).maxRecvWr(2).build());
+        id.createQueuePair(pd, QpConfig.builder(cq).type(QpType.RC).capabilities(QpCapabilities.of(2, 2)).build());
         recvs.get(0).wrId(index).sge(buffers, (long) index * SLOT, SLOT);
         id.queuePair().postRecvOrThrow(recvs, 1);
     }

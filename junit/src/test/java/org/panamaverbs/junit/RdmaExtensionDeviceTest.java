@@ -30,6 +30,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
@@ -100,7 +101,7 @@ class RdmaExtensionDeviceTest {
         for (int i = 0; i < 4096; i++) {
             source.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
         }
-        QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(4).maxRecvWr(4).build());
+        QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(4, 4)).build());
         QueuePair.connectLoopback(qp, qp);
         try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
             sends.get(0).wrId(42).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(source, 0, 4096)

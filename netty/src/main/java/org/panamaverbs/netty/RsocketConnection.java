@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.MemoryRegion;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -73,8 +74,8 @@ final class RsocketConnection implements WorkPoster {
                     Access.REMOTE_WRITE);
             sendChain = SendWorkRequests.allocate(CHAIN, 2);
             receiveChain = RecvWorkRequests.allocate(depth, 1);
-            this.qp = id.createQueuePair(device.pd, QpConfig.builder(queue.cq).maxSendWr(depth).maxRecvWr(depth)
-                    .maxSendSge(2).maxRecvSge(1).maxInlineData(0).signalAll(false).build());
+            this.qp = id.createQueuePair(device.pd, QpConfig.builder(queue.cq)
+                    .capabilities(QpCapabilities.of(depth, depth).withMaxSendSge(2)).signalAll(false).build());
         } catch (RuntimeException | Error e) {
             closeQuietly(sendChain, receiveChain, send, receive);
             loop.release(queue, reservedEntries, -1);

@@ -13,6 +13,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
@@ -339,8 +340,9 @@ abstract class Latency implements Callable<Integer> {
             for (int i = 0; i < 2; i++) {
                 cqs[i] = context.createCompletionQueue(1, o.events ? context.createCompletionChannel() : null);
                 recvCqs[i] = context.createCompletionQueue(rxDepth, o.events ? context.createCompletionChannel() : null);
-                qps[i] = pd.createQueuePair(QpConfig.builder(cqs[i], recvCqs[i]).maxSendWr(1).maxRecvWr(rxDepth)
-                        .port(o.ibPort).gidIndex(o.gidIndex).maxInlineData(o.inlineSize()).build());
+                qps[i] = pd.createQueuePair(QpConfig.builder(cqs[i], recvCqs[i])
+                        .capabilities(QpCapabilities.of(1, rxDepth).withMaxInlineData(o.inlineSize()))
+                        .port(o.ibPort).gidIndex(o.gidIndex).build());
                 buffers[i] = pd.allocateAndRegister(slot * 2, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
             }
             QueuePair.connectLoopback(qps[0], qps[1]);

@@ -20,6 +20,7 @@ import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.Mtu;
 import org.panamaverbs.verbs.PortAttributes;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpEndpoint;
 import org.panamaverbs.verbs.QpType;
@@ -185,8 +186,10 @@ final class PerftestSession implements AutoCloseable {
             // SEND tests receive too: their completions on a queue of their own, as perftest's recv_cq
             recvCq = sendTest ? resources.createCompletionQueue(rxDepth * queuePairs,
                     options.events ? resources.createCompletionChannel() : null) : cq;
-            QpConfig config = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC).maxSendWr(txDepth).maxRecvWr(rxDepth).port(options.ibPort)
-                    .gidIndex(gidIndex).maxInlineData(options.inlineSize()).build();
+            QpConfig config = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC)
+                    .capabilities(QpCapabilities.of(txDepth, rxDepth).withMaxInlineData(options.inlineSize()))
+                    .port(options.ibPort)
+                    .gidIndex(gidIndex).build();
             List<QueuePair> created = new ArrayList<>();
             if (cm == null) {
                 for (int i = 0; i < queuePairs; i++) {

@@ -16,6 +16,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -121,7 +122,7 @@ final class RdmaCmChannel implements PerftestWire.Transport {
         sendCq = context.createCompletionQueue(1);
         recvCq = context.createCompletionQueue(1);
         buffer = pd.allocateAndRegister(PerftestSession.CYCLE_BUFFER, Access.LOCAL_WRITE);
-        qp = id.createQueuePair(pd, QpConfig.builder(sendCq, recvCq).maxSendWr(1).maxRecvWr(1).build());
+        qp = id.createQueuePair(pd, QpConfig.builder(sendCq, recvCq).capabilities(QpCapabilities.of(1, 1)).build());
         sends.get(0).wrId(SYNC_ID).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
         recvs.get(0).wrId(SYNC_ID).sge(buffer, 0, RECEIVE_SIZE);
         postReceive();

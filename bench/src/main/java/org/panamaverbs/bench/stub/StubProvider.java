@@ -17,6 +17,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
@@ -81,8 +82,9 @@ public final class StubProvider implements AutoCloseable {
         try {
             pd = context.allocateProtectionDomain();
             cq = context.createCompletionQueue(CQ_ENTRIES);
-            qp = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(DEPTH).maxRecvWr(DEPTH).maxSendSge(MAX_SGE)
-                    .maxRecvSge(MAX_SGE).build());
+            qp = pd.createQueuePair(QpConfig.builder(cq)
+                    .capabilities(QpCapabilities.of(DEPTH, DEPTH).withMaxSendSge(MAX_SGE).withMaxRecvSge(MAX_SGE))
+                    .build());
             QueuePair.connectLoopback(qp, qp);
             region = pd.allocateAndRegister(REGION_SIZE, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
             postSendFunction = (MemorySegment) POST_SEND_OP.invokeExact(context.handle());

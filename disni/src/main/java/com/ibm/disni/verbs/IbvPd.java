@@ -86,17 +86,15 @@ public class IbvPd {
     /**
      * Prepares the registration of {@code buffer}'s whole capacity (position and limit are ignored, as in
      * DiSNI). The region keeps the buffer reachable until it is deregistered (DiSNI did not), so the JVM cannot
-     * free a direct buffer's memory while the device may still use it. Not covered, because DiSNI's API gives
-     * the library no arena to watch: a buffer over memory that something else frees explicitly (for example
-     * {@code MemorySegment.asByteBuffer()} of an arena that is then closed, or a pool's own release). Once
-     * that memory is freed, posts naming the region are refused, but a receive posted before, or a peer's RDMA
-     * WRITE with the region's rkey, still lets the device write into it: deregister the region before
-     * freeing such memory.
+     * free a direct buffer's memory while the device may still use it. A buffer of an arena
+     * ({@code MemorySegment.asByteBuffer()}) is refused: DiSNI's API gives the library no arena to deregister the
+     * region before that arena's close frees the memory. Trusted, as in DiSNI: memory a pool frees explicitly
+     * behind the buffer (outside the Java API); deregister the region first.
      *
-     * @param buffer a direct buffer
+     * @param buffer a direct buffer that no arena owns
      * @param access {@code IbvMr.IBV_ACCESS_*} bits
      * @return the call; {@code execute()} runs {@code ibv_reg_mr}
-     * @throws IOException if the buffer is not direct
+     * @throws IOException if the buffer is not direct; {@code execute()} throws it for a buffer of an arena
      */
     public SVCRegMr regMr(ByteBuffer buffer, int access) throws IOException {
         return verbs.regMr(this, buffer, access);
@@ -107,8 +105,7 @@ public class IbvPd {
      *
      * <p>What is checked: if the address lies in a region registered through this module from a buffer
      * ({@link #regMr(ByteBuffer, int)}), the bytes must lie wholly inside that buffer, and the new region is
-     * registered over the buffer's memory: it keeps the buffer reachable, and a post from it sees that memory
-     * freed (its arena closed) and is refused with {@code IOException}. Any other address is trusted:
+     * registered over the buffer's memory, which it keeps reachable. Any other address is trusted:
      * {@code ibv_reg_mr} refuses memory that is not mapped when it runs, but nothing can see the memory freed
      * later, and an inline send ({@code IBV_SEND_INLINE}) from a region whose memory was unmapped crashes the
      * process in the provider's copy. Keep such memory alive and mapped until the region is deregistered and

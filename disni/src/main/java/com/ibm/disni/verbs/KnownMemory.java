@@ -19,10 +19,10 @@ import org.panamaverbs.verbs.MemoryRegion;
  * What this module can tell about memory that DiSNI's API names by a raw address ({@code IbvPd.regMr(long, int,
  * int)}, {@code RdmaConnParam.setPrivate_data(long)}), which no Java object describes.
  *
- * <p>Checked: whether the bytes lie in a region registered through this module from a buffer, whose memory has a
- * lifetime Java can see (such a region keeps its buffer reachable, and a buffer of an arena is freed only with
- * the arena): the bytes must then lie wholly inside it, and they are read, or registered again, through that
- * region's memory, so that its being freed is seen. Any other address is trusted: nothing tells whether the
+ * <p>Checked: whether the bytes lie in a region registered through this module from a buffer, whose memory is alive
+ * while the region is open (the region keeps its buffer reachable, and a buffer of an arena is refused): the bytes
+ * must then lie wholly inside it, and they are read, or registered again, through that region's memory. Any other
+ * address is trusted: nothing tells whether the
  * memory is still what the program meant. Bytes read from a trusted address are copied by the kernel (a
  * {@code write} to a pipe), which answers {@code EFAULT} for memory that is not mapped instead of the process
  * crashing on it; memory that was freed but is still mapped gives whatever it holds now.
@@ -71,20 +71,12 @@ final class KnownMemory {
      * A copy of the {@code length} bytes at {@code address}: read through the region they lie in (see
      * {@link #slice}), or else copied by the kernel from the trusted address.
      *
-     * @throws IOException if the bytes run past their region's buffer, that buffer's memory was freed, or the
-     *                     kernel finds no readable memory there ({@code EFAULT})
+     * @throws IOException if the bytes run past their region's buffer, or the kernel finds no readable memory there
+     *                     ({@code EFAULT})
      */
     static byte[] copy(long address, int length, String what) throws IOException {
         MemorySegment known = slice(address, length, what);
-        if (known != null) {
-            try {
-                return known.toArray(JAVA_BYTE);
-            } catch (IllegalStateException freed) {
-                throw new IOException(what + ": the " + length + " bytes at 0x" + Long.toHexString(address) + " lie in a"
-                        + " buffer registered through this module whose memory was freed (" + freed.getMessage() + ")", freed);
-            }
-        }
-        return Kernel.copy(address, length, what);
+        return known != null ? known.toArray(JAVA_BYTE) : Kernel.copy(address, length, what);
     }
 
     /** The copy through a pipe: {@code write(2)} reads the caller's memory in the kernel, which answers EFAULT. */

@@ -16,6 +16,7 @@ import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.ConnectionParameters;
 import org.panamaverbs.cm.PortSpace;
 import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
@@ -145,9 +146,12 @@ final class PanamaCm extends RdmaCm {
         IbvQPCap cap = attr.cap();
         try {
             CompletionQueue sendCq = send.pv;
-            QpConfig config = QpConfig.builder(sendCq, recv.pv).type(QpType.RC).maxSendWr(cap.getMax_send_wr())
-                    .maxRecvWr(cap.getMax_recv_wr()).maxSendSge(cap.getMax_send_sge()).maxRecvSge(cap.getMax_recv_sge())
-                    .maxInlineData(cap.getMax_inline_data()).signalAll(attr.getSq_sig_all() != 0).build();
+            QpConfig config = QpConfig.builder(sendCq, recv.pv).type(QpType.RC)
+                    .capabilities(QpCapabilities.of(cap.getMax_send_wr(), cap.getMax_recv_wr())
+                            .withMaxSendSge(cap.getMax_send_sge())
+                            .withMaxRecvSge(cap.getMax_recv_sge())
+                            .withMaxInlineData(cap.getMax_inline_data()))
+                    .signalAll(attr.getSq_sig_all() != 0).build();
             QueuePair qp = id.createQueuePair(pd.pv, config);
             IbvQP wrapped = new IbvQP(qp, pd, send, recv, QP_HANDLES.incrementAndGet());
             idPriv.qpObj = wrapped;

@@ -100,14 +100,15 @@ final class PanamaVerbs extends RdmaVerbs {
             throw new IOException("ibv_reg_mr: " + buffer + " is not a direct buffer (only direct buffers have a"
                     + " fixed native address)");
         }
-        // the whole capacity from element 0, as DiSNI registered it; the segment keeps the buffer reachable
+        // the whole capacity from element 0, as DiSNI registered it; the segment keeps the buffer reachable, and
+        // the library refuses a buffer of an arena, which the program could close under the device
         MemorySegment memory = MemorySegment.ofBuffer(buffer.duplicate().clear());
         return new RegMrCall(pd, memory, access, true);
     }
 
     /**
      * Inside a region registered from a buffer, the new region is registered over that buffer's memory (it keeps the
-     * buffer reachable, and a post sees that memory freed); any other address is trusted (see {@link IbvPd}).
+     * buffer reachable); any other address is trusted (see {@link IbvPd}).
      */
     @Override
     public SVCRegMr regMr(IbvPd pd, long address, int length, int access) throws IOException {

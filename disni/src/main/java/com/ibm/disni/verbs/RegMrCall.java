@@ -29,7 +29,6 @@ final class RegMrCall extends SVCRegMr {
     }
 
     @Override
-    @SuppressWarnings("deprecation") // DiSNI's API gives a buffer or an address, never an arena to tie the region to
     public SVCRegMr execute() throws IOException {
         if (!valid) {
             throw new IOException("ibv_reg_mr: this call was freed");

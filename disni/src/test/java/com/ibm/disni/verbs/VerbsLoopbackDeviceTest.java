@@ -27,6 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.panamaverbs.junit.RequiresRdmaDevice;
 import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RdmaDevice;
@@ -58,7 +59,8 @@ class VerbsLoopbackDeviceTest {
             IbvCQ cq = context.createCQ(channel, 64, 0);
             assertTrue(cq.getCqe() >= 64);
             assertThrows(IOException.class, () -> context.createCQ(null, 8, 1), "only vector 0 is offered");
-            QpConfig config = QpConfig.builder(cq.pv).maxSendWr(16).maxRecvWr(16).maxSendSge(2).maxRecvSge(2).build();
+            QpConfig config = QpConfig.builder(cq.pv)
+                    .capabilities(QpCapabilities.of(16, 16).withMaxSendSge(2).withMaxRecvSge(2)).build();
             QueuePair a = pd.pv.createQueuePair(config);
             QueuePair b = pd.pv.createQueuePair(config);
             QueuePair.connectLoopback(a, b);
@@ -228,7 +230,7 @@ class VerbsLoopbackDeviceTest {
             IbvContext context = IbvContext.of(device);
             IbvPd pd = context.allocPd();
             IbvCQ cq = context.createCQ(null, 32, 0);
-            QpConfig config = QpConfig.builder(cq.pv).maxSendWr(16).maxRecvWr(16).build();
+            QpConfig config = QpConfig.builder(cq.pv).capabilities(QpCapabilities.of(16, 16)).build();
             QueuePair a = pd.pv.createQueuePair(config);
             QueuePair b = pd.pv.createQueuePair(config);
             QueuePair.connectLoopback(a, b);

@@ -16,6 +16,7 @@ import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequests;
@@ -41,8 +42,9 @@ class LoopbackTest {
         MemoryRegion outgoing = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
         MemoryRegion incoming = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
         outgoing.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(message));
-        QueuePair sender = pd.createQueuePair(QpConfig.builder(senderCq).maxSendWr(4).maxRecvWr(4).build());
-        QueuePair receiver = pd.createQueuePair(QpConfig.builder(receiverCq).maxSendWr(4).maxRecvWr(4).build());
+        QpCapabilities capabilities = QpCapabilities.of(4, 4);
+        QueuePair sender = pd.createQueuePair(QpConfig.builder(senderCq).capabilities(capabilities).build());
+        QueuePair receiver = pd.createQueuePair(QpConfig.builder(receiverCq).capabilities(capabilities).build());
         QueuePair.connectLoopback(sender, receiver);
 
         try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
@@ -72,8 +74,8 @@ class LoopbackTest {
         for (int i = 0; i < length; i++) {
             local.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i ^ (i >>> 8)));
         }
-        QueuePair writer = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(4).maxRecvWr(4).build());
-        QueuePair target = pd.createQueuePair(QpConfig.builder(cq).maxSendWr(4).maxRecvWr(4).build());
+        QueuePair writer = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(4, 4)).build());
+        QueuePair target = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(4, 4)).build());
         QueuePair.connectLoopback(writer, target);
 
         try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
