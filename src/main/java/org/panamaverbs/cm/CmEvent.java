@@ -18,7 +18,7 @@ import java.util.Arrays;
  * @param udPeer      for ESTABLISHED on UD ids, where the peer's datagrams go; else null
  */
 public record CmEvent(CmEventType type, int status, CmId id, CmId listenId, byte[] privateData,
-        ConnectionParameters parameters, UdPeer udPeer) {
+        ConnParam parameters, UdPeer udPeer) {
     /**
      * Copies {@code privateData}, so that later changes to the caller's array do not show here; null
      * becomes an empty array. The other components are taken as given.
@@ -30,7 +30,7 @@ public record CmEvent(CmEventType type, int status, CmId id, CmId listenId, byte
     /**
      * {@return a copy of the private data the peer sent, empty if none} As delivered by the transport, the
      * peer's bytes may be followed by zero padding up to the size of the field
-     * ({@link ConnectionParameters} lists the sizes); a fresh array on every call.
+     * ({@link ConnParam} lists the sizes); a fresh array on every call.
      */
     @Override
     public byte[] privateData() {

@@ -235,9 +235,9 @@ public final class CmEventView {
      *
      * @throws IllegalStateException outside the handler
      */
-    public ConnectionParameters parameters() {
+    public ConnParam parameters() {
         checkValid();
-        return hasParameters ? new ConnectionParameters(privateDataCopy(), responderResources, initiatorDepth,
+        return hasParameters ? new ConnParam(privateDataCopy(), responderResources, initiatorDepth,
                 retryCount, rnrRetryCount) : null;
     }
 

@@ -474,7 +474,7 @@ public final class CmId implements AutoCloseable {
      * @throws CmException {@code REJECTED} (nothing listening, or the server refused: {@link CmException#privateData()}),
      *                     {@code UNREACHABLE}, {@code CONNECT_ERROR}, or nothing in time
      */
-    public CmEvent connect(ConnectionParameters parameters, Duration timeout) {
+    public CmEvent connect(ConnParam parameters, Duration timeout) {
         requireQueue("connect");
         beginConnect(parameters);
         return expect(CmEventType.ESTABLISHED, "rdma_connect", timeout, "connecting to " + peerAddress());
@@ -484,18 +484,18 @@ public final class CmId implements AutoCloseable {
      * {@code rdma_connect} alone: sends the connection request and returns. Its outcome is this id's next
      * event ({@link #awaitEvent}): {@code ESTABLISHED}, or {@code REJECTED}, {@code UNREACHABLE},
      * {@code CONNECT_ERROR}; the connection manager's own retries bound how long the kernel tries.
-     * {@link #connect(ConnectionParameters, Duration)} waits for it.
+     * {@link #connect(ConnParam, Duration)} waits for it.
      *
-     * @param parameters as for {@link #connect(ConnectionParameters, Duration)}; copied
+     * @param parameters as for {@link #connect(ConnParam, Duration)}; copied
      * @throws IllegalStateException    if the id is closed or has no queue pair ({@link #createQueuePair})
      * @throws IllegalArgumentException if the private data exceeds the limit
      * @throws VerbsException           naming {@code rdma_connect} and the errno when the call is refused
      */
-    public void beginConnect(ConnectionParameters parameters) {
+    public void beginConnect(ConnParam parameters) {
         ensureOpen();
         requireQueuePair("rdma_connect");
-        int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA
-                : ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
+        int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnParam.MAX_UD_CONNECT_PRIVATE_DATA
+                : ConnParam.MAX_CONNECT_PRIVATE_DATA);
         connectOrAccept(false, parameters, limit, "to " + peerAddress());
     }
 
@@ -512,11 +512,11 @@ public final class CmId implements AutoCloseable {
      *                                  withdrew, a {@link CmException} whose {@link CmException#requestWithdrawn()}
      *                                  is true
      */
-    public void accept(ConnectionParameters parameters) {
+    public void accept(ConnParam parameters) {
         ensureOpen();
         requireQueuePair("rdma_accept");
-        int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA
-                : ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
+        int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA
+                : ConnParam.MAX_ACCEPT_PRIVATE_DATA);
         connectOrAccept(true, parameters, limit, "from " + peerAddress());
     }
 
@@ -546,7 +546,7 @@ public final class CmId implements AutoCloseable {
     public void reject(byte[] privateData) {
         ensureOpen();
         byte[] data = privateData == null ? new byte[0] : privateData;
-        checkPrivateData("rdma_reject", data, privateDataLimit(ConnectionParameters.MAX_REJECT_PRIVATE_DATA));
+        checkPrivateData("rdma_reject", data, privateDataLimit(ConnParam.MAX_REJECT_PRIVATE_DATA));
         calls.reject(data, "request from " + peerAddress());
     }
 
@@ -664,7 +664,7 @@ public final class CmId implements AutoCloseable {
     /** CM reject reason 28: the consumer (the peer's application) rejected. */
     static final int REJECT_CONSUMER = CmEventQueue.REJECT_CONSUMER;
 
-    private void connectOrAccept(boolean accept, ConnectionParameters parameters, int limit, String what) {
+    private void connectOrAccept(boolean accept, ConnParam parameters, int limit, String what) {
         String call = accept ? "rdma_accept" : "rdma_connect";
         byte[] data = parameters.privateData();
         checkPrivateData(call, data, limit);
@@ -686,7 +686,7 @@ public final class CmId implements AutoCloseable {
     }
 
     private int privateDataLimit(int infinibandLimit) {
-        return context().device().transport() == Transport.IWARP ? ConnectionParameters.MAX_IWARP_PRIVATE_DATA : infinibandLimit;
+        return context().device().transport() == Transport.IWARP ? ConnParam.MAX_IWARP_PRIVATE_DATA : infinibandLimit;
     }
 
     private static void checkPrivateData(String call, byte[] data, int limit) {

@@ -102,8 +102,8 @@ public final class Connection implements AutoCloseable {
             connection = new Connection(id, channel, options);
             connection.prepare(options);
             CmEvent established = id.connect(options.parameters().withPrivateData(connection.envelope(
-                    options.portSpace() == PortSpace.UDP ? ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA
-                            : ConnectionParameters.MAX_CONNECT_PRIVATE_DATA)), remaining(deadline));
+                    options.portSpace() == PortSpace.UDP ? ConnParam.MAX_UD_CONNECT_PRIVATE_DATA
+                            : ConnParam.MAX_CONNECT_PRIVATE_DATA)), remaining(deadline));
             connection.readPeer(established.privateData());
             connection.udPeer = established.udPeer();
             return connection;
@@ -126,8 +126,8 @@ public final class Connection implements AutoCloseable {
             connection.readPeer(request.privateData());
             connection.prepare(options);
             id.accept(options.parameters().withPrivateData(connection.envelope(
-                    options.portSpace() == PortSpace.UDP ? ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA
-                            : ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA)));
+                    options.portSpace() == PortSpace.UDP ? ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA
+                            : ConnParam.MAX_ACCEPT_PRIVATE_DATA)));
             if (options.portSpace() == PortSpace.TCP) {
                 id.awaitEstablished(remaining(deadline));
             }
@@ -198,11 +198,11 @@ public final class Connection implements AutoCloseable {
     }
 
     private byte[] envelope(int limit) {
-        return new ConnectionPrivateData(offered == null ? null : RemoteRegion.of(offered), outgoing).encode(limit);
+        return new FramedPrivateData(offered == null ? null : RemoteRegion.of(offered), outgoing).encode(limit);
     }
 
     private void readPeer(byte[] data) {
-        ConnectionPrivateData peer = ConnectionPrivateData.decode(data);
+        FramedPrivateData peer = FramedPrivateData.decode(data);
         remoteRegion = peer.region();
         peerPrivateData = peer.application();
     }

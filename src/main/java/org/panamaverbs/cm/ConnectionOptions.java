@@ -7,7 +7,7 @@ import org.panamaverbs.verbs.QpCapabilities;
 /**
  * What {@link Connection#connect} and {@link RdmaServer} set up for each connection: the port space
  * (RC over {@link PortSpace#TCP} or UD over {@link PortSpace#UDP}), the queue pair's {@link QpCapabilities} (one
- * completion queue serves both directions, sized for both), the {@link ConnectionParameters}, private data
+ * completion queue serves both directions, sized for both), the {@link ConnParam}, private data
  * for the peer, and a hook that runs once the connection's protection domain, completion queue and queue
  * pair exist but before the peer can send: register memory there, post receives, and
  * {@link Connection#offer(org.panamaverbs.verbs.MemoryRegion) offer} a region for the peer's RDMA READ/WRITE.
@@ -16,7 +16,7 @@ import org.panamaverbs.verbs.QpCapabilities;
 public final class ConnectionOptions {
     private final PortSpace portSpace;
     private final QpCapabilities capabilities;
-    private final ConnectionParameters parameters;
+    private final ConnParam parameters;
     private final byte[] privateData;
     private final Consumer<Connection> prepare;
 
@@ -30,7 +30,7 @@ public final class ConnectionOptions {
 
     /**
      * RC, {@link QpCapabilities#defaults()} (128 sends and 512 receives of one entry each),
-     * {@link ConnectionParameters#defaults()}, no private data.
+     * {@link ConnParam#defaults()}, no private data.
      *
      * @return a new builder with those defaults and a prepare hook that does nothing
      */
@@ -72,7 +72,7 @@ public final class ConnectionOptions {
      * @return responder resources, initiator depth and retry counts; their private data is not used (the
      *         connection sends {@link #privateData()} instead)
      */
-    public ConnectionParameters parameters() {
+    public ConnParam parameters() {
         return parameters;
     }
 
@@ -94,7 +94,7 @@ public final class ConnectionOptions {
     public static final class Builder {
         private PortSpace portSpace = PortSpace.TCP;
         private QpCapabilities capabilities = QpCapabilities.defaults();
-        private ConnectionParameters parameters = ConnectionParameters.defaults();
+        private ConnParam parameters = ConnParam.defaults();
         private byte[] privateData = new byte[0];
         private Consumer<Connection> prepare = connection -> { };
 
@@ -129,11 +129,11 @@ public final class ConnectionOptions {
         /**
          * Responder resources, initiator depth and retry counts; their private data is ignored (see {@link #privateData}).
          *
-         * @param value the parameters, not null (default {@link ConnectionParameters#defaults()}); responder
+         * @param value the parameters, not null (default {@link ConnParam#defaults()}); responder
          *              resources and initiator depth are lowered to the device's limits when connecting
          * @return this builder
          */
-        public Builder parameters(ConnectionParameters value) {
+        public Builder parameters(ConnParam value) {
             parameters = Objects.requireNonNull(value);
             return this;
         }

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Exchanges {@link ConnectionInfo} with one peer over TCP, for verbs-only setups without rdma_cm (as
+ * Exchanges {@link ExchangeMessage} with one peer over TCP, for verbs-only setups without rdma_cm (as
  * perftest does with its TCP port 18515). The server side accepts one connection, reads the client's
  * message and answers with its own; the client side connects, sends its message and reads the answer.
  *
@@ -53,7 +53,7 @@ public final class EndpointExchange {
      * @return the peer's info
      * @throws ExchangeException if no peer connects within {@code timeout} or the exchange fails
      */
-    public static ConnectionInfo accept(ServerSocket server, ConnectionInfo local, Duration timeout)
+    public static ExchangeMessage accept(ServerSocket server, ExchangeMessage local, Duration timeout)
             throws ExchangeException {
         try (Session session = acceptSession(server, local, timeout)) {
             return session.peer();
@@ -70,7 +70,7 @@ public final class EndpointExchange {
      * @return the peer's info
      * @throws ExchangeException if the connection is refused or the exchange fails or exceeds {@code timeout}
      */
-    public static ConnectionInfo connect(InetSocketAddress server, ConnectionInfo local, Duration timeout)
+    public static ExchangeMessage connect(InetSocketAddress server, ExchangeMessage local, Duration timeout)
             throws ExchangeException {
         try (Session session = connectSession(server, local, timeout)) {
             return session.peer();
@@ -89,14 +89,14 @@ public final class EndpointExchange {
      * @throws ExchangeException if no peer connects within {@code timeout} or the exchange fails; the
      *                           accepted connection is closed then
      */
-    public static Session acceptSession(ServerSocket server, ConnectionInfo local, Duration timeout)
+    public static Session acceptSession(ServerSocket server, ExchangeMessage local, Duration timeout)
             throws ExchangeException {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(local, "local");
         long deadline = deadline(timeout);
         Socket socket = acceptOne(server, deadline, timeout);
         try {
-            ConnectionInfo peer = readMessage(socket, deadline, timeout);
+            ExchangeMessage peer = readMessage(socket, deadline, timeout);
             write(socket, local.encode(), "our endpoint message");
             return new Session(socket, peer);
         } catch (ExchangeException | RuntimeException e) {
@@ -117,7 +117,7 @@ public final class EndpointExchange {
      * @throws ExchangeException if the connection is refused or the exchange fails or exceeds
      *                           {@code timeout}; the connection is closed then
      */
-    public static Session connectSession(InetSocketAddress server, ConnectionInfo local, Duration timeout)
+    public static Session connectSession(InetSocketAddress server, ExchangeMessage local, Duration timeout)
             throws ExchangeException {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(local, "local");
@@ -150,9 +150,9 @@ public final class EndpointExchange {
      */
     public static final class Session implements AutoCloseable {
         private final Socket socket;
-        private final ConnectionInfo peer;
+        private final ExchangeMessage peer;
 
-        private Session(Socket socket, ConnectionInfo peer) {
+        private Session(Socket socket, ExchangeMessage peer) {
             this.socket = socket;
             this.peer = peer;
         }
@@ -162,7 +162,7 @@ public final class EndpointExchange {
          *
          * @return the peer's decoded endpoint message
          */
-        public ConnectionInfo peer() {
+        public ExchangeMessage peer() {
             return peer;
         }
 
@@ -235,15 +235,15 @@ public final class EndpointExchange {
     }
 
     /** Reads the header first so that a stranger or a bad length is refused before reading the rest. */
-    private static ConnectionInfo readMessage(Socket socket, long deadline, Duration timeout) throws ExchangeException {
-        byte[] message = new byte[ConnectionInfo.BYTES];
+    private static ExchangeMessage readMessage(Socket socket, long deadline, Duration timeout) throws ExchangeException {
+        byte[] message = new byte[ExchangeMessage.BYTES];
         String hint = "is the peer a Panama Verbs endpoint exchange?";
-        readFully(socket, message, 0, ConnectionInfo.HEADER_BYTES, deadline, timeout, "its endpoint message", hint);
+        readFully(socket, message, 0, ExchangeMessage.HEADER_BYTES, deadline, timeout, "its endpoint message", hint);
         try {
-            ConnectionInfo.checkHeader(message, ConnectionInfo.HEADER_BYTES);
-            readFully(socket, message, ConnectionInfo.HEADER_BYTES, message.length, deadline, timeout,
+            ExchangeMessage.checkHeader(message, ExchangeMessage.HEADER_BYTES);
+            readFully(socket, message, ExchangeMessage.HEADER_BYTES, message.length, deadline, timeout,
                     "its endpoint message", hint);
-            return ConnectionInfo.decode(message);
+            return ExchangeMessage.decode(message);
         } catch (IllegalArgumentException e) {
             throw new ExchangeException(describe(socket) + " sent a malformed endpoint message: " + e.getMessage(), e);
         }

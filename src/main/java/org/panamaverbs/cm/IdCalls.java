@@ -140,11 +140,11 @@ final class IdCalls {
      * checked by the caller), under the queue-pair lock; {@code stillHasQueuePair} runs under it first, since a
      * close of the queue pair may have begun since the caller's own check.
      */
-    void connectOrAccept(boolean accept, ConnectionParameters parameters, byte[] data, DeviceAttributes device,
+    void connectOrAccept(boolean accept, ConnParam parameters, byte[] data, DeviceAttributes device,
             Runnable stillHasQueuePair, String what, Withdrawn withdrawn) {
         String call = accept ? "rdma_accept" : "rdma_connect";
         try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment param = ConnectionParameters.write(parameters, data, device, arena);
+            MemorySegment param = ConnParam.write(parameters, data, device, arena);
             int rc;
             synchronized (queuePairCalls) {
                 stillHasQueuePair.run();

@@ -8,7 +8,7 @@ import org.panamaverbs.verbs.MemoryRegion;
 
 /**
  * What a peer needs to RDMA READ or WRITE a registered region of this side: its virtual address, its
- * length and its remote key. Send it with {@link ConnectionInfo} over {@link EndpointExchange}, or (later)
+ * length and its remote key. Send it with {@link ExchangeMessage} over {@link EndpointExchange}, or (later)
  * in rdma_cm private data; both use the same {@value #BYTES}-byte wire form.
  *
  * <p>Wire form, big-endian (network order), no padding:

@@ -15,7 +15,7 @@
  *
  * <h2>Without rdma_cm</h2>
  * {@link org.panamaverbs.cm.EndpointExchange} sends a queue pair's endpoint and optionally a region
- * ({@link org.panamaverbs.cm.ConnectionInfo}, a documented 56-byte wire form) over TCP and reads the peer's; every
+ * ({@link org.panamaverbs.cm.ExchangeMessage}, a documented 56-byte wire form) over TCP and reads the peer's; every
  * read is bounded and malformed input is refused with an {@link org.panamaverbs.cm.ExchangeException}.
  *
  * <h2>What lives how long</h2>

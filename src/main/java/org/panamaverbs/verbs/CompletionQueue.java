@@ -17,7 +17,7 @@ import org.panamaverbs.internal.Unchecked;
  * {@code struct ibv_cq} from {@code ibv_create_cq}, destroyed with {@code ibv_destroy_cq}. Queue pairs
  * that use it are closed before it.
  *
- * <p>{@link #poll(WorkCompletions)} is {@code ibv_poll_cq}, which verbs.h defines inline; it calls the
+ * <p>{@link #poll(CompletionArray)} is {@code ibv_poll_cq}, which verbs.h defines inline; it calls the
  * provider's {@code ops.poll_cq} directly, allocates nothing, takes no lock and returns the provider's
  * code instead of throwing. It may be called from any one thread at a time per completion queue.
  *
@@ -174,25 +174,25 @@ public final class CompletionQueue extends VerbsResource {
      * completions into {@code completions}, oldest first.
      *
      * @param completions where to put them, overwriting what a previous poll left there; used by one thread
-     * @return the number polled (also in {@link WorkCompletions#count()}), 0 if none, or a negative
+     * @return the number polled (also in {@link CompletionArray#count()}), 0 if none, or a negative
      *         value if the provider failed
      * @throws IllegalStateException if this queue or {@code completions} is closed
      */
-    public int poll(WorkCompletions completions) {
+    public int poll(CompletionArray completions) {
         return completions.pollFrom(this, pollFunction, address, completions.capacity());
     }
 
     /**
-     * {@code ibv_poll_cq(cq, max, wc)}: as {@link #poll(WorkCompletions)}, at most {@code max}.
+     * {@code ibv_poll_cq(cq, max, wc)}: as {@link #poll(CompletionArray)}, at most {@code max}.
      *
      * @param completions where to put them, from slot 0, overwriting what a previous poll left there
      * @param max         the most completions to take, 0 to {@code completions.capacity()}
-     * @return the number polled (also in {@link WorkCompletions#count()}), 0 if none, or a negative value
+     * @return the number polled (also in {@link CompletionArray#count()}), 0 if none, or a negative value
      *         if the provider failed
      * @throws IllegalStateException     if this queue or {@code completions} is closed
      * @throws IndexOutOfBoundsException if {@code max} is negative or above the array's capacity
      */
-    public int poll(WorkCompletions completions, int max) {
+    public int poll(CompletionArray completions, int max) {
         if (max < 0 || max > completions.capacity()) {
             throw new IndexOutOfBoundsException("cannot poll " + max + " into " + completions.capacity() + " slots");
         }
@@ -255,7 +255,7 @@ public final class CompletionQueue extends VerbsResource {
      * completion may have arrived before the arm), and only then wait for the channel's event and poll.
      * Needs a channel used by this queue alone.
      *
-     * @param completions where to put the completions, as {@link #poll(WorkCompletions)} does
+     * @param completions where to put the completions, as {@link #poll(CompletionArray)} does
      * @param timeout     how long to wait in total; zero or negative never waits (the queue is still polled
      *                    and armed); not null
      * @return the number of completions in {@code completions}, or 0 if none arrived within {@code timeout}
@@ -263,7 +263,7 @@ public final class CompletionQueue extends VerbsResource {
      *                               thread while this one waits (the close wakes it)
      * @throws VerbsException        if arming or polling fails
      */
-    public int awaitCompletions(WorkCompletions completions, Duration timeout) {
+    public int awaitCompletions(CompletionArray completions, Duration timeout) {
         if (channel == null || channel.attachedCount() != 1) {
             throw new IllegalStateException("awaitCompletions needs a completion channel used by " + this
                     + " alone; with a shared channel, use CompletionChannel.awaitEvent and poll the queue it returns");
@@ -289,7 +289,7 @@ public final class CompletionQueue extends VerbsResource {
         }
     }
 
-    private int pollOrThrow(WorkCompletions completions) {
+    private int pollOrThrow(CompletionArray completions) {
         int n = poll(completions);
         if (n < 0) {
             throw new VerbsException("ibv_poll_cq", -n, toString());

@@ -269,14 +269,14 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
      * {@code max_inline_data}; on QEMU's PVRDMA model only SEND travels. Nothing of the chain is posted when
      * one request fails.
      */
-    final void checkSend(QueuePair qp, SendWorkRequests requests, int count) {
+    final void checkSend(QueuePair qp, SendChain requests, int count) {
         QpType type = qp.config().type();
         for (int i = 0; i < Math.min(count, requests.capacity()); i++) {
             int special = requests.special(i);
             if (type == QpType.UD) {
                 checkDatagram(qp, requests, i);
             }
-            if ((special & SendWorkRequests.SPECIAL_ATOMIC) != 0) {
+            if ((special & SendChain.SPECIAL_ATOMIC) != 0) {
                 requireAtomics();
                 SendWorkRequest wr = requests.get(i);
                 if (wr.numSge() != 1 || requests.sgeLength(i, 0) != 8) {
@@ -285,7 +285,7 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
                             + wr.payloadLength() + " bytes");
                 }
             }
-            if ((special & SendWorkRequests.SPECIAL_INLINE) != 0) {
+            if ((special & SendChain.SPECIAL_INLINE) != 0) {
                 checkInline(qp, requests, i);
             }
             if (checksOpcodes()) { // after the atomic check, whose refusal says more
@@ -294,7 +294,7 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         }
     }
 
-    private static void checkDatagram(QueuePair qp, SendWorkRequests requests, int i) {
+    private static void checkDatagram(QueuePair qp, SendChain requests, int i) {
         AddressHandle ah = requests.addressHandle(i);
         if (ah == null) {
             // the provider would dereference a NULL address handle
@@ -313,7 +313,7 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         }
     }
 
-    private void checkInline(QueuePair qp, SendWorkRequests requests, int i) {
+    private void checkInline(QueuePair qp, SendChain requests, int i) {
         requireInline("ibv_post_send");
         long payload = requests.get(i).payloadLength();
         int maxInline = qp.capabilities().maxInlineData();

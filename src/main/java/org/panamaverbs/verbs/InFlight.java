@@ -36,7 +36,7 @@ import java.util.function.IntPredicate;
  * <p>{@code owner} changes only from null to a thread and from either to {@link #CLOSED}, so a value read without the
  * lock that is the current thread stays so until a close, and a call racing a close still uses live memory.
  */
-abstract sealed class InFlight permits PostProof, WorkCompletions {
+abstract sealed class InFlight permits PostProof, CompletionArray {
     private static final Set<WeakReference<InFlight>> MARKERS = ConcurrentHashMap.newKeySet();
     /** The owner of a closed holder: no thread is this object, so every call and setter takes the slow path and throws. */
     private static final Object CLOSED = new Object();

@@ -472,7 +472,7 @@ public final class QueuePair extends VerbsResource {
      *                                   model for any opcode but SEND (it would carry it as a plain SEND);
      *                                   nothing of the chain is posted then
      */
-    public int postSend(SendWorkRequests requests, int count) {
+    public int postSend(SendChain requests, int count) {
         requests.mark(this);
         try {
             if (requests.isReady(count, sendStamp)) {
@@ -485,7 +485,7 @@ public final class QueuePair extends VerbsResource {
     }
 
     /** {@link #postSend} with every check, between the chain's {@code mark} and {@code exit}. */
-    private int postSendChecked(SendWorkRequests requests, int count) {
+    private int postSendChecked(SendChain requests, int count) {
         ensureOpen();
         requests.checkRegions(context, count);
         boolean special = requests.specialCount != 0 || checkEveryPost;
@@ -508,7 +508,7 @@ public final class QueuePair extends VerbsResource {
      * @throws IllegalArgumentException  if an entry names a region of another device context
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      */
-    public int postRecv(RecvWorkRequests requests, int count) {
+    public int postRecv(RecvChain requests, int count) {
         requests.mark(this);
         try {
             if (requests.isReady(count, recvStamp)) {
@@ -521,7 +521,7 @@ public final class QueuePair extends VerbsResource {
     }
 
     /** {@link #postRecv} with every check, between the chain's {@code mark} and {@code exit}. */
-    private int postRecvChecked(RecvWorkRequests requests, int count) {
+    private int postRecvChecked(RecvChain requests, int count) {
         if (receivesFromSrq) {
             throw new IllegalStateException(this + " takes its receives from " + config.srq()
                     + ": post them there (SharedReceiveQueue.postRecv)");
@@ -541,7 +541,7 @@ public final class QueuePair extends VerbsResource {
      * @throws VerbsException if the provider refused a request; the message names it (the requests before it
      *                        were posted) and the queue pair's state
      */
-    public void postSendOrThrow(SendWorkRequests requests, int count) {
+    public void postSendOrThrow(SendChain requests, int count) {
         int rc = postSend(requests, count);
         if (rc != 0) {
             throw postFailure("ibv_post_send", rc, requests, count);
@@ -558,7 +558,7 @@ public final class QueuePair extends VerbsResource {
      * @throws VerbsException if the provider refused a request; the message names it (the requests before it
      *                        were posted) and the queue pair's state
      */
-    public void postRecvOrThrow(RecvWorkRequests requests, int count) {
+    public void postRecvOrThrow(RecvChain requests, int count) {
         int rc = postRecv(requests, count);
         if (rc != 0) {
             throw postFailure("ibv_post_recv", rc, requests, count);

@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 import org.panamaverbs.ffi.ibv_send_wr;
 
 /**
- * A flyweight over one {@code struct ibv_send_wr} of a {@link SendWorkRequests} chain: {@code wr_id} and
+ * A flyweight over one {@code struct ibv_send_wr} of a {@link SendChain} chain: {@code wr_id} and
  * the scatter-gather list as in every {@link WorkRequest}, plus what only a send has (opcode, flags,
  * immediate data, and the RDMA, UD or atomic target). Setters write the native fields directly and return
  * {@code this}; nothing is allocated. Fields keep their values between posts until changed. The
@@ -34,10 +34,10 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
     private static final long ATOMIC_RKEY = ATOMIC_BASE + ibv_send_wr.wr.atomic.rkey$offset();
 
     /** The chain as its own type, for the per-request bookkeeping only sends have (special bits, address handles). */
-    private final SendWorkRequests sends;
+    private final SendChain sends;
 
-    SendWorkRequest(SendWorkRequests chain, int index) {
-        super(chain, index, SendWorkRequests.WR_SIZE, ibv_send_wr.wr_id$offset(), ibv_send_wr.num_sge$offset());
+    SendWorkRequest(SendChain chain, int index) {
+        super(chain, index, SendChain.WR_SIZE, ibv_send_wr.wr_id$offset(), ibv_send_wr.num_sge$offset());
         this.sends = chain;
     }
 
@@ -112,9 +112,9 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest> {
     /** Tells the chain whether this request needs the queue pair's atomic or inline support checked at post. */
     private void refreshSpecial() {
         int code = intAt(OPCODE);
-        int bits = (isAtomic(code) ? SendWorkRequests.SPECIAL_ATOMIC : 0)
-                | ((intAt(SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendWorkRequests.SPECIAL_INLINE : 0)
-                | (sends.addressHandle(index) != null ? SendWorkRequests.SPECIAL_UD : 0);
+        int bits = (isAtomic(code) ? SendChain.SPECIAL_ATOMIC : 0)
+                | ((intAt(SEND_FLAGS) & SendFlags.INLINE) != 0 ? SendChain.SPECIAL_INLINE : 0)
+                | (sends.addressHandle(index) != null ? SendChain.SPECIAL_UD : 0);
         sends.markSpecial(index, bits);
     }
 

@@ -136,7 +136,7 @@ public final class SharedReceiveQueue extends VerbsResource {
      * @throws IndexOutOfBoundsException if {@code count} is not in 1..capacity
      * @throws WrongThreadException     if another thread has posted with {@code requests}
      */
-    public int postRecv(RecvWorkRequests requests, int count) {
+    public int postRecv(RecvChain requests, int count) {
         requests.mark(this);
         try {
             if (requests.isReady(count, postStamp)) {
@@ -158,7 +158,7 @@ public final class SharedReceiveQueue extends VerbsResource {
      * @throws VerbsException if the provider refused a request; the message says which (requests before it were
      *                        posted)
      */
-    public void postRecvOrThrow(RecvWorkRequests requests, int count) {
+    public void postRecvOrThrow(RecvChain requests, int count) {
         int rc = postRecv(requests, count);
         if (rc != 0) {
             throw new VerbsException("ibv_post_srq_recv", rc, requests.describeFailure(count) + " on " + this);

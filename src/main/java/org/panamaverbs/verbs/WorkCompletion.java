@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
 import org.panamaverbs.ffi.ibv_wc;
 
 /**
- * A flyweight over one {@code struct ibv_wc} slot of a {@link WorkCompletions} array: every getter reads
+ * A flyweight over one {@code struct ibv_wc} slot of a {@link CompletionArray} array: every getter reads
  * the native memory directly and nothing is allocated. Valid until the next poll into the same array.
  */
 public final class WorkCompletion {

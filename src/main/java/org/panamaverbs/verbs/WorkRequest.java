@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
 
 /**
- * A flyweight over one work request of a chain ({@link SendWorkRequests} or {@link RecvWorkRequests}): what
+ * A flyweight over one work request of a chain ({@link SendChain} or {@link RecvChain}): what
  * {@link SendWorkRequest} and {@link RecvWorkRequest} share, {@code wr_id} and the scatter-gather list.
  * Setters write the native fields directly and return the concrete request type, so calls chain
  * ({@code sends.get(0).wrId(1).opcode(WrOpcode.SEND).sge(region, 0, 64)}); nothing is allocated. Fields keep

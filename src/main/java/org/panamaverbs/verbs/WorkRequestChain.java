@@ -14,7 +14,7 @@ import java.lang.ref.Reference;
 import org.panamaverbs.ffi.ibv_sge;
 
 /**
- * What {@link SendWorkRequests} and {@link RecvWorkRequests} share: a native array of work requests
+ * What {@link SendChain} and {@link RecvChain} share: a native array of work requests
  * linked through {@code next}, each with its own scatter-gather array, and the {@code bad_wr} slot the
  * provider fills when a post fails. Posting the first {@code n} requests cuts the chain after request
  * {@code n - 1} (a NULL {@code next}), so one array serves any count; the cut stays until a post of another count
@@ -35,7 +35,7 @@ import org.panamaverbs.ffi.ibv_sge;
  * thread. So the checks a post makes (regions, address handles, inline and atomic lengths) read what the provider
  * reads next: no other thread can change a request between the two.
  */
-abstract sealed class WorkRequestChain extends PostProof implements AutoCloseable permits SendWorkRequests, RecvWorkRequests {
+abstract sealed class WorkRequestChain extends PostProof implements AutoCloseable permits SendChain, RecvChain {
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
     static final long SGE_ADDR = ibv_sge.addr$offset();
     static final long SGE_LENGTH = ibv_sge.length$offset();

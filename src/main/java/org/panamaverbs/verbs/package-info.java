@@ -22,8 +22,8 @@
  *     </ul></li>
  * </ul>
  * Outside the tree, owned by the code that allocates them: the work-request chains
- * ({@link org.panamaverbs.verbs.SendWorkRequests}, {@link org.panamaverbs.verbs.RecvWorkRequests}) and the
- * completion arrays ({@link org.panamaverbs.verbs.WorkCompletions}), native memory that is no verbs object.
+ * ({@link org.panamaverbs.verbs.SendChain}, {@link org.panamaverbs.verbs.RecvChain}) and the
+ * completion arrays ({@link org.panamaverbs.verbs.CompletionArray}), native memory that is no verbs object.
  *
  * <h2>What lives how long</h2>
  * <ul>
@@ -50,7 +50,7 @@
  * ({@link org.panamaverbs.verbs.DevicePolicy}, {@link org.panamaverbs.verbs.DeviceProfile}); a missing library,
  * kernel support or device throws {@link org.panamaverbs.verbs.RdmaUnavailableException}. On the data path
  * ({@link org.panamaverbs.verbs.QueuePair#postSend}, {@link org.panamaverbs.verbs.QueuePair#postRecv},
- * {@link org.panamaverbs.verbs.CompletionQueue#poll(WorkCompletions)}) the provider's refusal is a return value, and
+ * {@link org.panamaverbs.verbs.CompletionQueue#poll(CompletionArray)}) the provider's refusal is a return value, and
  * nothing is allocated. Work-request chains and completion arrays belong to the first thread that posts or polls
  * with them; posting and polling take no lock; creation and close are serialized per context. Every blocking call
  * takes a timeout and parks a virtual thread instead of pinning its carrier.

@@ -35,13 +35,13 @@ import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.VerbsException;
 import org.panamaverbs.verbs.WcOpcode;
 import org.panamaverbs.verbs.WcStatus;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -136,7 +136,7 @@ class CmConnectionDeviceTest {
         try (Peer server = new Peer("rc-server", address.getHostAddress())) {
             int port = server.port();
             MemoryRegion[] local = new MemoryRegion[1];
-            try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1); RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 1)) {
+            try (SendChain sends = SendChain.allocate(1, 1); RecvChain recvs = RecvChain.allocate(2, 1)) {
                 ConnectionOptions options = ConnectionOptions.builder().privateData(CmPeer.CLIENT_HELLO).prepare(c -> {
                     local[0] = c.protectionDomain().allocateAndRegister(CmPeer.REGION, Access.LOCAL_WRITE);
                     recvs.get(0).wrId(50).sge(local[0], 1024, 512);
@@ -207,7 +207,7 @@ class CmConnectionDeviceTest {
             int port = server.port();
             MemoryRegion[] local = new MemoryRegion[1];
             int capacity = Grh.SIZE + 1024;
-            try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1); RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+            try (SendChain sends = SendChain.allocate(1, 1); RecvChain recvs = RecvChain.allocate(1, 1)) {
                 ConnectionOptions options = ConnectionOptions.builder().portSpace(PortSpace.UDP).prepare(c -> {
                     local[0] = c.protectionDomain().allocateAndRegister(2L * capacity, Access.LOCAL_WRITE);
                     recvs.get(0).wrId(9).sge(local[0], capacity, capacity);
@@ -295,10 +295,10 @@ class CmConnectionDeviceTest {
         try (Peer server = new Peer("stream-server", address.getHostAddress())) {
             int port = server.port();
             MemoryRegion[] local = new MemoryRegion[1];
-            ConnectionOptions options = ConnectionOptions.builder().parameters(ConnectionParameters.defaults().withRetries(3, 3))
+            ConnectionOptions options = ConnectionOptions.builder().parameters(ConnParam.defaults().withRetries(3, 3))
                     .prepare(c -> local[0] = c.protectionDomain().allocateAndRegister(256, Access.LOCAL_WRITE)).build();
             try (Connection c = Connection.connect(new InetSocketAddress(address, port), options, TIMEOUT);
-                    SendWorkRequests sends = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(16)) {
+                    SendChain sends = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(16)) {
                 sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(local[0], 0, 256);
                 int outstanding = 0;
                 boolean killed = false;
@@ -440,13 +440,13 @@ class CmConnectionDeviceTest {
         ConnectionOptions options = ConnectionOptions.builder()
                 .capabilities(QpCapabilities.of(4, 4)).privateData(data).prepare(c -> {
             buffer[0] = c.protectionDomain().allocateAndRegister(512, Access.LOCAL_WRITE);
-            try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+            try (RecvChain recvs = RecvChain.allocate(1, 1)) {
                 recvs.get(0).wrId(2).sge(buffer[0], 256, 256);
                 c.queuePair().postRecvOrThrow(recvs, 1);
             }
         }).build();
         Connection c = Connection.connect(target, options, TIMEOUT);
-        try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (SendChain sends = SendChain.allocate(1, 1)) {
             buffer[0].segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
             sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(buffer[0], 0, data.length);
             c.queuePair().postSendOrThrow(sends, 1);
@@ -474,7 +474,7 @@ class CmConnectionDeviceTest {
             CmId id = CmId.createEndpoint(channel, server.localAddress(), false, PortSpace.TCP, TIMEOUT);
             try (var pd = id.context().allocateProtectionDomain(); var cq = id.context().createCompletionQueue(8)) {
                 id.createQueuePair(pd, org.panamaverbs.verbs.QpConfig.builder(cq).build());
-                CmEvent established = id.connect(ConnectionParameters.defaults(), TIMEOUT);
+                CmEvent established = id.connect(ConnParam.defaults(), TIMEOUT);
                 assertEquals(CmEventType.ESTABLISHED, established.type());
                 assertEquals(server.localAddress(), id.peerAddress());
                 id.disconnect();

@@ -254,10 +254,10 @@ class CmFuzzDeviceTest {
             op = () -> pick(random).id.beginResolveRoute(Duration.ofMillis(1 + random.nextInt(2000)));
         } else if (dice < 670) {
             name = "connect";
-            op = () -> pick(random).id.beginConnect(ConnectionParameters.defaults().withPrivateData(new byte[random.nextInt(70)]));
+            op = () -> pick(random).id.beginConnect(ConnParam.defaults().withPrivateData(new byte[random.nextInt(70)]));
         } else if (dice < 690) {
             name = "accept";
-            op = () -> pick(random).id.accept(ConnectionParameters.defaults().withPrivateData(new byte[random.nextInt(210)]));
+            op = () -> pick(random).id.accept(ConnParam.defaults().withPrivateData(new byte[random.nextInt(210)]));
         } else if (dice < 705) {
             name = "reject";
             op = () -> pick(random).id.reject(new byte[random.nextInt(160)]);
@@ -380,7 +380,7 @@ class CmFuzzDeviceTest {
                 if (random.nextInt(5) == 0) {
                     id.reject(new byte[] {1});
                 } else {
-                    id.accept(ConnectionParameters.defaults());
+                    id.accept(ConnParam.defaults());
                 }
             } else if (last == CmEventType.ESTABLISHED) {
                 id.disconnect();
@@ -403,7 +403,7 @@ class CmFuzzDeviceTest {
             if (id.queuePair() == null) {
                 createQueuePair(entry);
             }
-            id.beginConnect(ConnectionParameters.defaults());
+            id.beginConnect(ConnParam.defaults());
             entry.last = CmEventType.CONNECT_RESPONSE; // waiting for the outcome
         } else if (last == CmEventType.ESTABLISHED) {
             id.disconnect();

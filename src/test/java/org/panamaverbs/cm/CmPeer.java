@@ -20,13 +20,13 @@ import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WcOpcode;
 import org.panamaverbs.verbs.WcStatus;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 
 /**
  * The other process of {@link CmConnectionDeviceTest}: a server (or a client to be killed) in its own JVM, as a
@@ -113,7 +113,7 @@ public final class CmPeer {
     static List<Done> poll(CompletionQueue cq, int n, Duration timeout) {
         List<Done> done = new ArrayList<>();
         long deadline = System.nanoTime() + timeout.toNanos();
-        try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
+        try (CompletionArray wcs = CompletionArray.allocate(16)) {
             while (done.size() < n && System.nanoTime() < deadline) {
                 int got = cq.poll(wcs, Math.min(16, n - done.size()));
                 if (got < 0) {
@@ -150,7 +150,7 @@ public final class CmPeer {
 
     private static boolean rcServer(InetAddress address) {
         MemoryRegion[] regions = new MemoryRegion[2];
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(4, 1); SendChain sends = SendChain.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().privateData(SERVER_HELLO).prepare(c -> {
                 regions[0] = c.protectionDomain().allocateAndRegister(REGION, Access.LOCAL_WRITE, Access.REMOTE_WRITE,
                         Access.REMOTE_READ);
@@ -202,7 +202,7 @@ public final class CmPeer {
     private static boolean udServer(InetAddress address) {
         MemoryRegion[] regions = new MemoryRegion[1];
         int capacity = Grh.SIZE + 1024;
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(1, 1); SendChain sends = SendChain.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().portSpace(PortSpace.UDP).privateData(SERVER_HELLO)
                     .prepare(c -> {
                         regions[0] = c.protectionDomain().allocateAndRegister(2L * capacity, Access.LOCAL_WRITE);
@@ -263,7 +263,7 @@ public final class CmPeer {
     private static boolean streamServer(InetAddress address) {
         MemoryRegion[] regions = new MemoryRegion[1];
         int depth = 64;
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(depth, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(depth, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().prepare(c -> {
                 regions[0] = c.protectionDomain().allocateAndRegister(depth * 256L, Access.LOCAL_WRITE);
                 for (int i = 0; i < depth; i++) {
@@ -273,7 +273,7 @@ public final class CmPeer {
             }).build();
             try (RdmaServer server = listen(address, options); Connection c = server.accept(WAIT)) {
                 long received = 0;
-                try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
+                try (CompletionArray wcs = CompletionArray.allocate(16)) {
                     while (!c.isPeerDisconnected()) {
                         int n = c.completionQueue().poll(wcs);
                         for (int i = 0; i < n; i++) {
@@ -298,7 +298,7 @@ public final class CmPeer {
         List<Thread> handlers = new ArrayList<>();
         ConnectionOptions options = ConnectionOptions.builder().capabilities(QpCapabilities.of(4, 4)).prepare(c -> {
             MemoryRegion buffer = c.protectionDomain().allocateAndRegister(256, Access.LOCAL_WRITE);
-            try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+            try (RecvChain recvs = RecvChain.allocate(1, 1)) {
                 recvs.get(0).wrId(1).sge(buffer, 0, 256);
                 c.queuePair().postRecvOrThrow(recvs, 1);
             }
@@ -311,7 +311,7 @@ public final class CmPeer {
                     return false;
                 }
                 handlers.add(Thread.ofVirtual().start(() -> {
-                    try (c; SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+                    try (c; SendChain sends = SendChain.allocate(1, 1)) {
                         Done d = pollOne(c.completionQueue());
                         MemoryRegion buffer = c.protectionDomain().allocateAndRegister(256, Access.LOCAL_WRITE);
                         buffer.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(c.peerPrivateData()));
@@ -345,7 +345,7 @@ public final class CmPeer {
     /** SEND/RECV only (QEMU's PVRDMA model carries nothing else): echo {@code count} messages, then await the disconnect. */
     private static boolean echoServer(InetAddress address, int port, int count) {
         MemoryRegion[] buffer = new MemoryRegion[1];
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(count, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(count, 1); SendChain sends = SendChain.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().capabilities(QpCapabilities.of(count, count))
                     .privateData(SERVER_HELLO).prepare(c -> {
                         buffer[0] = c.protectionDomain().allocateAndRegister(count * 1024L, Access.LOCAL_WRITE);
@@ -416,7 +416,7 @@ public final class CmPeer {
                 cq = id.context().createCompletionQueue(16);
                 id.createQueuePair(pd, QpConfig.builder(cq).type(QpType.RC).build());
                 try {
-                    id.connect(ConnectionParameters.defaults(), Duration.ofMillis(300));
+                    id.connect(ConnParam.defaults(), Duration.ofMillis(300));
                     System.out.println("CONNECTED although the server did not accept");
                     return false;
                 } catch (CmException e) {

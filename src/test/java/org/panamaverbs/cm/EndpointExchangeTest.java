@@ -56,12 +56,12 @@ class EndpointExchangeTest {
         server.close();
     }
 
-    private static ConnectionInfo serverInfo() throws Exception {
-        return ConnectionInfoTest.sample();
+    private static ExchangeMessage serverInfo() throws Exception {
+        return ExchangeMessageTest.sample();
     }
 
-    private static ConnectionInfo clientInfo() throws Exception {
-        return new ConnectionInfo(new QpEndpoint(0xffffff, 7, 0xffff, ConnectionInfoTest.gid("10.0.0.2")));
+    private static ExchangeMessage clientInfo() throws Exception {
+        return new ExchangeMessage(new QpEndpoint(0xffffff, 7, 0xffff, ExchangeMessageTest.gid("10.0.0.2")));
     }
 
     /** The exception a future failed with, which must be an {@link ExchangeException}. */
@@ -76,29 +76,29 @@ class EndpointExchangeTest {
 
     @Test
     void eachSideGetsTheOthersInfo() throws Exception {
-        Future<ConnectionInfo> serverGot = peers.submit(() -> EndpointExchange.accept(server, serverInfo(), TIMEOUT));
-        ConnectionInfo clientGot = EndpointExchange.connect(serverAddress, clientInfo(), TIMEOUT);
+        Future<ExchangeMessage> serverGot = peers.submit(() -> EndpointExchange.accept(server, serverInfo(), TIMEOUT));
+        ExchangeMessage clientGot = EndpointExchange.connect(serverAddress, clientInfo(), TIMEOUT);
 
         assertEquals(serverInfo(), clientGot);
         assertEquals(0x123456, clientGot.endpoint().qpNumber());
         assertEquals(0xabcdef, clientGot.endpoint().psn());
         assertEquals(0x0102, clientGot.endpoint().lid());
-        assertEquals(ConnectionInfoTest.gid("fe80::250:56ff:feb2:668c"), clientGot.endpoint().gid());
+        assertEquals(ExchangeMessageTest.gid("fe80::250:56ff:feb2:668c"), clientGot.endpoint().gid());
         assertEquals(new RemoteRegion(0x7f0012345000L, 4096, 0xdeadbeef), clientGot.region());
 
-        ConnectionInfo fromClient = serverGot.get(30, TimeUnit.SECONDS);
+        ExchangeMessage fromClient = serverGot.get(30, TimeUnit.SECONDS);
         assertEquals(clientInfo(), fromClient);
         assertEquals(0xffffff, fromClient.endpoint().qpNumber());
         assertEquals(7, fromClient.endpoint().psn());
         assertEquals(0xffff, fromClient.endpoint().lid());
-        assertEquals(ConnectionInfoTest.gid("10.0.0.2"), fromClient.endpoint().gid());
+        assertEquals(ExchangeMessageTest.gid("10.0.0.2"), fromClient.endpoint().gid());
         assertNull(fromClient.region());
         assertEquals(0, server.getSoTimeout(), "the server socket's SO_TIMEOUT is restored");
     }
 
     @Test
     void sessionsMeetAtRepeatedBarriersAndSeeTheOtherClose() throws Exception {
-        Future<ConnectionInfo> serverSide = peers.submit(() -> {
+        Future<ExchangeMessage> serverSide = peers.submit(() -> {
             try (EndpointExchange.Session session = EndpointExchange.acceptSession(server, serverInfo(), TIMEOUT)) {
                 session.barrier(TIMEOUT);
                 session.barrier(TIMEOUT);
@@ -164,7 +164,7 @@ class EndpointExchangeTest {
 
     @Test
     void aClientAnnouncingAnotherVersionIsRefusedAfterTheHeader() throws Exception {
-        byte[] header = Arrays.copyOf(clientInfo().encode(), ConnectionInfo.HEADER_BYTES);
+        byte[] header = Arrays.copyOf(clientInfo().encode(), ExchangeMessage.HEADER_BYTES);
         header[5] = 9;
         try (Socket raw = new Socket(serverAddress.getAddress(), serverAddress.getPort())) {
             raw.getOutputStream().write(header); // only the header: the server must not wait for the rest
@@ -178,7 +178,7 @@ class EndpointExchangeTest {
 
     @Test
     void anOversizeLengthIsRefusedWithoutWaitingForIt() throws Exception {
-        byte[] header = Arrays.copyOf(clientInfo().encode(), ConnectionInfo.HEADER_BYTES);
+        byte[] header = Arrays.copyOf(clientInfo().encode(), ExchangeMessage.HEADER_BYTES);
         header[6] = (byte) 0xff;
         header[7] = (byte) 0xff;
         try (Socket raw = new Socket(serverAddress.getAddress(), serverAddress.getPort())) {
@@ -302,7 +302,7 @@ class EndpointExchangeTest {
 
     @Test
     void closingTheServerSocketCancelsAnAccept() throws Exception {
-        Future<ConnectionInfo> accepting = peers.submit(() -> EndpointExchange.accept(server, serverInfo(), TIMEOUT));
+        Future<ExchangeMessage> accepting = peers.submit(() -> EndpointExchange.accept(server, serverInfo(), TIMEOUT));
         Thread.sleep(200); // let it block in accept; if it has not yet, it fails on the closed socket just the same
         long start = System.nanoTime();
         server.close();

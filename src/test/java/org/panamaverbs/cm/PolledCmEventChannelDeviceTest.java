@@ -36,9 +36,9 @@ import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WcStatus;
 import org.panamaverbs.verbs.WrOpcode;
 
@@ -134,14 +134,14 @@ class PolledCmEventChannelDeviceTest {
                     case ADDR_RESOLVED -> event.id().beginResolveRoute(RESOLVE);
                     case ROUTE_RESOLVED -> {
                         clientSide.attach(event.id());
-                        event.id().beginConnect(ConnectionParameters.defaults().withPrivateData(HELLO));
+                        event.id().beginConnect(ConnParam.defaults().withPrivateData(HELLO));
                     }
                     case CONNECT_REQUEST -> {
                         assertSame(listener, event.listenId());
                         event.copyPrivateData(requestData, 0);
                         accepted.set(event.id());
                         serverSide.attach(event.id());
-                        event.id().accept(ConnectionParameters.defaults().withPrivateData(WELCOME));
+                        event.id().accept(ConnParam.defaults().withPrivateData(WELCOME));
                     }
                     case ESTABLISHED -> {
                         if (event.id() == client) {
@@ -166,7 +166,7 @@ class PolledCmEventChannelDeviceTest {
 
             // the connection carries bytes: one SEND from the client, compared where it landed
             CmId server = accepted.get();
-            try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+            try (RecvChain recvs = RecvChain.allocate(1, 1); SendChain sends = SendChain.allocate(1, 1)) {
                 recvs.get(0).wrId(7).sge(serverSide.region, 0, 256);
                 server.queuePair().postRecvOrThrow(recvs, 1);
                 for (int i = 0; i < 256; i++) {
@@ -388,7 +388,7 @@ class PolledCmEventChannelDeviceTest {
                 if (event.type() == CmEventType.CONNECT_REQUEST) {
                     accepted.set(event.id());
                     side.attach(event.id());
-                    event.id().accept(ConnectionParameters.defaults());
+                    event.id().accept(ConnParam.defaults());
                 }
             };
             try (CmConnectionDeviceTest.Peer client = new CmConnectionDeviceTest.Peer("rc-client", address.getHostAddress(),

@@ -167,8 +167,8 @@ class ArenaRegistrationDeviceTest extends DeviceTest {
                 CountDownLatch started = new CountDownLatch(1);
                 AtomicReference<Throwable> failure = new AtomicReference<>();
                 Thread poster = Thread.ofPlatform().start(() -> {
-                    try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-                         WorkCompletions wcs = WorkCompletions.allocate(8)) {
+                    try (SendChain sends = SendChain.allocate(1, 1);
+                         CompletionArray wcs = CompletionArray.allocate(8)) {
                         sends.get(0).opcode(WrOpcode.RDMA_WRITE).flags(inline > 0 ? SendFlags.SIGNALED | SendFlags.INLINE : SendFlags.SIGNALED)
                                 .sge(source, 0, Math.max(inline, 8)).remote(target.address(), target.rkey());
                         started.countDown();

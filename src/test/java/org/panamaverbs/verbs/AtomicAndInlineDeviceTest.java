@@ -83,8 +83,8 @@ class AtomicAndInlineDeviceTest extends DeviceTest {
              QueuePair b = pd.createQueuePair(QpConfig.builder(cqB).build());
              MemoryRegion src = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              MemoryRegion dst = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+             SendChain sends = SendChain.allocate(1, 1);
+             RecvChain recvs = RecvChain.allocate(1, 1)) {
             assumeTrue(a.capabilities().maxInlineData() >= 64, "device granted no inline data");
             QueuePair.connectLoopback(a, b);
             fill(src, 0, 64, 60);

@@ -77,9 +77,9 @@ class AvailabilityTest {
     @Test
     void workRequestsNeedOnlyTheLibrary() {
         RequiredTools.libibverbs();
-        try (SendWorkRequests s = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests r = RecvWorkRequests.allocate(1, 1);
-             WorkCompletions w = WorkCompletions.allocate(1)) {
+        try (SendChain s = SendChain.allocate(1, 1);
+             RecvChain r = RecvChain.allocate(1, 1);
+             CompletionArray w = CompletionArray.allocate(1)) {
             assertEquals(1, s.capacity() + r.capacity() + w.capacity() - 2);
         }
     }

@@ -198,8 +198,8 @@ final class CapabilityTableCheck {
              QueuePair a = pd.createQueuePair(config(cq)
                      .capabilities(QpCapabilities.defaults().withMaxInlineData(inline ? 64 : 0)).build());
              QueuePair b = pd.createQueuePair(config(cq).build());
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+             SendChain sends = SendChain.allocate(1, 1);
+             RecvChain recvs = RecvChain.allocate(1, 1)) {
             QueuePair.connectLoopback(a, b);
             int length = atomic ? 8 : 48;
             for (int i = 0; i < 64; i++) {
@@ -246,7 +246,7 @@ final class CapabilityTableCheck {
     private static List<int[]> await(CompletionQueue cq, int count) {
         List<int[]> done = new ArrayList<>();
         long deadline = System.nanoTime() + TIMEOUT_NANOS;
-        try (WorkCompletions completions = WorkCompletions.allocate(4)) {
+        try (CompletionArray completions = CompletionArray.allocate(4)) {
             while (done.size() < count) {
                 int n = cq.poll(completions, 4);
                 require(n >= 0, "ibv_poll_cq returned " + n);

@@ -32,7 +32,7 @@ class ClosesWakeWaitersDeviceTest extends DeviceTest {
 
     @Test
     void closingAQueueWakesAVirtualThreadInAwaitCompletions() throws Exception {
-        try (Context ctx = Rdma.open(context.name()); WorkCompletions completions = WorkCompletions.allocate(4)) {
+        try (Context ctx = Rdma.open(context.name()); CompletionArray completions = CompletionArray.allocate(4)) {
             CompletionChannel channel = ctx.createCompletionChannel();
             CompletionQueue cq = ctx.createCompletionQueue(4, channel);
             assertWokenByClose(Thread.ofVirtual(), () -> cq.awaitCompletions(completions, LONG_WAIT), cq::close);
@@ -42,7 +42,7 @@ class ClosesWakeWaitersDeviceTest extends DeviceTest {
 
     @Test
     void closingTheChannelWakesAVirtualThreadInItsQueuesAwaitCompletions() throws Exception {
-        try (Context ctx = Rdma.open(context.name()); WorkCompletions completions = WorkCompletions.allocate(4)) {
+        try (Context ctx = Rdma.open(context.name()); CompletionArray completions = CompletionArray.allocate(4)) {
             CompletionChannel channel = ctx.createCompletionChannel();
             CompletionQueue cq = ctx.createCompletionQueue(4, channel);
             assertWokenByClose(Thread.ofVirtual(), () -> cq.awaitCompletions(completions, LONG_WAIT), channel::close);

@@ -27,8 +27,8 @@ class CompletionEventDeviceTest extends DeviceTest {
         final QueuePair sender = pd.createQueuePair(QpConfig.builder(sendCq).build());
         final QueuePair receiver = pd.createQueuePair(QpConfig.builder(recvCq).build());
         final MemoryRegion mr = pd.allocateAndRegister(8192, Access.LOCAL_WRITE);
-        final SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-        final RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 1);
+        final SendChain sends = SendChain.allocate(1, 1);
+        final RecvChain recvs = RecvChain.allocate(4, 1);
 
         EventPair() {
             QueuePair.connectLoopback(sender, receiver);
@@ -59,7 +59,7 @@ class CompletionEventDeviceTest extends DeviceTest {
 
     @Test
     void armedQueueSignalsItsChannelOnce() {
-        try (EventPair p = new EventPair(); WorkCompletions wcs = WorkCompletions.allocate(4)) {
+        try (EventPair p = new EventPair(); CompletionArray wcs = CompletionArray.allocate(4)) {
             p.postReceive(1);
             assertEquals(0, p.recvCq.requestNotification(false));
             p.send(2, 0, 1);
@@ -86,7 +86,7 @@ class CompletionEventDeviceTest extends DeviceTest {
 
     @Test
     void solicitedOnlyIgnoresUnsolicitedCompletions() {
-        try (EventPair p = new EventPair(); WorkCompletions wcs = WorkCompletions.allocate(4)) {
+        try (EventPair p = new EventPair(); CompletionArray wcs = CompletionArray.allocate(4)) {
             p.postReceive(1);
             p.postReceive(2);
             assertEquals(0, p.recvCq.requestNotification(true));
@@ -100,7 +100,7 @@ class CompletionEventDeviceTest extends DeviceTest {
 
     @Test
     void awaitCompletionsPollsRearmsAndPollsAgain() {
-        try (EventPair p = new EventPair(); WorkCompletions wcs = WorkCompletions.allocate(4)) {
+        try (EventPair p = new EventPair(); CompletionArray wcs = CompletionArray.allocate(4)) {
             p.postReceive(5);
             p.send(6, 0, 4); // completes before anyone arms: the first poll must find it
             assertEquals(1, p.recvCq.awaitCompletions(wcs, COMPLETION_TIMEOUT));
@@ -124,7 +124,7 @@ class CompletionEventDeviceTest extends DeviceTest {
             List<Thread> threads = new ArrayList<>();
             for (EventPair p : pairs) {
                 threads.add(Thread.ofVirtual().start(() -> {
-                    try (WorkCompletions wcs = WorkCompletions.allocate(2)) {
+                    try (CompletionArray wcs = CompletionArray.allocate(2)) {
                         allWaiting.countDown();
                         if (p.recvCq.awaitCompletions(wcs, COMPLETION_TIMEOUT) == 1 && wcs.get(0).isSuccess()) {
                             woken.incrementAndGet();
@@ -164,7 +164,7 @@ class CompletionEventDeviceTest extends DeviceTest {
 
     @Test
     void notificationsNeedAChannel() {
-        try (CompletionQueue cq = context.createCompletionQueue(4); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+        try (CompletionQueue cq = context.createCompletionQueue(4); CompletionArray wcs = CompletionArray.allocate(1)) {
             assertThrows(IllegalStateException.class, () -> cq.requestNotification(false));
             assertThrows(IllegalStateException.class, () -> cq.awaitCompletions(wcs, Duration.ofMillis(10)));
         }

@@ -30,9 +30,9 @@ class DataPathLayoutTest {
         assertEquals(32, ibv_recv_wr.layout().byteSize());
         assertEquals(16, ibv_sge.layout().byteSize());
         assertEquals(48, ibv_wc.layout().byteSize());
-        assertEquals(SendWorkRequests.WR_SIZE, ibv_send_wr.layout().byteSize());
-        assertEquals(RecvWorkRequests.WR_SIZE, ibv_recv_wr.layout().byteSize());
-        assertEquals(WorkCompletions.WC_SIZE, ibv_wc.layout().byteSize());
+        assertEquals(SendChain.WR_SIZE, ibv_send_wr.layout().byteSize());
+        assertEquals(RecvChain.WR_SIZE, ibv_recv_wr.layout().byteSize());
+        assertEquals(CompletionArray.WC_SIZE, ibv_wc.layout().byteSize());
     }
 
     @Test

@@ -68,7 +68,7 @@ class DataTransferDeviceTest extends DeviceTest {
             assertEquals(WcOpcode.RDMA_WRITE, done.opcode());
             assertArrayEquals(bytes(l.mrA, 100, 40000), bytes(l.mrB, 2000, 40000));
             assertArrayEquals(new byte[2000], bytes(l.mrB, 0, 2000), "nothing written before the target");
-            try (WorkCompletions wcs = WorkCompletions.allocate(4)) {
+            try (CompletionArray wcs = CompletionArray.allocate(4)) {
                 assertEquals(0, l.cqB.poll(wcs), "RDMA WRITE consumes no receive");
             }
         }
@@ -186,7 +186,7 @@ class DataTransferDeviceTest extends DeviceTest {
             List<Done> done = await(l.cqA, 1);
             assertEquals(2, done.getFirst().wrId());
             assertArrayEquals(bytes(l.mrA, 0, 192), bytes(l.mrB, 0, 192));
-            try (WorkCompletions wcs = WorkCompletions.allocate(4)) {
+            try (CompletionArray wcs = CompletionArray.allocate(4)) {
                 assertEquals(0, l.cqA.poll(wcs), "unsignaled requests give no completion");
             }
         }
@@ -235,7 +235,7 @@ class DataTransferDeviceTest extends DeviceTest {
             assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(1, l.mrA, -8, 16));
             assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(2, l.mrA, 0, 16));
             assertThrows(IndexOutOfBoundsException.class, () -> l.recvs.get(0).sge(l.mrB, 4096, 1));
-            try (WorkCompletions wcs = WorkCompletions.allocate(4)) {
+            try (CompletionArray wcs = CompletionArray.allocate(4)) {
                 assertEquals(0, l.cqA.poll(wcs));
             }
         }
@@ -245,7 +245,7 @@ class DataTransferDeviceTest extends DeviceTest {
     void theRefusedRequestOfAChainIsReported() {
         try (Loopback l = new Loopback(4096, 1)) {
             int tooMany = l.a.capabilities().maxSendSge() + 1;
-            try (SendWorkRequests wide = SendWorkRequests.allocate(3, tooMany)) {
+            try (SendChain wide = SendChain.allocate(3, tooMany)) {
                 fill(l.mrA, 0, 300, 50);
                 for (int i = 0; i < 3; i++) {
                     l.recvs.get(i).wrId(10 + i).sge(l.mrB, i * 1024L, 1024);

@@ -58,7 +58,7 @@ abstract class DeviceTest {
     static List<Done> await(CompletionQueue cq, int expected) {
         List<Done> done = new ArrayList<>();
         long deadline = System.nanoTime() + COMPLETION_TIMEOUT.toNanos();
-        try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
+        try (CompletionArray wcs = CompletionArray.allocate(16)) {
             while (done.size() < expected) {
                 int n = cq.poll(wcs, Math.min(16, expected - done.size()));
                 if (n < 0) {
@@ -98,8 +98,8 @@ abstract class DeviceTest {
         final QueuePair b;
         final MemoryRegion mrA;
         final MemoryRegion mrB;
-        final SendWorkRequests sends;
-        final RecvWorkRequests recvs;
+        final SendChain sends;
+        final RecvChain recvs;
 
         Loopback(int bufferSize, int maxSge) {
             this(bufferSize, maxSge, QpConnectOptions.defaults());
@@ -123,8 +123,8 @@ abstract class DeviceTest {
                     : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC};
             mrA = pd.allocateAndRegister(bufferSize, access);
             mrB = pd.allocateAndRegister(bufferSize, access);
-            sends = SendWorkRequests.allocate(16, maxSge);
-            recvs = RecvWorkRequests.allocate(16, maxSge);
+            sends = SendChain.allocate(16, maxSge);
+            recvs = RecvChain.allocate(16, maxSge);
         }
 
         @Override

@@ -26,14 +26,14 @@ class DroppedAndReadOnlyMemoryDeviceTest extends DeviceTest {
             l.sends.get(0).wrId(id).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 64)
                     .remote(l.mrB.address(), l.mrB.rkey());
             l.a.postSendOrThrow(l.sends, 1);
-            WorkCompletions array = WorkCompletions.allocate(LARGE);
+            CompletionArray array = CompletionArray.allocate(LARGE);
             long deadline = System.nanoTime() + COMPLETION_TIMEOUT.toNanos();
             while (l.cqA.poll(array) == 0) {
                 assertTrue(System.nanoTime() < deadline, "no completion within " + COMPLETION_TIMEOUT);
                 Thread.onSpinWait();
             }
             WorkCompletion kept = array.get(0);
-            WeakReference<WorkCompletions> dropped = new WeakReference<>(array);
+            WeakReference<CompletionArray> dropped = new WeakReference<>(array);
             array = null; // dropped without close(), as its Javadoc allows
             for (int i = 0; i < 50 && dropped.get() != null; i++) {
                 System.gc();
@@ -50,12 +50,12 @@ class DroppedAndReadOnlyMemoryDeviceTest extends DeviceTest {
 
     /**
      * The same question for the other flyweights over automatic memory: a request kept from a dropped
-     * {@code SendWorkRequests} / {@code RecvWorkRequests} holds its chain, so it writes and reads its own memory.
+     * {@code SendChain} / {@code RecvChain} holds its chain, so it writes and reads its own memory.
      */
     @Test
     void aRequestKeptFromADroppedChainStillWritesItsOwnMemory() throws InterruptedException {
-        SendWorkRequest send = SendWorkRequests.allocate(LARGE / 4, 1).get(LARGE / 4 - 1);
-        RecvWorkRequest recv = RecvWorkRequests.allocate(LARGE / 4, 1).get(0);
+        SendWorkRequest send = SendChain.allocate(LARGE / 4, 1).get(LARGE / 4 - 1);
+        RecvWorkRequest recv = RecvChain.allocate(LARGE / 4, 1).get(0);
         send.wrId(41);
         recv.wrId(42);
         for (int i = 0; i < 10; i++) {

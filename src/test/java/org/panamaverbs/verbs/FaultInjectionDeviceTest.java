@@ -90,7 +90,7 @@ class FaultInjectionDeviceTest extends DeviceTest {
             // Linux 6.1 completes nothing for them: accept either, never a success
             postReceives(p, 2, 2000);
             List<Done> late = new ArrayList<>();
-            try (WorkCompletions wcs = WorkCompletions.allocate(4)) {
+            try (CompletionArray wcs = CompletionArray.allocate(4)) {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
                 while (System.nanoTime() < until && late.size() < 2) {
                     int n = p.cqB.poll(wcs);
@@ -129,7 +129,7 @@ class FaultInjectionDeviceTest extends DeviceTest {
                      .capabilities(QpCapabilities.defaults().withMaxSendWr(64)).build());
              QueuePair b = pd.createQueuePair(QpConfig.builder(other).build());
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-             SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
+             SendChain wrs = SendChain.allocate(1, 1)) {
             QueuePair.connectLoopback(a, b);
             int writes = tiny.capacity() + 4;
             for (int i = 0; i < writes; i++) {
@@ -141,7 +141,7 @@ class FaultInjectionDeviceTest extends DeviceTest {
             assertSame(tiny, event.completionQueue());
             // the queue holds at most its capacity; the overflowing completions are gone
             int polled = 0;
-            try (WorkCompletions wcs = WorkCompletions.allocate(64)) {
+            try (CompletionArray wcs = CompletionArray.allocate(64)) {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
                 while (System.nanoTime() < until) {
                     int n = tiny.poll(wcs);
@@ -168,7 +168,7 @@ class FaultInjectionDeviceTest extends DeviceTest {
              ProtectionDomain domain = ctx.allocateProtectionDomain();
              CompletionQueue cq = ctx.createCompletionQueue(256);
              MemoryRegion mr = domain.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-             SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
+             SendChain wrs = SendChain.allocate(1, 1)) {
             QueuePair a = domain.createQueuePair(QpConfig.builder(cq)
                     .capabilities(QpCapabilities.defaults().withMaxSendWr(64)).build());
             QueuePair b = domain.createQueuePair(QpConfig.builder(cq).build());
@@ -177,7 +177,7 @@ class FaultInjectionDeviceTest extends DeviceTest {
             AtomicInteger posted = new AtomicInteger();
             List<WcStatus> statuses = new ArrayList<>();
             Thread traffic = Thread.ofPlatform().start(() -> {
-                try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
+                try (CompletionArray wcs = CompletionArray.allocate(16)) {
                     int outstanding = 0;
                     long drainUntil = Long.MAX_VALUE;
                     while (outstanding > 0 || !stop.get()) {
@@ -224,7 +224,7 @@ class FaultInjectionDeviceTest extends DeviceTest {
                 stuck = "; " + (posted.get() - statuses.size()) + " left in flight by the device for "
                         + COMPLETION_TIMEOUT.toSeconds() + " s, flushed by modifyToError";
                 a.modifyToError();
-                try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
+                try (CompletionArray wcs = CompletionArray.allocate(16)) {
                     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                     while (statuses.size() < posted.get() && System.nanoTime() < until) {
                         int n = cq.poll(wcs);

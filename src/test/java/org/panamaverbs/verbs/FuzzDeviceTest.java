@@ -45,9 +45,9 @@ class FuzzDeviceTest extends DeviceTest {
     private final List<QueuePair> qps = new ArrayList<>();
     private final List<AddressHandle> ahs = new ArrayList<>();
     private final List<SharedReceiveQueue> srqs = new ArrayList<>();
-    private SendWorkRequests sends;
-    private RecvWorkRequests recvs;
-    private WorkCompletions wcs;
+    private SendChain sends;
+    private RecvChain recvs;
+    private CompletionArray wcs;
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.MINUTES)
@@ -56,9 +56,9 @@ class FuzzDeviceTest extends DeviceTest {
         random = new SplittableRandom(seed);
         System.out.println("fuzz: seed 0x" + Long.toHexString(seed) + ", " + STEPS + " steps");
         long start = System.nanoTime();
-        sends = SendWorkRequests.allocate(8, 2);
-        recvs = RecvWorkRequests.allocate(8, 2);
-        wcs = WorkCompletions.allocate(16);
+        sends = SendChain.allocate(8, 2);
+        recvs = RecvChain.allocate(8, 2);
+        wcs = CompletionArray.allocate(16);
         try {
             for (int step = 0; step < STEPS; step++) {
                 step(step);
@@ -451,8 +451,8 @@ class FuzzDeviceTest extends DeviceTest {
                 }
             }));
             cq.requestNotification(false);
-            try (RecvWorkRequests r = RecvWorkRequests.allocate(1, 1); SendWorkRequests s = SendWorkRequests.allocate(1, 1);
-                    WorkCompletions done = WorkCompletions.allocate(8)) {
+            try (RecvChain r = RecvChain.allocate(1, 1); SendChain s = SendChain.allocate(1, 1);
+                    CompletionArray done = CompletionArray.allocate(8)) {
                 r.get(0).sge(mr, 0, 64);
                 s.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 64, 8);
                 int rounds = random.nextInt(6);
@@ -486,7 +486,7 @@ class FuzzDeviceTest extends DeviceTest {
      * collections freed the dropped arrays' automatic arenas meanwhile.
      */
     private void keepACompletionOfADroppedArray() {
-        WorkCompletions dropped = WorkCompletions.allocate(1 + random.nextInt(4));
+        CompletionArray dropped = CompletionArray.allocate(1 + random.nextInt(4));
         if (pickOpen(cqs).poll(dropped) > 0) {
             WorkCompletion completion = dropped.get(0);
             kept.add(new KeptCompletion(completion, completion.wrId()));
@@ -544,7 +544,7 @@ class FuzzDeviceTest extends DeviceTest {
             boolean onQueue = random.nextBoolean();
             Thread.Builder kind = random.nextBoolean() ? Thread.ofPlatform() : Thread.ofVirtual();
             Thread waiter = kind.start(() -> run(-1, "parked waiter", () -> {
-                try (WorkCompletions completions = WorkCompletions.allocate(2)) {
+                try (CompletionArray completions = CompletionArray.allocate(2)) {
                     Object outcome = onQueue ? cq.awaitCompletions(completions, Duration.ofMinutes(10))
                             : channel.awaitEvent(Duration.ofMinutes(10));
                     record.finding("a wait on a closed " + (onQueue ? "queue" : "channel") + " returned " + outcome

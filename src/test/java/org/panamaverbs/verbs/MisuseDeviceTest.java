@@ -41,9 +41,9 @@ class MisuseDeviceTest extends DeviceTest {
         final CompletionQueue cq = ctx.createCompletionQueue(64, channel);
         final QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(8, 8)).build());
         final MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-        final SendWorkRequests sends = SendWorkRequests.allocate(64, 2);
-        final RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 1);
-        final WorkCompletions wcs = WorkCompletions.allocate(4);
+        final SendChain sends = SendChain.allocate(64, 2);
+        final RecvChain recvs = RecvChain.allocate(4, 1);
+        final CompletionArray wcs = CompletionArray.allocate(4);
 
         @Override
         public void close() {
@@ -424,7 +424,7 @@ class MisuseDeviceTest extends DeviceTest {
         cases.add(misuse("closing a CQ while another thread polls it", t -> {
             AtomicReference<Throwable> ended = new AtomicReference<>();
             Thread poller = Thread.ofPlatform().start(() -> {
-                try (WorkCompletions own = WorkCompletions.allocate(4)) {
+                try (CompletionArray own = CompletionArray.allocate(4)) {
                     while (true) {
                         t.cq.poll(own);
                     }
@@ -441,7 +441,7 @@ class MisuseDeviceTest extends DeviceTest {
             QueuePair.connectLoopback(t.qp, t.qp);
             AtomicReference<Throwable> ended = new AtomicReference<>();
             Thread poster = Thread.ofPlatform().start(() -> {
-                try (RecvWorkRequests own = RecvWorkRequests.allocate(1, 1)) {
+                try (RecvChain own = RecvChain.allocate(1, 1)) {
                     own.get(0).sge(t.mr, 0, 8);
                     while (true) {
                         t.qp.postRecv(own, 1); // fills the queue, then keeps returning ENOMEM
@@ -463,7 +463,7 @@ class MisuseDeviceTest extends DeviceTest {
             AddressHandle ah = t.pd.createAddressHandle(AddressHandle.Target.of(entry.gid(), entry.index(), 1));
             AtomicReference<Throwable> ended = new AtomicReference<>();
             Thread poster = Thread.ofPlatform().start(() -> {
-                try (SendWorkRequests own = SendWorkRequests.allocate(1, 1); WorkCompletions done = WorkCompletions.allocate(8)) {
+                try (SendChain own = SendChain.allocate(1, 1); CompletionArray done = CompletionArray.allocate(8)) {
                     own.get(0).opcode(WrOpcode.SEND).sge(t.mr, 0, 8).ud(ah, ud.qpNumber(), 0x11111111);
                     while (true) {
                         ud.postSend(own, 1); // unsignaled: the ring fills, then ENOMEM until the close
@@ -493,7 +493,7 @@ class MisuseDeviceTest extends DeviceTest {
             CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             Thread caller = Thread.ofPlatform().start(() -> {
-                try (RecvWorkRequests own = RecvWorkRequests.allocate(1, 1)) {
+                try (RecvChain own = RecvChain.allocate(1, 1)) {
                     own.enter(t.qp); // what a post does before calling the provider; this call "hangs"
                     inside.countDown();
                     try {
@@ -647,7 +647,7 @@ class MisuseDeviceTest extends DeviceTest {
         QueuePair qp = domain.createQueuePair(QpConfig.builder(cq).build());
         MemoryRegion mr = domain.allocateAndRegister(4096, Access.LOCAL_WRITE);
         QueuePair.connectLoopback(qp, qp);
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(1, 1); SendChain sends = SendChain.allocate(1, 1)) {
             assertEquals(0, cq.requestNotification(false));
             recvs.get(0).wrId(1).sge(mr, 0, 64);
             sends.get(0).wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 64, 8);

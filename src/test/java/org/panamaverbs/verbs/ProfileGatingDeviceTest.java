@@ -56,8 +56,8 @@ class ProfileGatingDeviceTest extends DeviceTest {
             QueuePair.connectLoopback(a, b);
             assertEquals(0, a.query().access() & Access.REMOTE_ATOMIC.bit(), "no remote atomic access under PVRDMA");
             try (MemoryRegion mr = domain.allocateAndRegister(8192, Access.LOCAL_WRITE);
-                 SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-                 RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+                 SendChain sends = SendChain.allocate(1, 1);
+                 RecvChain recvs = RecvChain.allocate(1, 1)) {
                 sends.get(0).wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED).sge(mr, 0, 8)
                         .atomic(mr.address() + 64, mr.rkey(), 1, 0);
                 assertThrows(UnsupportedVerbException.class, () -> a.postSend(sends, 1));

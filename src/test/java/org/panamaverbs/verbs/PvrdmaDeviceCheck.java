@@ -45,7 +45,7 @@ public final class PvrdmaDeviceCheck {
     private final InetAddress address;
     private final HardwareClass expected;
     private final String probe;
-    private final WorkCompletions completions = WorkCompletions.allocate(8);
+    private final CompletionArray completions = CompletionArray.allocate(8);
     private int passed;
     private int failed;
 
@@ -240,7 +240,7 @@ public final class PvrdmaDeviceCheck {
         InetSocketAddress server = new InetSocketAddress(address, Integer.parseInt(port));
         int[] lengths = {1, 32, 64};
         MemoryRegion[] buffer = new MemoryRegion[1];
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(3, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(3, 1); SendChain sends = SendChain.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().capabilities(QpCapabilities.of(4, 4))
                     .privateData("pvrdma client".getBytes(StandardCharsets.US_ASCII)).prepare(c -> {
                         buffer[0] = c.protectionDomain().allocateAndRegister(8192, Access.LOCAL_WRITE);
@@ -378,8 +378,8 @@ public final class PvrdmaDeviceCheck {
              CompletionQueue sendCq = context.createCompletionQueue(16);
              CompletionQueue recvCq = context.createCompletionQueue(16);
              MemoryRegion mr = pd.allocateAndRegister(BUFFER, Access.LOCAL_WRITE);
-             SendWorkRequests sends = SendWorkRequests.allocate(2, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 1)) {
+             SendChain sends = SendChain.allocate(2, 1);
+             RecvChain recvs = RecvChain.allocate(2, 1)) {
             try {
                 System.out.println("  ibv_query_srq: max_wr " + srq.query().maxWr());
             } catch (VerbsException e) {
@@ -416,8 +416,8 @@ public final class PvrdmaDeviceCheck {
                      .capabilities(QpCapabilities.defaults().withMaxSendSge(3)).build());
              QueuePair b = pd.createQueuePair(config(cqB, cqB)
                      .capabilities(QpCapabilities.defaults().withMaxRecvSge(3)).build());
-             SendWorkRequests sends = SendWorkRequests.allocate(4, 3);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 3)) {
+             SendChain sends = SendChain.allocate(4, 3);
+             RecvChain recvs = RecvChain.allocate(4, 3)) {
             QueuePair.connectLoopback(a, b);
             check(a.state() == QpState.RTS && b.state() == QpState.RTS, "both queue pairs in RTS");
             // three single-entry messages (1 byte, half and all of max_msg_sz 1024) and one gathered from three entries
@@ -455,7 +455,7 @@ public final class PvrdmaDeviceCheck {
         try (CompletionQueue cq = context.createCompletionQueue(4);
              MemoryRegion mr = pd.allocateAndRegister(64, Access.LOCAL_WRITE);
              QueuePair qp = pd.createQueuePair(config(cq, cq).build());
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+             SendChain sends = SendChain.allocate(1, 1)) {
             QueuePair.connectLoopback(qp, qp);
             sends.get(0).wrId(1).atomic(mr.address(), mr.rkey(), 0, 1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
                     .flags(SendFlags.SIGNALED).sge(mr, 0, 8);
@@ -473,7 +473,7 @@ public final class PvrdmaDeviceCheck {
             check(e.getMessage().contains("forces max_inline_data to 0"), e.getMessage());
             try (MemoryRegion mr = pd.allocateAndRegister(64, Access.LOCAL_WRITE);
                  QueuePair qp = pd.createQueuePair(config(cq, cq).build());
-                 SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+                 SendChain sends = SendChain.allocate(1, 1)) {
                 check(qp.capabilities().maxInlineData() == 0, "max_inline_data " + qp.capabilities().maxInlineData());
                 QueuePair.connectLoopback(qp, qp);
                 sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE).sge(mr, 0, 16);
@@ -530,8 +530,8 @@ public final class PvrdmaDeviceCheck {
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
              QueuePair a = pd.createQueuePair(config(cq, cq).build());
              QueuePair b = pd.createQueuePair(config(cq, cq).build());
-             SendWorkRequests sends = SendWorkRequests.allocate(2, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+             SendChain sends = SendChain.allocate(2, 1);
+             RecvChain recvs = RecvChain.allocate(1, 1)) {
             QueuePair.connectLoopback(a, b);
             for (WrOpcode op : new WrOpcode[] {WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ,
                     WrOpcode.SEND_WITH_IMM}) {

@@ -87,7 +87,7 @@ class QueuePairControlDeviceTest extends DeviceTest {
              QueuePair a = pd.createQueuePair(QpConfig.builder(cqA).build());
              QueuePair b = pd.createQueuePair(QpConfig.builder(cqB).build());
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+             SendChain sends = SendChain.allocate(1, 1)) {
             // rnr_retry 0: the first RNR NAK fails the send instead of retrying forever (rnr_retry 7).
             QueuePair.connectLoopback(a, b, QpConnectOptions.builder().rnrRetry(0).build());
             sends.get(0).wrId(9).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 32);

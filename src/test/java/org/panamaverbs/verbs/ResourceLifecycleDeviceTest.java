@@ -76,7 +76,7 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
                 () -> pd.register(memory, Access.LOCAL_WRITE));
         assertTrue(untied.getMessage().contains("register(arena, segment)"), untied.getMessage());
         try (MemoryRegion mr = pd.register(arena, memory, Access.LOCAL_WRITE);
-             SendWorkRequests wrs = SendWorkRequests.allocate(1, 1)) {
+             SendChain wrs = SendChain.allocate(1, 1)) {
             arena.close();
             assertTrue(mr.isClosed(), "the arena's close closed the region before freeing its memory");
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> wrs.get(0).sge(mr, 0, 64));
@@ -156,7 +156,7 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
         try (CompletionQueue cq = context.createCompletionQueue(16);
              QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).build());
              MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
-             SendWorkRequests wrs = SendWorkRequests.allocate(2, 1)) {
+             SendChain wrs = SendChain.allocate(2, 1)) {
             wrs.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(mr, 0, 64);
             int rc = qp.postSend(wrs, 1);
             assertNotEquals(0, rc, "a RESET queue pair cannot send");
@@ -168,7 +168,7 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
             assertEquals("ibv_post_send", e.verb());
             assertTrue(e.getMessage().contains(failed == 0 ? "work request 0 of 1" : "named no refused request of the 1"),
                     e.getMessage());
-            try (WorkCompletions wcs = WorkCompletions.allocate(4)) {
+            try (CompletionArray wcs = CompletionArray.allocate(4)) {
                 assertEquals(0, cq.poll(wcs), "nothing reached the device");
             }
         }
@@ -181,7 +181,7 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
         CompletionQueue cq = ctx.createCompletionQueue(8);
         QueuePair qp = domain.createQueuePair(QpConfig.builder(cq).build());
         MemoryRegion mr = domain.allocateAndRegister(4096, Access.LOCAL_WRITE);
-        WorkCompletions wcs = WorkCompletions.allocate(4);
+        CompletionArray wcs = CompletionArray.allocate(4);
         for (AutoCloseable c : new AutoCloseable[] {qp, mr, cq, domain, ctx, wcs}) {
             assertDoesNotThrowTwice(c);
         }
@@ -211,9 +211,9 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
         assertTrue(cq.isClosed(), "completion queue");
         assertTrue(domain.isClosed(), "protection domain");
         assertFalse(memory.scope().isAlive());
-        try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests rwrs = RecvWorkRequests.allocate(1, 1);
-             WorkCompletions wcs = WorkCompletions.allocate(1)) {
+        try (SendChain wrs = SendChain.allocate(1, 1);
+             RecvChain rwrs = RecvChain.allocate(1, 1);
+             CompletionArray wcs = CompletionArray.allocate(1)) {
             assertThrows(IllegalStateException.class, () -> qp.postSend(wrs, 1));
             assertThrows(IllegalStateException.class, () -> qp.postRecv(rwrs, 1));
             assertThrows(IllegalStateException.class, qp::state);

@@ -31,8 +31,8 @@ class SharedReceiveQueueDeviceTest extends DeviceTest {
              CompletionQueue recvCq = context.createCompletionQueue(64);
              CompletionQueue sendCq = context.createCompletionQueue(64);
              MemoryRegion mr = pd.allocateAndRegister(64 * 1024, Access.LOCAL_WRITE);
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(16, 1)) {
+             SendChain sends = SendChain.allocate(1, 1);
+             RecvChain recvs = RecvChain.allocate(16, 1)) {
             List<QueuePair> receivers = new ArrayList<>();
             List<QueuePair> senders = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
@@ -86,8 +86,8 @@ class SharedReceiveQueueDeviceTest extends DeviceTest {
         try (SharedReceiveQueue srq = pd.createSharedReceiveQueue(32, 1);
              CompletionQueue cq = context.createCompletionQueue(64);
              MemoryRegion mr = pd.allocateAndRegister(16 * 1024, Access.LOCAL_WRITE);
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(8, 1);
+             SendChain sends = SendChain.allocate(1, 1);
+             RecvChain recvs = RecvChain.allocate(8, 1);
              QueuePair receiver = pd.createQueuePair(QpConfig.builder(cq).srq(srq).build());
              QueuePair sender = pd.createQueuePair(QpConfig.builder(cq).build())) {
             QueuePair.connectLoopback(sender, receiver);

@@ -47,9 +47,9 @@ final class StandInTree {
             System.out.println("qp.state.connected=" + qp.state());
             MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
             System.out.println("mr.keys=" + (mr.lkey() != 0 && mr.rkey() != 0 && mr.lkey() != mr.rkey()));
-            try (SendWorkRequests sends = SendWorkRequests.allocate(2, 1);
-                    RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 1);
-                    WorkCompletions wcs = WorkCompletions.allocate(4)) {
+            try (SendChain sends = SendChain.allocate(2, 1);
+                    RecvChain recvs = RecvChain.allocate(2, 1);
+                    CompletionArray wcs = CompletionArray.allocate(4)) {
                 sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(0).sge(mr, 0, 64).remote(0x1000, 7);
                 sends.get(1).wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(mr, 64, 100)
                         .remote(0x2000, 7);
@@ -93,9 +93,9 @@ final class StandInTree {
             QueuePair qp = pd.createQueuePair(config);
             QueuePair.connectLoopback(qp, qp);
             MemoryRegion mr = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-            try (SendWorkRequests sends = SendWorkRequests.allocate(3, 2);
-                    RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 1);
-                    WorkCompletions wcs = WorkCompletions.allocate(16)) {
+            try (SendChain sends = SendChain.allocate(3, 2);
+                    RecvChain recvs = RecvChain.allocate(2, 1);
+                    CompletionArray wcs = CompletionArray.allocate(16)) {
                 for (int i = 0; i < 3; i++) {
                     sends.get(i).wrId(10 + i).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(mr, 64 * i, 64)
                             .remote(0x1000, 7);
@@ -169,7 +169,7 @@ final class StandInTree {
     }
 
     /** The wr_ids of every completion waiting, each after a space. */
-    private static String polled(CompletionQueue cq, WorkCompletions wcs) {
+    private static String polled(CompletionQueue cq, CompletionArray wcs) {
         StringBuilder ids = new StringBuilder();
         for (int n = cq.poll(wcs); n > 0; n = cq.poll(wcs)) {
             for (int i = 0; i < n; i++) {

@@ -21,8 +21,8 @@ class UnreliableDatagramDeviceTest extends DeviceTest {
         final QueuePair b = pd.createQueuePair(QpConfig.builder(cqB).type(QpType.UD).build());
         final AddressHandle toB;
         final MemoryRegion mr = pd.allocateAndRegister(64 * 1024, Access.LOCAL_WRITE);
-        final SendWorkRequests sends = SendWorkRequests.allocate(4, 1);
-        final RecvWorkRequests recvs = RecvWorkRequests.allocate(4, 1);
+        final SendChain sends = SendChain.allocate(4, 1);
+        final RecvChain recvs = RecvChain.allocate(4, 1);
 
         UdPair() {
             a.readyForDatagrams(QKEY);
@@ -60,7 +60,7 @@ class UnreliableDatagramDeviceTest extends DeviceTest {
             }
             p.a.postSendOrThrow(p.sends, 3);
             assertTrue(await(p.cqA, 3).stream().allMatch(d -> d.status() == WcStatus.SUCCESS));
-            try (WorkCompletions wcs = WorkCompletions.allocate(4)) {
+            try (CompletionArray wcs = CompletionArray.allocate(4)) {
                 int got = 0;
                 long deadline = System.nanoTime() + COMPLETION_TIMEOUT.toNanos();
                 while (got < 3 && System.nanoTime() < deadline) {

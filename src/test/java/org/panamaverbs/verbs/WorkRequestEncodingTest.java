@@ -33,7 +33,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void sendRequestMatchesC() throws Exception {
-        try (SendWorkRequests wrs = SendWorkRequests.allocate(3, 2)) {
+        try (SendChain wrs = SendChain.allocate(3, 2)) {
             SendWorkRequest wr = wrs.get(1)
                     .wrId(0x1122334455667788L)
                     .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
@@ -43,13 +43,13 @@ class WorkRequestEncodingTest {
                     .sge(0, new Sge(null, 0x7000_0000_1000L, 4096, 0x42))
                     .sge(1, new Sge(null, 0x7000_0000_3000L, 100, 0x43))
                     .numSge(2);
-            long base = SendWorkRequests.WR_SIZE;
+            long base = SendChain.WR_SIZE;
             long next = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.next$offset());
             long sgList = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.sg_list$offset());
             byte[] expected = CReference.bytes("send", 0x1122334455667788L, next, sgList, 2,
                     WrOpcode.RDMA_WRITE_WITH_IMM.code(), SendFlags.SIGNALED | SendFlags.SOLICITED | SendFlags.FENCE,
                     0xCAFEBABEL, 0x00007f0000001000L, 0xABCD1234L);
-            assertArrayEquals(expected, bytes(wrs.requests, base, SendWorkRequests.WR_SIZE));
+            assertArrayEquals(expected, bytes(wrs.requests, base, SendChain.WR_SIZE));
             assertArrayEquals(CReference.bytes("sge", 0x7000_0000_1000L, 4096, 0x42),
                     bytes(wrs.sges, wrs.sgeBase(1), WorkRequestChain.SGE_SIZE));
             assertArrayEquals(CReference.bytes("sge", 0x7000_0000_3000L, 100, 0x43),
@@ -62,45 +62,45 @@ class WorkRequestEncodingTest {
 
     @Test
     void udSendRequestMatchesC() throws Exception {
-        try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 0)) {
+        try (SendChain wrs = SendChain.allocate(1, 0)) {
             SendWorkRequest wr = wrs.get(0).wrId(0x55).opcode(WrOpcode.SEND);
             wr.writeUd(0x0000_7f12_3456_7890L, 0x00ABCDEF, 0x11111111);
             wrs.requests.set(JAVA_LONG, ibv_send_wr.next$offset(), 0L); // C's request has no next
             assertArrayEquals(CReference.bytes("send-ud", 0x0000_7f12_3456_7890L, 0x00ABCDEFL, 0x11111111L, 0x55L),
-                    bytes(wrs.requests, 0, SendWorkRequests.WR_SIZE));
+                    bytes(wrs.requests, 0, SendChain.WR_SIZE));
         }
     }
 
     @Test
     void atomicSendRequestMatchesC() throws Exception {
-        try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 0)) {
+        try (SendChain wrs = SendChain.allocate(1, 0)) {
             wrs.get(0).wrId(0x66).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED)
                     .atomic(0x0000_7f00_0000_1008L, 0xA1B2C3D4, 0x0102030405060708L, 0x1112131415161718L);
             wrs.requests.set(JAVA_LONG, ibv_send_wr.next$offset(), 0L);
             assertArrayEquals(CReference.bytes("send-atomic", 0x0000_7f00_0000_1008L, 0x0102030405060708L,
                     0x1112131415161718L, 0xA1B2C3D4L, 0x66L, (long) SendFlags.SIGNALED),
-                    bytes(wrs.requests, 0, SendWorkRequests.WR_SIZE));
+                    bytes(wrs.requests, 0, SendChain.WR_SIZE));
         }
     }
 
     @Test
     void receiveRequestMatchesC() throws Exception {
-        try (RecvWorkRequests wrs = RecvWorkRequests.allocate(2, 1)) {
+        try (RecvChain wrs = RecvChain.allocate(2, 1)) {
             wrs.get(0).wrId(77).sge(0, new Sge(null, 0x1234_5000L, 64, 7)).numSge(1);
             long next = wrs.requests.get(JAVA_LONG, ibv_recv_wr.next$offset());
             long sgList = wrs.requests.get(JAVA_LONG, ibv_recv_wr.sg_list$offset());
-            assertArrayEquals(CReference.bytes("recv", 77L, next, sgList, 1), bytes(wrs.requests, 0, RecvWorkRequests.WR_SIZE));
+            assertArrayEquals(CReference.bytes("recv", 77L, next, sgList, 1), bytes(wrs.requests, 0, RecvChain.WR_SIZE));
         }
     }
 
     @Test
     void chainIsLinkedAndEachRequestHasItsOwnScatterGatherArray() {
-        try (SendWorkRequests wrs = SendWorkRequests.allocate(4, 3)) {
+        try (SendChain wrs = SendChain.allocate(4, 3)) {
             long first = wrs.requests.address();
             for (int i = 0; i < 4; i++) {
-                long base = i * SendWorkRequests.WR_SIZE;
+                long base = i * SendChain.WR_SIZE;
                 long next = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.next$offset());
-                assertEquals(i < 3 ? first + base + SendWorkRequests.WR_SIZE : 0L, next, "next of request " + i);
+                assertEquals(i < 3 ? first + base + SendChain.WR_SIZE : 0L, next, "next of request " + i);
                 long sgList = wrs.requests.get(JAVA_LONG, base + ibv_send_wr.sg_list$offset());
                 assertEquals(wrs.sges.address() + i * 3 * ibv_sge.layout().byteSize(), sgList, "sg_list of request " + i);
             }
@@ -109,9 +109,9 @@ class WorkRequestEncodingTest {
 
     @Test
     void postingFewerThanTheCapacityCutsTheChainUntilAnotherCountMovesTheCut() {
-        try (SendWorkRequests wrs = SendWorkRequests.allocate(4, 1)) {
-            long nextOf1 = SendWorkRequests.WR_SIZE + ibv_send_wr.next$offset();
-            long nextOf2 = 2 * SendWorkRequests.WR_SIZE + ibv_send_wr.next$offset();
+        try (SendChain wrs = SendChain.allocate(4, 1)) {
+            long nextOf1 = SendChain.WR_SIZE + ibv_send_wr.next$offset();
+            long nextOf2 = 2 * SendChain.WR_SIZE + ibv_send_wr.next$offset();
             long linked1 = wrs.requests.get(JAVA_LONG, nextOf1);
             long linked2 = wrs.requests.get(JAVA_LONG, nextOf2);
             wrs.cutFor(2);
@@ -130,10 +130,10 @@ class WorkRequestEncodingTest {
 
     @Test
     void failedIndexComesFromBadWr() {
-        try (SendWorkRequests wrs = SendWorkRequests.allocate(4, 1)) {
+        try (SendChain wrs = SendChain.allocate(4, 1)) {
             wrs.recordResult(0, 4, false);
             assertEquals(-1, wrs.failedIndex());
-            wrs.badRequestSlot().set(JAVA_LONG, 0, wrs.requests.address() + 2 * SendWorkRequests.WR_SIZE);
+            wrs.badRequestSlot().set(JAVA_LONG, 0, wrs.requests.address() + 2 * SendChain.WR_SIZE);
             wrs.recordResult(Errno.EINVAL, 4, false);
             assertEquals(2, wrs.failedIndex());
             assertEquals(Errno.EINVAL, wrs.lastResult());
@@ -142,7 +142,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void sendsAndReceivesShareTheBaseSetters() {
-        try (SendWorkRequests sends = SendWorkRequests.allocate(2, 2); RecvWorkRequests recvs = RecvWorkRequests.allocate(2, 2)) {
+        try (SendChain sends = SendChain.allocate(2, 2); RecvChain recvs = RecvChain.allocate(2, 2)) {
             for (WorkRequest<?> wr : List.of(sends.get(1), recvs.get(1))) {
                 wr.wrId(9).sge(0, new Sge(null, 0x1000, 10, 1)).sge(1, new Sge(null, 0x2000, 20, 2)).numSge(2);
                 assertEquals(9, wr.wrId());
@@ -162,7 +162,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void scatterGatherBoundsAreChecked() {
-        try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 2)) {
+        try (SendChain wrs = SendChain.allocate(1, 2)) {
             SendWorkRequest wr = wrs.get(0);
             assertThrows(IndexOutOfBoundsException.class, () -> wr.sge(2, new Sge(null, 1, 1, 1)));
             assertThrows(IndexOutOfBoundsException.class, () -> wr.numSge(3));
@@ -172,7 +172,7 @@ class WorkRequestEncodingTest {
 
     @Test
     void closedChainRefusesUse() {
-        SendWorkRequests wrs = SendWorkRequests.allocate(1, 1);
+        SendChain wrs = SendChain.allocate(1, 1);
         wrs.close();
         wrs.close();
         assertThrows(IllegalStateException.class, () -> wrs.get(0).wrId(1));
@@ -184,8 +184,8 @@ class WorkRequestEncodingTest {
                 WcOpcode.RECV_RDMA_WITH_IMM.code(), 0x99, 4096, 0xDEADBEEFL, 0x000abc, 0x000def,
                 WorkCompletion.WC_WITH_IMM | 1, 0xfffe, 0x1234, 5, 3);
         assertEquals(ibv_wc.layout().byteSize(), wc.length);
-        try (WorkCompletions wcs = WorkCompletions.allocate(2)) {
-            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.arrayForPoll(), WorkCompletions.WC_SIZE, wc.length);
+        try (CompletionArray wcs = CompletionArray.allocate(2)) {
+            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.arrayForPoll(), CompletionArray.WC_SIZE, wc.length);
             wcs.setCount(2);
             WorkCompletion c = wcs.get(1);
             assertEquals(0x0102030405060708L, c.wrId());
@@ -212,8 +212,8 @@ class WorkRequestEncodingTest {
         byte[] wc = CReference.bytes("wc", 0x0102030405060708L, WcStatus.REM_ACCESS_ERR.code(),
                 WcOpcode.RECV_RDMA_WITH_IMM.code(), 0x99, 4096, 0xDEADBEEFL, 0x000abc, 0x000def,
                 WorkCompletion.WC_WITH_IMM | 1, 0xfffe, 0x1234, 5, 3);
-        try (WorkCompletions wcs = WorkCompletions.allocate(2)) {
-            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.arrayForPoll(), WorkCompletions.WC_SIZE, wc.length);
+        try (CompletionArray wcs = CompletionArray.allocate(2)) {
+            MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.arrayForPoll(), CompletionArray.WC_SIZE, wc.length);
             wcs.setCount(2);
             WorkCompletion c = wcs.get(1);
             CompletionCopy copy = new CompletionCopy();
@@ -246,7 +246,7 @@ class WorkRequestEncodingTest {
     void opcodeNoConstantHasKeepsItsNumber() throws Exception {
         // an error completion's opcode is undefined, and a provider may use a number this library has no name for
         byte[] wc = CReference.bytes("wc", 7L, WcStatus.WR_FLUSH_ERR.code(), 0x7777, 0, 0, 0L, 1, 0, 0, 0, 0, 0, 0);
-        try (WorkCompletions wcs = WorkCompletions.allocate(1)) {
+        try (CompletionArray wcs = CompletionArray.allocate(1)) {
             MemorySegment.copy(MemorySegment.ofArray(wc), 0, wcs.arrayForPoll(), 0, wc.length);
             wcs.setCount(1);
             WorkCompletion c = wcs.get(0);

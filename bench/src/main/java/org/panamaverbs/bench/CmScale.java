@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 /**
  * How many rdma_cm connections one JVM holds, and with how many threads: {@code cmscale server} accepts connections
  * on one thread over one polled event channel (a queue pair of depth 2 and one 64-byte receive slot per connection,
@@ -34,7 +34,7 @@ final class CmScale {
     static final int HEADER = 23;
     static final Duration RESOLVE = Duration.ofSeconds(10);
     /** Only SENDs: one READ each way is what C cmtime asks for; less kernel memory per queue pair than the default. */
-    static final ConnectionParameters PARAMETERS = new ConnectionParameters(null, 1, 1, 7, 7);
+    static final ConnParam PARAMETERS = new ConnParam(null, 1, 1, 7, 7);
     static final int CONNECTIONS_PER_CQ = 4096;
     static final int REASONS_SHOWN = 5;
 

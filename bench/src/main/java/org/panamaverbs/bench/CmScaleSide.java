@@ -21,13 +21,13 @@ import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.VerbsException;
 import org.panamaverbs.verbs.WcStatus;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /** What both sides share: the verbs objects of all connections, the failure record, the loop's pacing. */
@@ -39,9 +39,9 @@ abstract class CmScaleSide {
     final byte[] states;
     final Map<CmId, Integer> slots = new IdentityHashMap<>();
     final ArrayDeque<Integer> toClose = new ArrayDeque<>();
-    final RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1);
-    final SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-    final WorkCompletions wcs = WorkCompletions.allocate(32);
+    final RecvChain recvs = RecvChain.allocate(1, 1);
+    final SendChain sends = SendChain.allocate(1, 1);
+    final CompletionArray wcs = CompletionArray.allocate(32);
     final Map<String, Integer> failureKinds = new LinkedHashMap<>();
     final long start = System.nanoTime();
     final long deadline;

@@ -17,7 +17,7 @@ import org.panamaverbs.cm.CmEventHandler;
 import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmEventView;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
 import org.panamaverbs.verbs.CompletionChannel;
 import org.panamaverbs.verbs.CompletionQueue;
@@ -117,7 +117,7 @@ final class CmTime {
         InetSocketAddress destination = new InetSocketAddress(InetAddress.getByName(server), port);
         InetSocketAddress source = bind == null ? null : new InetSocketAddress(InetAddress.getByName(bind), 0);
         Duration timeout = Duration.ofMillis(timeoutMs);
-        ConnectionParameters parameters = ConnectionParameters.defaults().withRetries(Math.min(7, retries), 0);
+        ConnParam parameters = ConnParam.defaults().withRetries(Math.min(7, retries), 0);
         Node[] nodes = null;
         try (CmEventChannel channel = CmEventChannel.createPolled()) {
             for (int cycle = 0; cycle <= warmups; cycle++) {
@@ -134,7 +134,7 @@ final class CmTime {
 
     /** One whole cycle over N connections; {@code shown} says whether it prints its steps. */
     private Node[] cycle(CmEventChannel channel, InetSocketAddress destination, InetSocketAddress source, Duration timeout,
-            ConnectionParameters parameters, boolean shown) {
+            ConnParam parameters, boolean shown) {
         java.io.PrintStream out = shown ? System.out : new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
         Node[] nodes = new Node[connections];
         Map<CmId, Node> byId = new HashMap<>();
@@ -324,7 +324,7 @@ final class CmTime {
                     List<AutoCloseable> made = new ArrayList<>();
                     try {
                         createQueuePair(id, made);
-                        id.accept(ConnectionParameters.defaults());
+                        id.accept(ConnParam.defaults());
                         queues.put(id, made);
                     } catch (RuntimeException e) {
                         System.out.println("failing connection request: " + e.getMessage());

@@ -10,11 +10,11 @@ import org.panamaverbs.cm.RdmaServer;
 import org.panamaverbs.cm.RemoteRegion;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.MemoryRegion;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -47,7 +47,7 @@ public final class CmEcho {
     private static void server(InetSocketAddress address) {
         // snippet:server
         MemoryRegion[] buffers = new MemoryRegion[2];
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(1, 1); SendChain sends = SendChain.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().privateData(bytes("welcome")).prepare(c -> {
                 buffers[0] = c.protectionDomain().allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_READ);
                 buffers[0].segment().setString(0, "greetings from the server's memory");
@@ -80,7 +80,7 @@ public final class CmEcho {
     private static void client(InetSocketAddress address) {
         // snippet:client
         MemoryRegion[] buffer = new MemoryRegion[1];
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(1, 1); SendChain sends = SendChain.allocate(1, 1)) {
             ConnectionOptions options = ConnectionOptions.builder().privateData(bytes("hello")).prepare(c -> {
                 buffer[0] = c.protectionDomain().allocateAndRegister(8192, Access.LOCAL_WRITE);
                 recvs.get(0).wrId(1).sge(buffer[0], 4096, 4096);
@@ -109,8 +109,8 @@ public final class CmEcho {
         // end-snippet
     }
 
-    /** One thread's completion array (a WorkCompletions belongs to the first thread that polls with it). */
-    private static final WorkCompletions COMPLETIONS = WorkCompletions.allocate(1);
+    /** One thread's completion array (a CompletionArray belongs to the first thread that polls with it). */
+    private static final CompletionArray COMPLETIONS = CompletionArray.allocate(1);
 
     private static WorkCompletion awaitOne(Connection c) {
         return Polling.awaitOne(c.completionQueue(), COMPLETIONS, TIMEOUT);

@@ -17,11 +17,11 @@ import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -40,8 +40,8 @@ public final class EventDrivenCompletion {
         try (Context ctx = args.length > 0 ? Rdma.open(args[0]) : Rdma.openFirst();
              ProtectionDomain pd = ctx.allocateProtectionDomain();
              ExecutorService virtualThreads = Executors.newVirtualThreadPerTaskExecutor();
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(MESSAGES, 1)) {
+             SendChain sends = SendChain.allocate(1, 1);
+             RecvChain recvs = RecvChain.allocate(MESSAGES, 1)) {
             // snippet:events
             CompletionChannel channel = ctx.createCompletionChannel();          // the completion events' fd
             CompletionQueue recvCq = ctx.createCompletionQueue(16, channel);     // signals on that channel
@@ -56,7 +56,7 @@ public final class EventDrivenCompletion {
             receiver.postRecvOrThrow(recvs, MESSAGES);
 
             Future<?> receiving = virtualThreads.submit(() -> {
-                try (WorkCompletions wcs = WorkCompletions.allocate(4)) {   // this thread's own array
+                try (CompletionArray wcs = CompletionArray.allocate(4)) {   // this thread's own array
                     for (int got = 0; got < MESSAGES; ) {
                         // poll; if empty, arm the queue, poll again, then park until the channel's event
                         int n = recvCq.awaitCompletions(wcs, Duration.ofSeconds(10));
@@ -73,7 +73,7 @@ public final class EventDrivenCompletion {
                 }
             });
 
-            try (WorkCompletions wcs = WorkCompletions.allocate(1)) {
+            try (CompletionArray wcs = CompletionArray.allocate(1)) {
                 for (int i = 0; i < MESSAGES; i++) {
                     Thread.sleep(200);                                   // the receiver is parked meanwhile
                     buffers.segment().setString((long) i * SLOT, "message " + (i + 1));

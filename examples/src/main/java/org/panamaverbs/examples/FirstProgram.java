@@ -13,9 +13,9 @@ public final class FirstProgram {
              ProtectionDomain pd = ctx.allocateProtectionDomain();
              CompletionQueue sendCq = ctx.createCompletionQueue(16);
              CompletionQueue recvCq = ctx.createCompletionQueue(16);
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1);  // 1 request, 1 scatter/gather entry
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1);
-             WorkCompletions wcs = WorkCompletions.allocate(1)) {
+             SendChain sends = SendChain.allocate(1, 1);  // 1 request, 1 scatter/gather entry
+             RecvChain recvs = RecvChain.allocate(1, 1);
+             CompletionArray wcs = CompletionArray.allocate(1)) {
             QueuePair a = pd.createQueuePair(QpConfig.builder(sendCq).build());      // RC
             QueuePair b = pd.createQueuePair(QpConfig.builder(recvCq).build());
             QueuePair.connectLoopback(a, b);         // RESET -> INIT -> RTR -> RTS; across machines: a.connect(peer)

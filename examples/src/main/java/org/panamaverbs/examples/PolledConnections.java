@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.panamaverbs.cm.CmEventChannel;
 import org.panamaverbs.cm.CmEventHandler;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
@@ -19,12 +19,12 @@ import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.VerbsException;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -45,8 +45,8 @@ public final class PolledConnections {
     private ProtectionDomain pd;
     private CompletionQueue cq;
     private MemoryRegion buffers;
-    private final RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1);
-    private final SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
+    private final RecvChain recvs = RecvChain.allocate(1, 1);
+    private final SendChain sends = SendChain.allocate(1, 1);
     private int established;
     private int echoed;
     private int disconnected;
@@ -89,11 +89,11 @@ public final class PolledConnections {
                 case ADDR_RESOLVED -> id.beginResolveRoute(RESOLVE);
                 case ROUTE_RESOLVED -> {
                     prepare(id);                                          // queue pair, one receive posted
-                    id.beginConnect(ConnectionParameters.defaults());
+                    id.beginConnect(ConnParam.defaults());
                 }
                 case CONNECT_REQUEST -> {
                     prepare(id);
-                    id.accept(ConnectionParameters.defaults());
+                    id.accept(ConnParam.defaults());
                 }
                 case ESTABLISHED -> {
                     established++;
@@ -113,7 +113,7 @@ public final class PolledConnections {
         };
         // end-snippet
         long deadline = System.nanoTime() + BOUND.toNanos();
-        try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
+        try (CompletionArray wcs = CompletionArray.allocate(16)) {
             while (disconnected < count) {
                 int work = channel.poll(handler, 64) + (cq == null ? 0 : completions(wcs));
                 if (!server && echoed == count && established == count) {
@@ -157,7 +157,7 @@ public final class PolledConnections {
     }
 
     /** Handles the completions waiting now: the server echoes each receive, the client checks each echo. */
-    private int completions(WorkCompletions wcs) {
+    private int completions(CompletionArray wcs) {
         int n = cq.poll(wcs);
         if (n < 0) {
             throw new VerbsException("ibv_poll_cq", -n, cq.toString());

@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.VerbsException;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 
 /** The busy-polling wait the examples share: one completion, within a bound, successful or an exception. */
 final class Polling {
@@ -17,7 +17,7 @@ final class Polling {
      * Polls {@code cq} until one completion arrives, at most {@code timeout}; fails on an error status.
      * The returned flyweight is valid until the next poll with {@code wcs}.
      */
-    static WorkCompletion awaitOne(CompletionQueue cq, WorkCompletions wcs, Duration timeout) {
+    static WorkCompletion awaitOne(CompletionQueue cq, CompletionArray wcs, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         int n;
         while ((n = cq.poll(wcs, 1)) == 0) {                  // no allocation, no system call on most devices

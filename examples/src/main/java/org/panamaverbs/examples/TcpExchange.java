@@ -5,7 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 
-import org.panamaverbs.cm.ConnectionInfo;
+import org.panamaverbs.cm.ExchangeMessage;
 import org.panamaverbs.cm.EndpointExchange;
 import org.panamaverbs.cm.RemoteRegion;
 import org.panamaverbs.verbs.Access;
@@ -16,11 +16,11 @@ import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -46,9 +46,9 @@ public final class TcpExchange {
         try (Context ctx = args.length > deviceArg ? Rdma.open(args[deviceArg]) : Rdma.openFirst();
              ProtectionDomain pd = ctx.allocateProtectionDomain();
              CompletionQueue cq = ctx.createCompletionQueue(16);
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1);
-             WorkCompletions wcs = WorkCompletions.allocate(1)) {
+             SendChain sends = SendChain.allocate(1, 1);
+             RecvChain recvs = RecvChain.allocate(1, 1);
+             CompletionArray wcs = CompletionArray.allocate(1)) {
             QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).build());
             if (server) {
                 serve(Integer.parseInt(args[1]), pd, qp, recvs, wcs);
@@ -58,13 +58,13 @@ public final class TcpExchange {
         }
     }
 
-    private static void serve(int port, ProtectionDomain pd, QueuePair qp, RecvWorkRequests recvs, WorkCompletions wcs)
+    private static void serve(int port, ProtectionDomain pd, QueuePair qp, RecvChain recvs, CompletionArray wcs)
             throws IOException {
         // snippet:server
         MemoryRegion region = pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         try (ServerSocket listener = new ServerSocket(port)) {
             System.out.println("server: waiting on TCP port " + listener.getLocalPort());
-            ConnectionInfo mine = new ConnectionInfo(qp.localEndpoint(), RemoteRegion.of(region));
+            ExchangeMessage mine = new ExchangeMessage(qp.localEndpoint(), RemoteRegion.of(region));
             try (EndpointExchange.Session session = EndpointExchange.acceptSession(listener, mine, TIMEOUT)) {
                 qp.connect(session.peer().endpoint());   // INIT, RTR and RTS towards the client's queue pair
                 recvs.get(0).wrId(1).numSge(0);            // the WRITE's immediate consumes a receive
@@ -78,11 +78,11 @@ public final class TcpExchange {
         // end-snippet
     }
 
-    private static void write(InetSocketAddress server, ProtectionDomain pd, QueuePair qp, SendWorkRequests sends,
-            WorkCompletions wcs) throws IOException {
+    private static void write(InetSocketAddress server, ProtectionDomain pd, QueuePair qp, SendChain sends,
+            CompletionArray wcs) throws IOException {
         // snippet:client
         MemoryRegion source = pd.allocateAndRegister(4096, Access.LOCAL_WRITE);
-        ConnectionInfo mine = new ConnectionInfo(qp.localEndpoint());                 // no region offered
+        ExchangeMessage mine = new ExchangeMessage(qp.localEndpoint());                 // no region offered
         try (EndpointExchange.Session session = EndpointExchange.connectSession(server, mine, TIMEOUT)) {
             qp.connect(session.peer().endpoint());
             session.barrier(TIMEOUT);

@@ -14,11 +14,11 @@ import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -38,9 +38,9 @@ public final class UdExchange {
              ProtectionDomain pd = ctx.allocateProtectionDomain();
              CompletionQueue clientCq = ctx.createCompletionQueue(16);
              CompletionQueue serverCq = ctx.createCompletionQueue(16);
-             SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-             RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1);
-             WorkCompletions wcs = WorkCompletions.allocate(1)) {
+             SendChain sends = SendChain.allocate(1, 1);
+             RecvChain recvs = RecvChain.allocate(1, 1);
+             CompletionArray wcs = CompletionArray.allocate(1)) {
             // snippet:ud
             int qkey = 0x11111111;                                   // both sides agree on it
             QueuePair client = pd.createQueuePair(QpConfig.builder(clientCq).type(QpType.UD).build());

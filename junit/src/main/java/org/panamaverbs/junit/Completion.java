@@ -22,7 +22,7 @@ public record Completion(long wrId, WcStatus status, WcOpcode opcode, int byteLe
     /**
      * A copy of {@code wc}'s fields, taken at once.
      *
-     * @param wc a completion of a {@code WorkCompletions} array, read before the next poll overwrites it
+     * @param wc a completion of a {@code CompletionArray} array, read before the next poll overwrites it
      * @return a new record that no later poll changes
      */
     public static Completion of(WorkCompletion wc) {

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.panamaverbs.verbs.CompletionQueue;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 
 /**
  * Waiting for completions in a test: polls a completion queue ({@code ibv_poll_cq}) until the expected number
@@ -38,7 +38,7 @@ public final class Completions {
         }
         List<Completion> arrived = new ArrayList<>(expected);
         long deadline = System.nanoTime() + timeout.toNanos();
-        try (WorkCompletions batch = WorkCompletions.allocate(POLL_BATCH)) {
+        try (CompletionArray batch = CompletionArray.allocate(POLL_BATCH)) {
             while (arrived.size() < expected) {
                 int n = cq.poll(batch, Math.min(POLL_BATCH, expected - arrived.size()));
                 if (n < 0) {

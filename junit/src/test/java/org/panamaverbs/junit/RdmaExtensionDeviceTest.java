@@ -36,7 +36,7 @@ import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
 import org.panamaverbs.verbs.RdmaDevice;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WcOpcode;
 import org.panamaverbs.verbs.WrOpcode;
 
@@ -103,7 +103,7 @@ class RdmaExtensionDeviceTest {
         }
         QueuePair qp = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(4, 4)).build());
         QueuePair.connectLoopback(qp, qp);
-        try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (SendChain sends = SendChain.allocate(1, 1)) {
             sends.get(0).wrId(42).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(source, 0, 4096)
                     .remote(target.address(), target.rkey());
             qp.postSendOrThrow(sends, 1);

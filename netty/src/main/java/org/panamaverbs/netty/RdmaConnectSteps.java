@@ -9,7 +9,7 @@ import org.panamaverbs.cm.CmEvent;
 import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmException;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 
 /**
  * A client channel's connect as steps on its event loop, the way Netty's epoll channels keep a non-blocking connect
@@ -57,7 +57,7 @@ final class RdmaConnectSteps {
                 case ADDR_RESOLVED -> id.beginResolveRoute(timeout);
                 case ROUTE_RESOLVED -> {
                     RsocketConnection connection = outcome.open();
-                    id.beginConnect(new ConnectionParameters(connection.localData(), 0, 0, 7, 7));
+                    id.beginConnect(new ConnParam(connection.localData(), 0, 0, 7, 7));
                 }
                 case ESTABLISHED -> outcome.established(RsocketWire.ConnectionData.decode(event.privateData()));
                 case ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, REJECTED, CONNECT_ERROR, DISCONNECTED, DEVICE_REMOVAL ->

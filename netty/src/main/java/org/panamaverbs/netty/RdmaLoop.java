@@ -26,7 +26,7 @@ import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 
 /**
  * The RDMA side of one event loop, whichever {@code IoHandler} drives it ({@link RdmaIoHandler}, or Netty's
@@ -58,7 +58,7 @@ final class RdmaLoop {
 
     private final ThreadAwareExecutor executor;
     private final Watcher watcher;
-    private final WorkCompletions completions = WorkCompletions.allocate(POLL_BATCH);
+    private final CompletionArray completions = CompletionArray.allocate(POLL_BATCH);
     private final Map<Context, DeviceQueues> devices = new IdentityHashMap<>();
     private final List<Queue> queues = new ArrayList<>();
     private final List<Registration> registrations = new ArrayList<>();

@@ -29,7 +29,7 @@ import io.netty.channel.socket.DuplexChannel;
 import org.panamaverbs.cm.CmEvent;
 import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
 
 /**
@@ -177,7 +177,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
             connection = RsocketConnection.open(registration.loop(), id, config.settings());
             connection.attach(registration);
             connection.flow.start(requestData);
-            id.accept(new ConnectionParameters(connection.localData(), 0, 0, 7, 7));
+            id.accept(new ConnParam(connection.localData(), 0, 0, 7, 7));
         } catch (RuntimeException e) {
             unfollow();
             if (connection != null) {

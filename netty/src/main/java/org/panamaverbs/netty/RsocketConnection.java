@@ -8,10 +8,10 @@ import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
 import org.panamaverbs.verbs.SendWorkRequest;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WorkCompletion;
 import org.panamaverbs.verbs.WrOpcode;
 
@@ -41,8 +41,8 @@ final class RsocketConnection implements WorkPoster {
     private final int reservedEntries;
     private final MemoryRegion sendRegion;
     private final MemoryRegion receiveRegion;
-    private final SendWorkRequests sends;
-    private final RecvWorkRequests receives;
+    private final SendChain sends;
+    private final RecvChain receives;
     private RdmaLoop.Registration registration;
     private int appended;
     private boolean closed;
@@ -66,14 +66,14 @@ final class RsocketConnection implements WorkPoster {
         this.queue = loop.reserve(device, reservedEntries);
         MemoryRegion send = null;
         MemoryRegion receive = null;
-        SendWorkRequests sendChain = null;
-        RecvWorkRequests receiveChain = null;
+        SendChain sendChain = null;
+        RecvChain receiveChain = null;
         try {
             send = device.pd.allocateAndRegister(RsocketFlow.sendMemoryBytes(sendBuffer), Access.LOCAL_WRITE);
             receive = device.pd.allocateAndRegister(RsocketFlow.receiveMemoryBytes(receiveBuffer), Access.LOCAL_WRITE,
                     Access.REMOTE_WRITE);
-            sendChain = SendWorkRequests.allocate(CHAIN, 2);
-            receiveChain = RecvWorkRequests.allocate(depth, 1);
+            sendChain = SendChain.allocate(CHAIN, 2);
+            receiveChain = RecvChain.allocate(depth, 1);
             this.qp = id.createQueuePair(device.pd, QpConfig.builder(queue.cq)
                     .capabilities(QpCapabilities.of(depth, depth).withMaxSendSge(2)).signalAll(false).build());
         } catch (RuntimeException | Error e) {

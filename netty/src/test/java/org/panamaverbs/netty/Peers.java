@@ -32,7 +32,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import org.panamaverbs.cm.CmEventChannel;
 import org.panamaverbs.cm.CmException;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
 import org.panamaverbs.verbs.QpConfig;
 
@@ -221,7 +221,7 @@ public final class Peers {
             try (var pd = id.context().allocateProtectionDomain();
                  var cq = id.context().createCompletionQueue(16)) {
                 id.createQueuePair(pd, QpConfig.builder(cq).build());
-                id.connect(new ConnectionParameters(junk, 0, 0, 7, 7), Duration.ofSeconds(20));
+                id.connect(new ConnParam(junk, 0, 0, 7, 7), Duration.ofSeconds(20));
                 return "garbage accepted";
             }
         } catch (CmException e) {

@@ -13,11 +13,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.panamaverbs.bench.LoopbackRig;
 import org.panamaverbs.verbs.CompletionQueue;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -35,22 +35,22 @@ public abstract class DataPathBenchmark {
     private static final int MESSAGE = 64;
 
     private LoopbackRig rig;
-    private SendWorkRequests write;
-    private SendWorkRequests send;
-    private RecvWorkRequests recv;
-    private WorkCompletions completions;
+    private SendChain write;
+    private SendChain send;
+    private RecvChain recv;
+    private CompletionArray completions;
     private long writeId;
 
     @Setup(Level.Trial)
     public void open() {
         rig = new LoopbackRig(System.getenv("RDMA_TEST_DEVICE"), 1, -1, null, 4096, 64, 64, 256);
-        completions = WorkCompletions.allocate(16);
-        write = SendWorkRequests.allocate(1, 1);
+        completions = CompletionArray.allocate(16);
+        write = SendChain.allocate(1, 1);
         write.get(0).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(rig.mrA, 0, MESSAGE)
                 .remote(rig.mrB.address(), rig.mrB.rkey());
-        send = SendWorkRequests.allocate(1, 1);
+        send = SendChain.allocate(1, 1);
         send.get(0).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(rig.mrA, 1024, MESSAGE);
-        recv = RecvWorkRequests.allocate(1, 1);
+        recv = RecvChain.allocate(1, 1);
         recv.get(0).sge(rig.mrB, 1024, MESSAGE);
     }
 

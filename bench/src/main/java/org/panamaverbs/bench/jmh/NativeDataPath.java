@@ -32,9 +32,9 @@ import org.panamaverbs.bench.stub.StubProvider;
 import org.panamaverbs.bench.stub.StubProvider.Layout;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.RecvWorkRequests;
-import org.panamaverbs.verbs.SendWorkRequests;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.RecvChain;
+import org.panamaverbs.verbs.SendChain;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -109,8 +109,8 @@ public class NativeDataPath {
         public int chain;
 
         StubProvider stub;
-        SendWorkRequests sends;
-        RecvWorkRequests recvs;
+        SendChain sends;
+        RecvChain recvs;
         DisniStyle.PostSend jniSend;
         DisniStyle.PostRecv jniRecv;
         Arena arena;
@@ -130,8 +130,8 @@ public class NativeDataPath {
             stub = holder.stub;
             long base = stub.region.address();
             int lkey = stub.region.lkey();
-            sends = SendWorkRequests.allocate(chain, 1);
-            recvs = RecvWorkRequests.allocate(chain, 1);
+            sends = SendChain.allocate(chain, 1);
+            recvs = RecvChain.allocate(chain, 1);
             List<DisniStyle.SendWr> disniSends = new ArrayList<>();
             List<DisniStyle.RecvWr> disniRecvs = new ArrayList<>();
             arena = Arena.ofShared();
@@ -207,7 +207,7 @@ public class NativeDataPath {
         public int poll;
 
         StubProvider stub;
-        WorkCompletions completions;
+        CompletionArray completions;
         DisniStyle.PollCq jniPoll;
         DisniStyle.Wc[] jniWcs;
         Arena arena;
@@ -221,7 +221,7 @@ public class NativeDataPath {
         public void build(Stub holder) {
             stub = holder.stub;
             stub.feed(poll);
-            completions = WorkCompletions.allocate(SLOTS);
+            completions = CompletionArray.allocate(SLOTS);
             jniWcs = new DisniStyle.Wc[SLOTS];
             for (int i = 0; i < SLOTS; i++) {
                 jniWcs[i] = new DisniStyle.Wc();
@@ -256,7 +256,7 @@ public class NativeDataPath {
     @OperationsPerInvocation(LOOP)
     public long postSendJava(Posts p) {
         QueuePair qp = p.stub.qp;
-        SendWorkRequests sends = p.sends;
+        SendChain sends = p.sends;
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
             sends.get(0).wrId(i);
@@ -291,7 +291,7 @@ public class NativeDataPath {
     @OperationsPerInvocation(LOOP)
     public long postSendJavaNoId(Posts p) {
         QueuePair qp = p.stub.qp;
-        SendWorkRequests sends = p.sends;
+        SendChain sends = p.sends;
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
             failed += qp.postSend(sends, p.chain) != 0 ? 1 : 0;
@@ -332,7 +332,7 @@ public class NativeDataPath {
     @OperationsPerInvocation(LOOP)
     public long postSendJavaPatchAll(Posts p) {
         QueuePair qp = p.stub.qp;
-        SendWorkRequests sends = p.sends;
+        SendChain sends = p.sends;
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
             sends.get(0).wrId(i).flags(0).sge(p.stub.region, 0, MESSAGE);
@@ -353,7 +353,7 @@ public class NativeDataPath {
     @OperationsPerInvocation(LOOP)
     public long postRecvJava(Posts p) {
         QueuePair qp = p.stub.qp;
-        RecvWorkRequests recvs = p.recvs;
+        RecvChain recvs = p.recvs;
         long failed = 0;
         for (int i = 0; i < LOOP; i++) {
             recvs.get(0).wrId(i);
@@ -409,7 +409,7 @@ public class NativeDataPath {
     @OperationsPerInvocation(LOOP)
     public long pollJava(Polls s) {
         CompletionQueue cq = s.stub.cq;
-        WorkCompletions completions = s.completions;
+        CompletionArray completions = s.completions;
         long sum = 0;
         for (int i = 0; i < LOOP; i++) {
             int n = cq.poll(completions);

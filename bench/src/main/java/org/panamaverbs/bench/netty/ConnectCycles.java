@@ -31,12 +31,12 @@ import org.panamaverbs.netty.RdmaSocketChannel;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.MemoryRegion;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.VerbsException;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine;
@@ -214,9 +214,9 @@ public final class ConnectCycles implements Callable<Integer> {
     /** {@link Connection#connect}: a connection with its own region (send half, receive half), SEND, RECV, close. */
     private final class LibraryClient implements Cycler {
         private final InetSocketAddress server;
-        private final RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1);
-        private final SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-        private final WorkCompletions completions = WorkCompletions.allocate(2);
+        private final RecvChain recvs = RecvChain.allocate(1, 1);
+        private final SendChain sends = SendChain.allocate(1, 1);
+        private final CompletionArray completions = CompletionArray.allocate(2);
         private final ConnectionOptions options;
         private MemoryRegion region;
 
@@ -270,7 +270,7 @@ public final class ConnectCycles implements Callable<Integer> {
     }
 
     /** Polls {@code cq} until it has completions, yielding between empty polls; fails on an error status. */
-    private static int await(CompletionQueue cq, WorkCompletions completions) {
+    private static int await(CompletionQueue cq, CompletionArray completions) {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         int n;
         while ((n = cq.poll(completions)) == 0) {
@@ -374,9 +374,9 @@ public final class ConnectCycles implements Callable<Integer> {
 
     /** One thread: accept, echo one message, wait for the client's disconnect, close; then the next request. */
     private void serveLibrary(InetSocketAddress local) {
-        RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1);
-        SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-        WorkCompletions completions = WorkCompletions.allocate(1);
+        RecvChain recvs = RecvChain.allocate(1, 1);
+        SendChain sends = SendChain.allocate(1, 1);
+        CompletionArray completions = CompletionArray.allocate(1);
         MemoryRegion[] region = new MemoryRegion[1];
         ConnectionOptions options = ConnectionOptions.builder().prepare(c -> {
             region[0] = c.protectionDomain().allocateAndRegister(size, Access.LOCAL_WRITE);

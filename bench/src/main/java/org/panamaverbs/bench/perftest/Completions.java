@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 
 /**
  * How the tools post and reap: a post's return code checked, and completions taken either by polling or, with
@@ -31,7 +31,7 @@ final class Completions {
      *
      * @throws PerftestException if the poll fails
      */
-    static int reap(CompletionQueue cq, WorkCompletions wcs, boolean events) {
+    static int reap(CompletionQueue cq, CompletionArray wcs, boolean events) {
         int n = events ? cq.awaitCompletions(wcs, EVENT_SLICE) : cq.poll(wcs);
         if (n < 0) {
             throw new PerftestException("ibv_poll_cq failed with " + n);
@@ -40,7 +40,7 @@ final class Completions {
     }
 
     /** Reaps {@code cq} until one completion, bounded by {@code timeout}; a failed one is an error. */
-    static void awaitOne(CompletionQueue cq, WorkCompletions wcs, Duration timeout, boolean events, String what) {
+    static void awaitOne(CompletionQueue cq, CompletionArray wcs, Duration timeout, boolean events, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
         int spins = 0;
         while (true) {

@@ -17,12 +17,12 @@ import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
 import org.panamaverbs.verbs.SendWorkRequest;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Command;
@@ -63,7 +63,7 @@ abstract class Latency implements Callable<Integer> {
             s.connectAndPrint();
             s.printLatencyHeader();
             List<LatencyReport> reports = new ArrayList<>();
-            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+            try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
                 for (long size : sizes) {
                     long[] posted = new long[iterations];
                     writePingPong(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
@@ -77,14 +77,14 @@ abstract class Latency implements Callable<Integer> {
         @Override
         void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
             bothSides(client, server, side -> {
-                try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+                try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
                     writePingPong(side, wrs, wcs, size, new long[iterations], iterations);
                 }
             });
         }
 
         /** {@code run_iter_lat_write}: the server posts first; each side waits for the peer's n-th byte. */
-        private void writePingPong(PingPongSide s, SendWorkRequests wrs, WorkCompletions wcs, int size,
+        private void writePingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, int size,
                 long[] posted, int iterations) {
             MemorySegment buffer = s.buffer().segment();
             long postByte = size - 1;
@@ -156,7 +156,7 @@ abstract class Latency implements Callable<Integer> {
                 return reports;
             }
             s.printLatencyHeader();
-            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+            try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
                 for (long size : sizes) {
                     long[] posted = new long[iterations];
                     reads(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
@@ -169,7 +169,7 @@ abstract class Latency implements Callable<Integer> {
         }
 
         /** {@code run_iter_lat}: one signaled READ at a time, timed from post to the next post. */
-        private static void reads(PingPongSide s, SendWorkRequests wrs, WorkCompletions wcs, int size, long[] posted,
+        private static void reads(PingPongSide s, SendChain wrs, CompletionArray wcs, int size, long[] posted,
                 int iterations) {
             wrs.get(0).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(s.buffer(), 0, size)
                     .remote(s.peerVaddr(), s.peerRkey());
@@ -184,7 +184,7 @@ abstract class Latency implements Callable<Integer> {
         @Override
         void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
             // only the client reads; the server's side takes no part, as in the test
-            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1)) {
+            try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
                 reads(client, wrs, wcs, size, new long[iterations], iterations);
             }
         }
@@ -215,8 +215,8 @@ abstract class Latency implements Callable<Integer> {
             s.printLatencyHeader();
             List<LatencyReport> reports = new ArrayList<>();
             int depth = s.qp.capabilities().maxRecvWr();
-            try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1);
-                 RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+            try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1);
+                 RecvChain recvs = RecvChain.allocate(1, 1)) {
                 for (long size : sizes) {
                     postReceives(PingPongSide.of(s), recvs, s.receiveLength(size), depth);
                     s.handshake("handshake after posting receives");
@@ -231,7 +231,7 @@ abstract class Latency implements Callable<Integer> {
         }
 
         /** Posts {@code depth} receives of {@code length} bytes into the side's offered half. */
-        private static void postReceives(PingPongSide s, RecvWorkRequests recvs, int length, int depth) {
+        private static void postReceives(PingPongSide s, RecvChain recvs, int length, int depth) {
             recvs.get(0).sge(s.buffer(), s.half(), length);
             for (int i = 0; i < depth; i++) {
                 recvs.get(0).wrId(i);
@@ -243,8 +243,8 @@ abstract class Latency implements Callable<Integer> {
         void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
             int depth = Math.min(client.qp().capabilities().maxRecvWr(), iterations);
             bothSides(client, server, side -> {
-                try (SendWorkRequests wrs = SendWorkRequests.allocate(1, 1); WorkCompletions wcs = WorkCompletions.allocate(1);
-                     RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1)) {
+                try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1);
+                     RecvChain recvs = RecvChain.allocate(1, 1)) {
                     postReceives(side, recvs, size, depth);
                     sendPingPong(side, wrs, wcs, recvs, size, new long[iterations], iterations, depth);
                 }
@@ -252,7 +252,7 @@ abstract class Latency implements Callable<Integer> {
         }
 
         /** {@code run_iter_lat_send} with one signaled send at a time (latency tests run with tx depth 1). */
-        private void sendPingPong(PingPongSide s, SendWorkRequests wrs, WorkCompletions wcs, RecvWorkRequests recvs,
+        private void sendPingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, RecvChain recvs,
                 int size, long[] posted, int iterations, int depth) {
             SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(sendFlags(size)).sge(s.buffer(), 0, size);
             s.addressing().accept(wr);

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.AddressHandle;
 import org.panamaverbs.verbs.CompletionQueue;
@@ -198,7 +198,7 @@ final class PerftestSession implements AutoCloseable {
             } else {
                 // rdma_connect/rdma_accept with perftest's parameters: reads outstanding only for READ tests, retries 7
                 int reads = readTest ? outReads : 0;
-                created.add(cm.connect(pd, config, new ConnectionParameters(new byte[0], reads, reads, 7, 7), timeout));
+                created.add(cm.connect(pd, config, new ConnParam(new byte[0], reads, reads, 7, 7), timeout));
                 wire.handshake("handshake after the rdma_cm connection", PeerAddress.EMPTY, timeout);
             }
             qps = List.copyOf(created);

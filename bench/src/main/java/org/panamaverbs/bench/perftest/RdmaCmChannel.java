@@ -9,7 +9,7 @@ import org.panamaverbs.cm.CmEventChannel;
 import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmException;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.CompletionQueue;
@@ -19,12 +19,12 @@ import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WcOpcode;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -50,9 +50,9 @@ final class RdmaCmChannel implements PerftestWire.Transport {
     private CompletionQueue sendCq;
     private CompletionQueue recvCq;
     private MemoryRegion buffer;
-    private final SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
-    private final RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1);
-    private final WorkCompletions wcs = WorkCompletions.allocate(1);
+    private final SendChain sends = SendChain.allocate(1, 1);
+    private final RecvChain recvs = RecvChain.allocate(1, 1);
+    private final CompletionArray wcs = CompletionArray.allocate(1);
 
     private RdmaCmChannel(CmEventChannel channel, String peer) {
         this.channel = channel;
@@ -71,7 +71,7 @@ final class RdmaCmChannel implements PerftestWire.Transport {
             }
             c.id = request.id();
             c.createResources();
-            c.id.accept(new ConnectionParameters(new byte[0], 0, 0, 7, 7));
+            c.id.accept(new ConnParam(new byte[0], 0, 0, 7, 7));
             c.id.awaitEstablished(timeout);
             return c; // the listener is closed: the test's own rdma_cm connection listens on the same port next
         } catch (CmException e) {
@@ -94,7 +94,7 @@ final class RdmaCmChannel implements PerftestWire.Transport {
                     c.id.resolveAddress(server, RdmaCmLink.RESOLVE_TIMEOUT);
                     c.id.resolveRoute(RdmaCmLink.RESOLVE_TIMEOUT);
                     c.createResources();
-                    c.id.connect(new ConnectionParameters(new byte[0], 0, 0, 7, 7), timeout);
+                    c.id.connect(new ConnParam(new byte[0], 0, 0, 7, 7), timeout);
                     return c;
                 } catch (CmException e) {
                     if (e.event() != CmEventType.REJECTED || attempt == RdmaCmLink.CONNECT_ATTEMPTS) {

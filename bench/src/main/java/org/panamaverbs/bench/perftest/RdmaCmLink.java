@@ -8,7 +8,7 @@ import org.panamaverbs.cm.CmEventChannel;
 import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmException;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.ProtectionDomain;
@@ -105,7 +105,7 @@ final class RdmaCmLink implements AutoCloseable {
      *
      * @throws PerftestException naming the rdma_cm event when the connection fails
      */
-    QueuePair connect(ProtectionDomain pd, QpConfig config, ConnectionParameters parameters, Duration timeout) {
+    QueuePair connect(ProtectionDomain pd, QpConfig config, ConnParam parameters, Duration timeout) {
         try {
             if (server == null) {
                 QueuePair qp = id.createQueuePair(pd, config);

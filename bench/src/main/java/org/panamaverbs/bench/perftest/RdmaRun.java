@@ -8,9 +8,9 @@ import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.SendFlags;
 import org.panamaverbs.verbs.SendWorkRequest;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
@@ -46,8 +46,8 @@ public final class RdmaRun implements AutoCloseable {
     /** Addresses each request to the peer: nothing on RC, the address handle and queue pair number on UD. */
     private Consumer<SendWorkRequest> addressing = wr -> { };
     /** One chain per queue pair: each carries its own remote address. */
-    private final SendWorkRequests[] chains;
-    private final WorkCompletions wcs = WorkCompletions.allocate(16);
+    private final SendChain[] chains;
+    private final CompletionArray wcs = CompletionArray.allocate(16);
     // per queue pair: requests posted and completed, and where its addresses are in the cycle buffer
     private final long[] posted;
     private final long[] completed;
@@ -77,9 +77,9 @@ public final class RdmaRun implements AutoCloseable {
         this.postList = postList;
         this.inlineSize = inlineSize;
         this.events = events;
-        this.chains = new SendWorkRequests[this.lanes.length];
+        this.chains = new SendChain[this.lanes.length];
         for (int q = 0; q < chains.length; q++) {
-            chains[q] = SendWorkRequests.allocate(postList, 1);
+            chains[q] = SendChain.allocate(postList, 1);
         }
         this.posted = new long[this.lanes.length];
         this.completed = new long[this.lanes.length];
@@ -214,7 +214,7 @@ public final class RdmaRun implements AutoCloseable {
      */
     private void postList(int q, long last, int size) {
         long first = posted[q];
-        SendWorkRequests chain = chains[q];
+        SendChain chain = chains[q];
         for (int j = 0; j < postList; j++) {
             long request = first + j;
             boolean signaled = request % cqModeration == cqModeration - 1 || request == last;
@@ -259,7 +259,7 @@ public final class RdmaRun implements AutoCloseable {
 
     @Override
     public void close() {
-        for (SendWorkRequests chain : chains) {
+        for (SendChain chain : chains) {
             chain.close();
         }
         wcs.close();

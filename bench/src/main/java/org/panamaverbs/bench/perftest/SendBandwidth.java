@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import org.panamaverbs.verbs.Access;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.WorkCompletion;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Command;
@@ -70,14 +70,14 @@ public final class SendBandwidth implements Callable<Integer> {
                 }
             } else {
                 // one receive chain per queue pair, into the slot offered for it
-                List<RecvWorkRequests> recvs = new ArrayList<>();
-                try (WorkCompletions wcs = WorkCompletions.allocate(16)) {
+                List<RecvChain> recvs = new ArrayList<>();
+                try (CompletionArray wcs = CompletionArray.allocate(16)) {
                     for (int q = 0; q < s.qps.size(); q++) {
-                        recvs.add(RecvWorkRequests.allocate(1, 1));
+                        recvs.add(RecvChain.allocate(1, 1));
                     }
                     for (long size : sizes) {
                         for (int q = 0; q < s.qps.size(); q++) {
-                            RecvWorkRequests chain = recvs.get(q);
+                            RecvChain chain = recvs.get(q);
                             chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size));
                             for (int i = 0; i < s.qps.get(q).capabilities().maxRecvWr(); i++) {
                                 Completions.check(s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
@@ -90,7 +90,7 @@ public final class SendBandwidth implements Callable<Integer> {
                         }
                     }
                 } finally {
-                    recvs.forEach(RecvWorkRequests::close);
+                    recvs.forEach(RecvChain::close);
                 }
             }
             out.println(BandwidthReport.RESULT_LINE);
@@ -114,7 +114,7 @@ public final class SendBandwidth implements Callable<Integer> {
      * {@code run_iter_bw_server}: counts the receives of every queue pair ({@code iterations} each), reposting on
      * the queue pair a receive came from while more messages will come to it; times the first and the end.
      */
-    private BandwidthReport receive(PerftestSession s, List<RecvWorkRequests> recvs, WorkCompletions wcs, int iterations,
+    private BandwidthReport receive(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations,
             long size) {
         int queuePairs = s.qps.size();
         long total = (long) iterations * queuePairs;

@@ -13,7 +13,7 @@ import org.panamaverbs.cm.CmEventChannel;
 import org.panamaverbs.cm.CmEventView;
 import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnectionParameters;
+import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.QpCapabilities;
@@ -82,7 +82,7 @@ final class PanamaCm extends RdmaCm {
         throw new IOException(call + ": " + address + " is not an InetSocketAddress");
     }
 
-    private static ConnectionParameters parameters(RdmaConnParam p, String call) throws IOException {
+    private static ConnParam parameters(RdmaConnParam p, String call) throws IOException {
         byte[] data = new byte[0];
         int length = Byte.toUnsignedInt(p.getPrivate_data_len());
         if (length > 0) {
@@ -96,7 +96,7 @@ final class PanamaCm extends RdmaCm {
         int initiator = Byte.toUnsignedInt(p.getInitiator_depth());
         try {
             // 0 asks for the device's maximum, as DiSNI always used max_qp_rd_atom; Panama Verbs caps at the device's
-            return new ConnectionParameters(data, responder == 0 ? 255 : responder, initiator == 0 ? 255 : initiator,
+            return new ConnParam(data, responder == 0 ? 255 : responder, initiator == 0 ? 255 : initiator,
                     Math.min(7, Byte.toUnsignedInt(p.getRetry_count())),
                     Math.min(7, Byte.toUnsignedInt(p.getRnr_retry_count())));
         } catch (IllegalArgumentException e) {
@@ -243,7 +243,7 @@ final class PanamaCm extends RdmaCm {
         if (id.queuePair() == null) {
             throw new IOException("rdma_connect: create the id's queue pair first (RdmaCmId.createQP)");
         }
-        ConnectionParameters parameters = parameters(connParam, "rdma_connect");
+        ConnParam parameters = parameters(connParam, "rdma_connect");
         try {
             id.beginConnect(parameters);
         } catch (RuntimeException e) {
@@ -254,7 +254,7 @@ final class PanamaCm extends RdmaCm {
     @Override
     public void accept(RdmaCmId idPriv, RdmaConnParam connParam) throws IOException {
         CmId id = idPriv.panama();
-        ConnectionParameters parameters = parameters(connParam, "rdma_accept");
+        ConnParam parameters = parameters(connParam, "rdma_accept");
         try {
             id.accept(parameters);
         } catch (RuntimeException e) {

@@ -33,7 +33,7 @@ final class PerThreadChains<T extends PerThreadChains.Chain> {
         final SgeTable.Resolved resolved;
         private final Runnable closer;
 
-        /** {@code closer} frees {@code chain} (a {@code SendWorkRequests} or {@code RecvWorkRequests}). */
+        /** {@code closer} frees {@code chain} (a {@code SendChain} or {@code RecvChain}). */
         Requests(C chain, SgeTable.Resolved resolved, Runnable closer) {
             this.chain = chain;
             this.resolved = resolved;

@@ -3,11 +3,11 @@ package com.ibm.disni.verbs;
 import java.io.IOException;
 import org.panamaverbs.verbs.CompletionCopy;
 import org.panamaverbs.verbs.CompletionQueue;
-import org.panamaverbs.verbs.WorkCompletions;
+import org.panamaverbs.verbs.CompletionArray;
 
 /**
  * {@link SVCPollCq}: {@code ibv_poll_cq} through {@code CompletionQueue.poll} into a preallocated
- * {@link WorkCompletions} array, then copied into the caller's {@link IbvWC} objects. Panama Verbs binds a
+ * {@link CompletionArray} array, then copied into the caller's {@link IbvWC} objects. Panama Verbs binds a
  * completion array to the thread that polls it, so each polling thread gets its own array on its first
  * execution; after that an execution allocates nothing.
  *
@@ -32,14 +32,14 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
         }
         this.queue = cq.pv;
         this.wcList = wcList;
-        this.arrays = new PerThreadChains<>(() -> new Completions(WorkCompletions.allocate(ne), new CompletionCopy()), this);
+        this.arrays = new PerThreadChains<>(() -> new Completions(CompletionArray.allocate(ne), new CompletionCopy()), this);
     }
 
     /**
      * A thread's native completion array (Panama Verbs binds one to the thread that polls into it) and the heap
      * copy each completion passes through on its way to an {@link IbvWC}.
      */
-    record Completions(WorkCompletions array, CompletionCopy copy) implements PerThreadChains.Chain {
+    record Completions(CompletionArray array, CompletionCopy copy) implements PerThreadChains.Chain {
         @Override
         public void close() {
             array.close();
@@ -48,7 +48,7 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
 
     /** The first thread to poll, written last: that thread then finds its arrays without a lookup. */
     private volatile Thread first;
-    private WorkCompletions firstArray;
+    private CompletionArray firstArray;
     private CompletionCopy firstCopy;
 
     @Override
@@ -70,7 +70,7 @@ final class PollCqCall extends SVCPollCq implements PerThreadChains.FirstThread<
 
     @Override
     public SVCPollCq execute() throws IOException {
-        WorkCompletions array;
+        CompletionArray array;
         CompletionCopy copy;
         if (Thread.currentThread() == first) {
             array = firstArray;

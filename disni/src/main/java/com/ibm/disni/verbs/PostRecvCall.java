@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.util.List;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.RecvWorkRequest;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 
 /**
  * {@link SVCPostRecv}: {@code ibv_post_recv} through {@code QueuePair.postRecv}. The requests are copied once,
- * when the call is made; each {@code execute()} writes them into a preallocated {@link RecvWorkRequests}
+ * when the call is made; each {@code execute()} writes them into a preallocated {@link RecvChain}
  * chain of the executing thread (made on that thread's first execution) and posts it, allocating nothing
  * after the first time.
  */
@@ -63,14 +63,14 @@ final class PostRecvCall extends SVCPostRecv implements PerThreadChains.FirstThr
     }
 
     private Part newPerThread() {
-        return new Part(RecvWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
+        return new Part(RecvChain.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
     }
 
     /** A thread's chain, the regions its entries resolved to, and whether it was written. */
-    static final class Part extends PerThreadChains.Requests<RecvWorkRequests> {
+    static final class Part extends PerThreadChains.Requests<RecvChain> {
         boolean filled;
 
-        Part(RecvWorkRequests chain, SgeTable.Resolved resolved) {
+        Part(RecvChain chain, SgeTable.Resolved resolved) {
             super(chain, resolved, chain::close);
         }
     }
@@ -108,7 +108,7 @@ final class PostRecvCall extends SVCPostRecv implements PerThreadChains.FirstThr
     @Override
     public SVCPostRecv execute() throws IOException {
         Part t = part();
-        RecvWorkRequests chain = t.chain;
+        RecvChain chain = t.chain;
         int rc;
         try {
             // DiSNI's receive mods change nothing, so a thread's chain is written once

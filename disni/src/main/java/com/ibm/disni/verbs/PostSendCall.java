@@ -7,14 +7,14 @@ import java.util.List;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.SendWorkRequest;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
  * {@link SVCPostSend}: {@code ibv_post_send} through {@code QueuePair.postSend}. The requests are copied into
  * arrays once, when the call is made (later changes to the {@link IbvSendWR} objects are not seen, as in
  * DiSNI); the mod views change those arrays; an {@code execute()} writes what changed into a preallocated
- * {@link SendWorkRequests} chain and posts it. Panama Verbs binds a chain to the thread that posts it, so each
+ * {@link SendChain} chain and posts it. Panama Verbs binds a chain to the thread that posts it, so each
  * posting thread gets its own chain on its first execution; after that an execution allocates nothing. A
  * {@code wr_id} set on the first thread to execute goes straight into that thread's chain, as DiSNI's mod wrote
  * the native request, so its next execution posts without writing anything.
@@ -146,7 +146,7 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
     }
 
     private Part newPerThread() {
-        return new Part(SendWorkRequests.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
+        return new Part(SendChain.allocate(count, maxSge), new SgeTable.Resolved(sges.addr.length));
     }
 
     /**
@@ -154,14 +154,14 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
      * ({@code -1}: none yet): an unchanged call is posted without being written again, and a change of
      * {@code wr_id} alone rewrites only the identifiers.
      */
-    static final class Part extends PerThreadChains.Requests<SendWorkRequests> {
+    static final class Part extends PerThreadChains.Requests<SendChain> {
         int filled = -1;
         int filledHeaders = -1;
         int filledSges = -1;
         /** Whether this is the first thread's chain, into which mods on that thread write {@code wr_id}. */
         boolean first;
 
-        Part(SendWorkRequests chain, SgeTable.Resolved resolved) {
+        Part(SendChain chain, SgeTable.Resolved resolved) {
             super(chain, resolved, chain::close);
         }
     }
@@ -191,14 +191,14 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
     }
 
     /** Writes every request's identifier into the thread's chain. */
-    private void writeIds(SendWorkRequests chain) {
+    private void writeIds(SendChain chain) {
         for (int i = 0; i < count; i++) {
             chain.get(i).wrId(wrId[i]);
         }
     }
 
     /** Writes every request's opcode, flags, immediate data and remote (or atomic) fields. */
-    private void writeHeaders(SendWorkRequests chain) {
+    private void writeHeaders(SendChain chain) {
         for (int i = 0; i < count; i++) {
             SendWorkRequest r = chain.get(i);
             r.opcode(opcode[i]).flags(flags[i]);
@@ -236,7 +236,7 @@ final class PostSendCall extends SVCPostSend implements PerThreadChains.FirstThr
     @Override
     public SVCPostSend execute() throws IOException {
         Part t = part();
-        SendWorkRequests chain = t.chain;
+        SendChain chain = t.chain;
         int current = (int) VERSION.getAcquire(this);
         int rc;
         try {

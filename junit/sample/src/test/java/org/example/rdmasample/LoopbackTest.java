@@ -19,9 +19,9 @@ import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.RecvWorkRequests;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
-import org.panamaverbs.verbs.SendWorkRequests;
+import org.panamaverbs.verbs.SendChain;
 import org.panamaverbs.verbs.WcOpcode;
 import org.panamaverbs.verbs.WrOpcode;
 
@@ -47,7 +47,7 @@ class LoopbackTest {
         QueuePair receiver = pd.createQueuePair(QpConfig.builder(receiverCq).capabilities(capabilities).build());
         QueuePair.connectLoopback(sender, receiver);
 
-        try (RecvWorkRequests recvs = RecvWorkRequests.allocate(1, 1); SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (RecvChain recvs = RecvChain.allocate(1, 1); SendChain sends = SendChain.allocate(1, 1)) {
             recvs.get(0).wrId(2).sge(incoming, 0, 4096);
             receiver.postRecvOrThrow(recvs, 1);
             sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(outgoing, 0, message.length);
@@ -78,7 +78,7 @@ class LoopbackTest {
         QueuePair target = pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(4, 4)).build());
         QueuePair.connectLoopback(writer, target);
 
-        try (SendWorkRequests sends = SendWorkRequests.allocate(1, 1)) {
+        try (SendChain sends = SendChain.allocate(1, 1)) {
             sends.get(0).wrId(7).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(local, 0, length)
                     .remote(remote.address(), remote.rkey());
             writer.postSendOrThrow(sends, 1);

@@ -13,13 +13,13 @@ import java.util.Arrays;
  * @param region      the region offered, or null
  * @param application the application's bytes
  */
-record ConnectionPrivateData(RemoteRegion region, byte[] application) {
+record FramedPrivateData(RemoteRegion region, byte[] application) {
     static final int HEADER = 5;
     private static final byte MAGIC_P = 'P';
     private static final byte MAGIC_V = 'V';
     private static final byte VERSION = 1;
 
-    ConnectionPrivateData {
+    FramedPrivateData {
         application = application == null ? new byte[0] : application.clone();
     }
 
@@ -53,9 +53,9 @@ record ConnectionPrivateData(RemoteRegion region, byte[] application) {
      *
      * @throws CmException if the header promises more bytes than arrived
      */
-    static ConnectionPrivateData decode(byte[] data) {
+    static FramedPrivateData decode(byte[] data) {
         if (data.length < HEADER || data[0] != MAGIC_P || data[1] != MAGIC_V || data[2] != VERSION) {
-            return new ConnectionPrivateData(null, data); // not a Panama Verbs peer: everything is the application's
+            return new FramedPrivateData(null, data); // not a Panama Verbs peer: everything is the application's
         }
         boolean hasRegion = (data[3] & 1) != 0;
         int length = Byte.toUnsignedInt(data[4]);
@@ -65,7 +65,7 @@ record ConnectionPrivateData(RemoteRegion region, byte[] application) {
                     + " says " + length + " application bytes" + (hasRegion ? " and a region" : "") + " but carries "
                     + data.length + " bytes");
         }
-        return new ConnectionPrivateData(hasRegion ? RemoteRegion.readFrom(MemorySegment.ofArray(data), HEADER) : null,
+        return new FramedPrivateData(hasRegion ? RemoteRegion.readFrom(MemorySegment.ofArray(data), HEADER) : null,
                 Arrays.copyOfRange(data, HEADER + regionBytes, HEADER + regionBytes + length));
     }
 
@@ -76,7 +76,7 @@ record ConnectionPrivateData(RemoteRegion region, byte[] application) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConnectionPrivateData p && java.util.Objects.equals(region, p.region)
+        return o instanceof FramedPrivateData p && java.util.Objects.equals(region, p.region)
                 && Arrays.equals(application, p.application);
     }
 

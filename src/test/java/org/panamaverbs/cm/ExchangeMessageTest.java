@@ -18,16 +18,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.panamaverbs.verbs.Gid;
 import org.panamaverbs.verbs.QpEndpoint;
 
-/** The wire forms of {@link ConnectionInfo} and {@link RemoteRegion}: byte for byte, and every refusal. */
-class ConnectionInfoTest {
+/** The wire forms of {@link ExchangeMessage} and {@link RemoteRegion}: byte for byte, and every refusal. */
+class ExchangeMessageTest {
     private static final HexFormat HEX = HexFormat.of();
 
     static Gid gid(String address) throws Exception {
         return Gid.of(InetAddress.getByName(address));
     }
 
-    static ConnectionInfo sample() throws Exception {
-        return new ConnectionInfo(new QpEndpoint(0x123456, 0xabcdef, 0x0102, gid("fe80::250:56ff:feb2:668c")),
+    static ExchangeMessage sample() throws Exception {
+        return new ExchangeMessage(new QpEndpoint(0x123456, 0xabcdef, 0x0102, gid("fe80::250:56ff:feb2:668c")),
                 new RemoteRegion(0x7f0012345000L, 4096, 0xdeadbeef));
     }
 
@@ -38,17 +38,17 @@ class ConnectionInfoTest {
                 + "fe80000000000000" + "025056fffeb2668c"
                 + "00007f0012345000" + "0000000000001000" + "deadbeef";
         byte[] encoded = sample().encode();
-        assertEquals(ConnectionInfo.BYTES, encoded.length);
+        assertEquals(ExchangeMessage.BYTES, encoded.length);
         assertEquals(expected, HEX.formatHex(encoded));
-        assertEquals(sample(), ConnectionInfo.decode(encoded));
+        assertEquals(sample(), ExchangeMessage.decode(encoded));
     }
 
     @Test
     void maximumValuesRoundTrip() throws Exception {
-        ConnectionInfo info = new ConnectionInfo(
+        ExchangeMessage info = new ExchangeMessage(
                 new QpEndpoint(0xffffff, 0xffffff, 0xffff, Gid.of(filled(16, 0xff))),
                 new RemoteRegion(0x8000000000000000L, Long.MAX_VALUE, 0xffffffff));
-        ConnectionInfo decoded = ConnectionInfo.decode(info.encode());
+        ExchangeMessage decoded = ExchangeMessage.decode(info.encode());
         assertEquals(info, decoded);
         assertEquals(0xffffff, decoded.endpoint().qpNumber());
         assertEquals(0xffffff, decoded.endpoint().psn());
@@ -61,11 +61,11 @@ class ConnectionInfoTest {
 
     @Test
     void withoutRegionTheRegionBytesAreZeroAndDecodeToNull() throws Exception {
-        ConnectionInfo info = new ConnectionInfo(new QpEndpoint(0, 0, 0, gid("10.250.0.1")));
+        ExchangeMessage info = new ExchangeMessage(new QpEndpoint(0, 0, 0, gid("10.250.0.1")));
         byte[] encoded = info.encode();
         assertEquals(0, encoded[9], "flags");
         assertArrayEquals(new byte[RemoteRegion.BYTES], Arrays.copyOfRange(encoded, 36, 56));
-        ConnectionInfo decoded = ConnectionInfo.decode(encoded);
+        ExchangeMessage decoded = ExchangeMessage.decode(encoded);
         assertNull(decoded.region());
         assertEquals(info, decoded);
         assertTrue(decoded.endpoint().gid().isIpv4Mapped());
@@ -75,7 +75,7 @@ class ConnectionInfoTest {
     @Test
     void refusesAnotherProtocolByItsMagic() {
         byte[] http = Arrays.copyOf("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 56);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(http));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(http));
         assertTrue(e.getMessage().startsWith("not a Panama Verbs endpoint message: magic 0x47455420 ('GET ') at byte 0,"
                 + " expected 0x50564558 ('PVEX')"), e.getMessage());
         assertTrue(e.getMessage().contains("is the peer a Panama Verbs endpoint exchange?"), e.getMessage());
@@ -84,7 +84,7 @@ class ConnectionInfoTest {
     @Test
     void magicIsCheckedEvenWhenLittleArrived() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ConnectionInfo.decode(new byte[] {'S', 'S', 'H', '-', 0}));
+                () -> ExchangeMessage.decode(new byte[] {'S', 'S', 'H', '-', 0}));
         assertTrue(e.getMessage().contains("magic 0x5353482d ('SSH-')"), e.getMessage());
     }
 
@@ -92,7 +92,7 @@ class ConnectionInfoTest {
     void refusesAnUnknownVersion() throws Exception {
         byte[] message = sample().encode();
         message[5] = 2;
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(message));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(message));
         assertTrue(e.getMessage().startsWith("unsupported endpoint message version 2 at byte 4: this side speaks version 1"),
                 e.getMessage());
     }
@@ -102,7 +102,7 @@ class ConnectionInfoTest {
         byte[] message = sample().encode();
         message[6] = (byte) 0xff;
         message[7] = (byte) 0xff;
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(message));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(message));
         assertEquals("length field 65535 at byte 6, but version 1 messages are 56 bytes", e.getMessage());
     }
 
@@ -110,7 +110,7 @@ class ConnectionInfoTest {
     @ValueSource(ints = {0, 3, 7, 8, 20, 36, 55})
     void refusesATruncatedMessage(int length) throws Exception {
         byte[] truncated = Arrays.copyOf(sample().encode(), length);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(truncated));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(truncated));
         assertEquals("truncated endpoint message: " + length + " of 56 bytes", e.getMessage());
     }
 
@@ -118,7 +118,7 @@ class ConnectionInfoTest {
     @ValueSource(ints = {1, 4, 1000})
     void refusesTrailingBytes(int extra) throws Exception {
         byte[] longer = Arrays.copyOf(sample().encode(), 56 + extra);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(longer));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(longer));
         assertEquals("trailing garbage: " + extra + " more bytes after the 56-byte endpoint message, from byte 56",
                 e.getMessage());
     }
@@ -127,12 +127,12 @@ class ConnectionInfoTest {
     void refusesAQpnOrPsnAbove24Bits() throws Exception {
         byte[] qpn = sample().encode();
         qpn[12] = 1;
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(qpn));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(qpn));
         assertEquals("QPN 0x1123456 at byte 12 exceeds 24 bits", e.getMessage());
 
         byte[] psn = sample().encode();
         psn[16] = (byte) 0x80;
-        e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(psn));
+        e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(psn));
         assertEquals("PSN 0x80abcdef at byte 16 exceeds 24 bits", e.getMessage());
     }
 
@@ -140,7 +140,7 @@ class ConnectionInfoTest {
     void refusesReservedFlags() throws Exception {
         byte[] message = sample().encode();
         message[9] = 3;
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(message));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(message));
         assertEquals("reserved flag bits 0x2 set at byte 8: version 1 defines only bit 0 (region present)", e.getMessage());
     }
 
@@ -148,7 +148,7 @@ class ConnectionInfoTest {
     void refusesRegionBytesWhenNoRegionIsOffered() throws Exception {
         byte[] message = sample().encode();
         message[9] = 0; // clears "region present" while the region's bytes stay
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(message));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(message));
         assertEquals("byte 38 is 0x7f, but the region bytes 36..55 must be 0 when flag bit 0 (region present) is clear",
                 e.getMessage());
     }
@@ -157,7 +157,7 @@ class ConnectionInfoTest {
     void refusesARegionLengthAbove2To63() throws Exception {
         byte[] message = sample().encode();
         message[44] = (byte) 0x80;
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConnectionInfo.decode(message));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExchangeMessage.decode(message));
         assertEquals("region length 9223372036854779904 at byte 44 exceeds 2^63-1 bytes", e.getMessage());
     }
 
@@ -165,14 +165,14 @@ class ConnectionInfoTest {
     void constructorRefusesWhatTheWireCannotCarry() throws Exception {
         Gid gid = gid("::1");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new ConnectionInfo(new QpEndpoint(0x1000000, 0, 0, gid)));
+                () -> new ExchangeMessage(new QpEndpoint(0x1000000, 0, 0, gid)));
         assertEquals("QPN 0x1000000 exceeds 24 bits", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new ConnectionInfo(new QpEndpoint(1, -1, 0, gid)));
+        e = assertThrows(IllegalArgumentException.class, () -> new ExchangeMessage(new QpEndpoint(1, -1, 0, gid)));
         assertEquals("PSN 0xffffffff exceeds 24 bits", e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> new ConnectionInfo(new QpEndpoint(1, 1, 0x10000, gid)));
+                () -> new ExchangeMessage(new QpEndpoint(1, 1, 0x10000, gid)));
         assertEquals("LID 0x10000 exceeds 16 bits", e.getMessage());
-        assertThrows(NullPointerException.class, () -> new ConnectionInfo(new QpEndpoint(1, 1, 1, null)));
+        assertThrows(NullPointerException.class, () -> new ExchangeMessage(new QpEndpoint(1, 1, 1, null)));
     }
 
     @Test

@@ -42,7 +42,7 @@ import org.panamaverbs.verbs.QueuePair;
  * @param endpoint the queue pair's QPN, PSN, LID and GID
  * @param region   the region offered to the peer, or null if none
  */
-public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
+public record ExchangeMessage(QpEndpoint endpoint, RemoteRegion region) {
     /** The size of a version 1 message. */
     public static final int BYTES = 56;
     /** The version this side writes and reads. */
@@ -64,7 +64,7 @@ public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
      *
      * @throws IllegalArgumentException if the QPN or PSN exceeds 24 bits or the LID 16 bits
      */
-    public ConnectionInfo {
+    public ExchangeMessage {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(endpoint.gid(), "endpoint.gid");
         checkBits("QPN", endpoint.qpNumber(), MAX_24_BITS);
@@ -78,7 +78,7 @@ public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
      * @param endpoint the queue pair's QPN, PSN, LID and GID (not null; QPN and PSN within 24 bits)
      * @throws IllegalArgumentException if the QPN or PSN exceeds 24 bits or the LID 16 bits
      */
-    public ConnectionInfo(QpEndpoint endpoint) {
+    public ExchangeMessage(QpEndpoint endpoint) {
         this(endpoint, null);
     }
 
@@ -118,7 +118,7 @@ public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
      * @return the endpoint and, if flag bit 0 was set, the region it carries
      * @throws IllegalArgumentException naming what is wrong and at which byte: see the class comment
      */
-    public static ConnectionInfo decode(byte[] message) {
+    public static ExchangeMessage decode(byte[] message) {
         checkHeader(message, message.length);
         if (message.length < BYTES) {
             throw new IllegalArgumentException("truncated endpoint message: " + message.length + " of " + BYTES
@@ -152,7 +152,7 @@ public record ConnectionInfo(QpEndpoint endpoint, RemoteRegion region) {
                 }
             }
         }
-        return new ConnectionInfo(new QpEndpoint(qpn, psn, lid, gid), region);
+        return new ExchangeMessage(new QpEndpoint(qpn, psn, lid, gid), region);
     }
 
     private static void checkWireBits(String field, int value, int offset) {

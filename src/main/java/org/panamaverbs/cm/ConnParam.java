@@ -25,7 +25,7 @@ import org.panamaverbs.verbs.DeviceAttributes;
  * @param retryCount         transport retries (0..7)
  * @param rnrRetryCount      receiver-not-ready retries (0..7; 7 = forever)
  */
-public record ConnectionParameters(byte[] privateData, int responderResources, int initiatorDepth, int retryCount,
+public record ConnParam(byte[] privateData, int responderResources, int initiatorDepth, int retryCount,
         int rnrRetryCount) {
     /** rdma_cm's limit for {@code rdma_connect} private data on InfiniBand/RoCE (a CM REQ's 92 bytes less rdma_cm's header). */
     public static final int MAX_CONNECT_PRIVATE_DATA = 56;
@@ -49,7 +49,7 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
      *
      * @throws IllegalArgumentException if a count is outside the range given for its component
      */
-    public ConnectionParameters {
+    public ConnParam {
         privateData = privateData == null ? new byte[0] : privateData.clone();
         check("responderResources", responderResources, 255);
         check("initiatorDepth", initiatorDepth, 255);
@@ -62,8 +62,8 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
      *
      * @return the default parameters that {@link ConnectionOptions#builder()} starts from
      */
-    public static ConnectionParameters defaults() {
-        return new ConnectionParameters(new byte[0], 16, 16, 7, 7);
+    public static ConnParam defaults() {
+        return new ConnParam(new byte[0], 16, 16, 7, 7);
     }
 
     /**
@@ -73,8 +73,8 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
      *             comment)
      * @return new parameters; this instance is unchanged
      */
-    public ConnectionParameters withPrivateData(byte[] data) {
-        return new ConnectionParameters(data, responderResources, initiatorDepth, retryCount, rnrRetryCount);
+    public ConnParam withPrivateData(byte[] data) {
+        return new ConnParam(data, responderResources, initiatorDepth, retryCount, rnrRetryCount);
     }
 
     /**
@@ -86,8 +86,8 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
      * @return new parameters; this instance is unchanged
      * @throws IllegalArgumentException if a count is outside 0..7
      */
-    public ConnectionParameters withRetries(int retries, int rnrRetries) {
-        return new ConnectionParameters(privateData, responderResources, initiatorDepth, retries, rnrRetries);
+    public ConnParam withRetries(int retries, int rnrRetries) {
+        return new ConnParam(privateData, responderResources, initiatorDepth, retries, rnrRetries);
     }
 
     /**
@@ -100,7 +100,7 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConnectionParameters p && Arrays.equals(privateData, p.privateData)
+        return o instanceof ConnParam p && Arrays.equals(privateData, p.privateData)
                 && responderResources == p.responderResources && initiatorDepth == p.initiatorDepth
                 && retryCount == p.retryCount && rnrRetryCount == p.rnrRetryCount;
     }
@@ -112,7 +112,7 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
 
     @Override
     public String toString() {
-        return "ConnectionParameters[" + privateData.length + " bytes of private data, responderResources="
+        return "ConnParam[" + privateData.length + " bytes of private data, responderResources="
                 + responderResources + ", initiatorDepth=" + initiatorDepth + ", retryCount=" + retryCount
                 + ", rnrRetryCount=" + rnrRetryCount + "]";
     }
@@ -128,7 +128,7 @@ public record ConnectionParameters(byte[] privateData, int responderResources, i
      * (already checked against the call's limit) and the parameters, with responder resources and initiator depth
      * lowered to {@code device}'s limits (more fails the RTR/RTS transition inside rdma_cm with a bare EINVAL).
      */
-    static MemorySegment write(ConnectionParameters parameters, byte[] data,
+    static MemorySegment write(ConnParam parameters, byte[] data,
             DeviceAttributes device, Arena arena) {
         MemorySegment param = arena.allocate(rdma_conn_param.layout());
         if (data.length > 0) {

@@ -12,18 +12,18 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /** The private data a {@link Connection} sends: round trips, the transport's zero padding, limits, foreign peers. */
-class ConnectionPrivateDataTest {
+class FramedPrivateDataTest {
     private static final RemoteRegion REGION = new RemoteRegion(0x7f00_1234_5000L, 4096, 0x37a);
 
     @Test
     void roundTripsWithAndWithoutRegionThroughTheTransportsPadding() {
         byte[] app = "hello".getBytes(StandardCharsets.US_ASCII);
         for (RemoteRegion region : new RemoteRegion[] {REGION, null}) {
-            byte[] sent = new ConnectionPrivateData(region, app).encode(ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
-            assertEquals(ConnectionPrivateData.HEADER + (region == null ? 0 : RemoteRegion.BYTES) + app.length, sent.length);
+            byte[] sent = new FramedPrivateData(region, app).encode(ConnParam.MAX_CONNECT_PRIVATE_DATA);
+            assertEquals(FramedPrivateData.HEADER + (region == null ? 0 : RemoteRegion.BYTES) + app.length, sent.length);
             // a receiver gets the whole CM field: the sender's bytes, then zeros
-            byte[] received = Arrays.copyOf(sent, ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
-            ConnectionPrivateData decoded = ConnectionPrivateData.decode(received);
+            byte[] received = Arrays.copyOf(sent, ConnParam.MAX_ACCEPT_PRIVATE_DATA);
+            FramedPrivateData decoded = FramedPrivateData.decode(received);
             assertEquals(region, decoded.region());
             assertArrayEquals(app, decoded.application());
         }
@@ -31,30 +31,30 @@ class ConnectionPrivateDataTest {
 
     @Test
     void theLimitCountsHeaderAndRegion() {
-        int limit = ConnectionParameters.MAX_CONNECT_PRIVATE_DATA;
-        int withRegion = limit - ConnectionPrivateData.HEADER - RemoteRegion.BYTES;
+        int limit = ConnParam.MAX_CONNECT_PRIVATE_DATA;
+        int withRegion = limit - FramedPrivateData.HEADER - RemoteRegion.BYTES;
         assertEquals(31, withRegion);
-        new ConnectionPrivateData(REGION, new byte[withRegion]).encode(limit);
+        new FramedPrivateData(REGION, new byte[withRegion]).encode(limit);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new ConnectionPrivateData(REGION, new byte[withRegion + 1]).encode(limit));
+                () -> new FramedPrivateData(REGION, new byte[withRegion + 1]).encode(limit));
         assertTrue(e.getMessage().contains("this call carries 56 bytes, of which 25 describe the connection and the offered region"),
                 e.getMessage());
-        new ConnectionPrivateData(null, new byte[limit - ConnectionPrivateData.HEADER]).encode(limit);
+        new FramedPrivateData(null, new byte[limit - FramedPrivateData.HEADER]).encode(limit);
     }
 
     @Test
     void dataFromAPeerThatIsNotPanamaVerbsIsKeptWhole() {
         byte[] foreign = "rping-style bytes".getBytes(StandardCharsets.US_ASCII);
-        ConnectionPrivateData decoded = ConnectionPrivateData.decode(foreign);
+        FramedPrivateData decoded = FramedPrivateData.decode(foreign);
         assertNull(decoded.region());
         assertArrayEquals(foreign, decoded.application());
-        assertArrayEquals(new byte[0], ConnectionPrivateData.decode(new byte[0]).application());
+        assertArrayEquals(new byte[0], FramedPrivateData.decode(new byte[0]).application());
     }
 
     @Test
     void aHeaderPromisingMoreThanArrivedIsRefused() {
-        byte[] sent = new ConnectionPrivateData(REGION, new byte[10]).encode(ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
-        CmException e = assertThrows(CmException.class, () -> ConnectionPrivateData.decode(Arrays.copyOf(sent, sent.length - 1)));
+        byte[] sent = new FramedPrivateData(REGION, new byte[10]).encode(ConnParam.MAX_ACCEPT_PRIVATE_DATA);
+        CmException e = assertThrows(CmException.class, () -> FramedPrivateData.decode(Arrays.copyOf(sent, sent.length - 1)));
         assertEquals("EPROTO", e.errnoName());
         assertTrue(e.getMessage().contains("says 10 application bytes and a region but carries 34 bytes"), e.getMessage());
     }
@@ -66,9 +66,9 @@ class ConnectionPrivateDataTest {
      */
     @Test
     void everyLimitFitsRdmaCmsOneByteLength() {
-        for (int limit : new int[] {ConnectionParameters.MAX_CONNECT_PRIVATE_DATA, ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA,
-                ConnectionParameters.MAX_REJECT_PRIVATE_DATA, ConnectionParameters.MAX_UD_CONNECT_PRIVATE_DATA,
-                ConnectionParameters.MAX_UD_ACCEPT_PRIVATE_DATA, ConnectionParameters.MAX_IWARP_PRIVATE_DATA}) {
+        for (int limit : new int[] {ConnParam.MAX_CONNECT_PRIVATE_DATA, ConnParam.MAX_ACCEPT_PRIVATE_DATA,
+                ConnParam.MAX_REJECT_PRIVATE_DATA, ConnParam.MAX_UD_CONNECT_PRIVATE_DATA,
+                ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA, ConnParam.MAX_IWARP_PRIVATE_DATA}) {
             assertTrue(limit <= 255, limit + " bytes do not fit private_data_len");
         }
     }

@@ -19,7 +19,7 @@ import org.panamaverbs.ffi.ibv_wc;
  * array's automatic-arena segment (no atomic scope acquire per call); the flyweights read a view of the
  * same memory scoped to a shared arena that {@link #close()} ends.
  */
-public final class WorkCompletions extends InFlight implements AutoCloseable {
+public final class CompletionArray extends InFlight implements AutoCloseable {
     static final long WC_SIZE = ibv_wc.layout().byteSize();
 
     private final Arena viewScope;
@@ -34,7 +34,7 @@ public final class WorkCompletions extends InFlight implements AutoCloseable {
     /** What the last poll returned, stored as it came (a negative errno value too): readers clamp it to 0. */
     private int count;
 
-    private WorkCompletions(int capacity) {
+    private CompletionArray(int capacity) {
         super("completion array");
         this.viewScope = Arena.ofShared();
         this.arrayForCall = Arena.ofAuto().allocate(ibv_wc.layout(), capacity);
@@ -56,12 +56,12 @@ public final class WorkCompletions extends InFlight implements AutoCloseable {
      * @throws IllegalArgumentException if {@code capacity} is not positive
      * @throws RdmaUnavailableException if libibverbs cannot be loaded
      */
-    public static WorkCompletions allocate(int capacity) {
+    public static CompletionArray allocate(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive, not " + capacity);
         }
         Rdma.requireLibrary();
-        return new WorkCompletions(capacity);
+        return new CompletionArray(capacity);
     }
 
     /** {@return how many completions the array holds, as allocated} */

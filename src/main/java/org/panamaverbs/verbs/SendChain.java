@@ -5,11 +5,11 @@ import org.panamaverbs.ffi.ibv_send_wr;
 /**
  * A reusable chain of {@code struct ibv_send_wr} in native memory, each with room for
  * {@link #maxSge()} scatter-gather entries, edited through one {@link SendWorkRequest} flyweight per
- * slot and posted with {@link QueuePair#postSend(SendWorkRequests, int)}. Fill the requests once, then
+ * slot and posted with {@link QueuePair#postSend(SendChain, int)}. Fill the requests once, then
  * patch only what changes (wr_id, offsets) between posts: nothing is allocated per post.
  *
  * <pre>{@code
- * try (SendWorkRequests wrs = SendWorkRequests.allocate(16, 1)) {
+ * try (SendChain wrs = SendChain.allocate(16, 1)) {
  *     wrs.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
  *               .sge(region, 0, 4096).remote(peerAddress, peerRkey);
  *     int rc = qp.postSend(wrs, 1);   // 0, or an errno value; wrs.failedIndex() names the refused request
@@ -19,7 +19,7 @@ import org.panamaverbs.ffi.ibv_send_wr;
  * Not thread-safe: one chain per posting thread. The native memory lives until {@link #close()}; the
  * device only reads a request during the post call, so the chain may be changed as soon as the call returns.
  */
-public final class SendWorkRequests extends WorkRequestChain {
+public final class SendChain extends WorkRequestChain {
     static final long WR_SIZE = ibv_send_wr.layout().byteSize();
 
     static final int SPECIAL_ATOMIC = 1;
@@ -34,7 +34,7 @@ public final class SendWorkRequests extends WorkRequestChain {
     /** How many requests are special: 0 keeps the post path to a single compare. */
     int specialCount;
 
-    private SendWorkRequests(int capacity, int maxSge) {
+    private SendChain(int capacity, int maxSge) {
         super(ibv_send_wr.layout(), ibv_send_wr.next$offset(), ibv_send_wr.sg_list$offset(), ibv_send_wr.num_sge$offset(), capacity, maxSge);
         views = new SendWorkRequest[capacity];
         special = new byte[capacity];
@@ -57,9 +57,9 @@ public final class SendWorkRequests extends WorkRequestChain {
      * @throws IllegalArgumentException if {@code capacity} &lt; 1 or {@code maxSge} &lt; 0
      * @throws RdmaUnavailableException if libibverbs cannot be loaded
      */
-    public static SendWorkRequests allocate(int capacity, int maxSge) {
+    public static SendChain allocate(int capacity, int maxSge) {
         Rdma.requireLibrary();
-        return new SendWorkRequests(capacity, maxSge);
+        return new SendChain(capacity, maxSge);
     }
 
     void markSpecial(int index, int bits) {
