@@ -653,9 +653,9 @@ public final class CmId implements AutoCloseable {
     private void requireQueue(String call) {
         ensureOpen();
         if (channel.isPolled()) {
-            throw new IllegalStateException(call + " on " + this + ": its channel is polled (CmEventChannel.createPolled()),"
-                    + " so its events go to the handler of CmEventChannel.poll; start each step with its begin call"
-                    + " (beginResolveAddress, beginResolveRoute, beginConnect) and take the outcome there");
+            throw new IllegalStateException(call + " on " + this + ": its channel is polled, so its events go to"
+                    + " CmEventChannel.poll's handler: start the step with its begin call (beginConnect, ...) and"
+                    + " take the outcome there");
         }
     }
 
@@ -681,8 +681,7 @@ public final class CmId implements AutoCloseable {
     private CmException requestWithdrawn(String call, String what) {
         return new CmException(call, IdCalls.EINVAL, null, 0, null, what + ": the connection request from " + peerAddress()
                 + " is gone: its client withdrew it (its connect's bound passed, or it closed) before this accept."
-                + " Accept the next request; RdmaServer.accept skips such requests. If clients give up often,"
-                + " give their connect a longer bound or accept sooner", true);
+                + " Accept the next request, or give clients' connects a longer bound", true);
     }
 
     private int privateDataLimit(int infinibandLimit) {

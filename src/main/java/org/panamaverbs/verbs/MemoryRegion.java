@@ -124,10 +124,9 @@ public final class MemoryRegion extends VerbsResource {
         }
         int writes = Access.LOCAL_WRITE.bit() | Access.REMOTE_WRITE.bit() | Access.REMOTE_ATOMIC.bit();
         if (segment.isReadOnly() && (access & writes) != 0) {
-            throw new IllegalArgumentException("the segment is read-only (a view from asReadOnly(), or a handle"
-                    + " this library gives out), and LOCAL_WRITE, REMOTE_WRITE or REMOTE_ATOMIC would let the device"
-                    + " write it: register writable memory, or this one without write access (sends and a peer's"
-                    + " RDMA READ need none)");
+            throw new IllegalArgumentException("the segment is read-only, and LOCAL_WRITE, REMOTE_WRITE or"
+                    + " REMOTE_ATOMIC would let the device write it: register writable memory, or this one without"
+                    + " write access");
         }
     }
 

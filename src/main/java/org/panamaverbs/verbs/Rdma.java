@@ -227,9 +227,8 @@ public final class Rdma {
 
     static RdmaUnavailableException noKernelSupport(int errno) {
         return new RdmaUnavailableException(RdmaUnavailableException.Reason.NO_KERNEL_SUPPORT,
-                "ibv_get_device_list returned NULL (" + Errno.describe(errno) + "): this kernel exposes no RDMA"
-                        + " (uverbs) support (/sys/class/infiniband_verbs is missing). Load ib_uverbs and a device"
-                        + " driver (for Soft-RoCE: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <eth>),"
-                        + " or run inside the project's RDMA guest (scripts/rdma-guest).", null);
+                "ibv_get_device_list returned NULL (" + Errno.describe(errno) + "): this kernel has no RDMA (uverbs)"
+                        + " support. Load ib_uverbs and a device driver (Soft-RoCE: modprobe rdma_rxe && rdma link add"
+                        + " rxe0 type rxe netdev <eth>).", null);
     }
 }
