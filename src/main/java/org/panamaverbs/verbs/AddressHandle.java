@@ -87,7 +87,7 @@ public final class AddressHandle extends VerbsResource {
                 ibv_global_route.hop_limit(grh, (byte) target.hopLimit());
             }
             Object event = ControlEvents.begin(ControlEvents.Kind.ADDRESS_HANDLE_CREATE);
-            MemorySegment ah = (MemorySegment) Native.CREATE_AH.invokeExact(state.segment(), pd.handle(), attr);
+            MemorySegment ah = (MemorySegment) Native.CREATE_AH.invokeExact(state.segment(), pd.handleUnchecked(), attr);
             if (ah.equals(MemorySegment.NULL)) {
                 throw new VerbsException("ibv_create_ah", state.errno(), "to GID " + target.gid() + " from GID index "
                         + target.sourceGidIndex() + " on " + context.name() + " port " + target.port()

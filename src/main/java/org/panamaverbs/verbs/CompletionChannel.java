@@ -34,6 +34,7 @@ import org.panamaverbs.internal.Unchecked;
  */
 public final class CompletionChannel extends VerbsResource {
     private final Context context;
+    /** The struct, unscoped: queues are made with it under the tree lock, events read under {@link #errnoCapture}. */
     private final MemorySegment handle;
     private final int fd;
     /** The channel's queues, replaced whole under {@link #queuesChange}; the reader scans them lock-free. */
@@ -56,7 +57,7 @@ public final class CompletionChannel extends VerbsResource {
     private CompletionChannel(Context context, MemorySegment handle) {
         super(context.treeLock(), context);
         this.context = context;
-        this.handle = scoped(handle);
+        this.handle = handle;
         this.fd = ibv_comp_channel.fd(handle);
         Arena eventCall = Arena.ofAuto();
         this.errnoCapture = CallState.allocateBuffer(eventCall);
@@ -106,6 +107,7 @@ public final class CompletionChannel extends VerbsResource {
         return fd;
     }
 
+    /** The struct for {@code ibv_create_cq}, which runs under the tree lock (a close frees it under the same lock). */
     MemorySegment handleForCq() {
         return handle;
     }
@@ -169,20 +171,32 @@ public final class CompletionChannel extends VerbsResource {
         FdPoller.wakeAllWaitingFor(fd);
     }
 
-    /** A close wakes the waiters after the flag is set, so none parks past it (each next attempt throws). */
+    /**
+     * A close wakes the waiters after the flag is set, so none parks past it (each next attempt throws), and waits
+     * for a read in flight: a read checks the flag under the same lock, so none reaches the channel after this.
+     */
     @Override
     void beforeHandshake() {
         wakeWaiters();
+        synchronized (errnoCapture) {
+            // nothing: the read that held the lock has returned
+        }
+    }
+
+    /** No post or poll names a channel; its reads are kept apart from its close by {@link #errnoCapture}. */
+    @Override
+    boolean mayBeNamedByCalls() {
+        return false;
     }
 
     /** One non-blocking {@code ibv_get_cq_event}; null when no event is pending. Allocates nothing. */
     CompletionQueue tryGetEvent() {
-        ensureOpen();
         int rc;
         int errno = 0;
         long address = 0;
         // the descriptor is non-blocking, so a reader holds the buffer for one short call
         synchronized (errnoCapture) {
+            ensureOpen(); // under the lock the close waits for: the channel is not destroyed during the call
             try {
                 rc = (int) Native.GET_CQ_EVENT.invokeExact(errnoCapture, handle, cqOut, contextOut);
             } catch (Throwable t) {

@@ -24,8 +24,8 @@ import java.util.function.IntPredicate;
  *   <li>call: store the target in the marker (plain release store), read the target's {@code closed} flag,
  *       call the provider with raw addresses, clear the marker;</li>
  *   <li>close: set {@code closed}, then make every thread pass a memory barrier (closing the object's shared
- *       liveness arena, which the JDK does with a handshake of all threads), then wait until no marker names
- *       the object, then free it.</li>
+ *       liveness arena, which the JDK does with a handshake of all threads, or a handshake of its own when the
+ *       close ended no arena), then wait until no marker names the object, then free it.</li>
  * </ol>
  * The handshake is the barrier the call side does not pay for: wherever it meets a calling thread, either
  * the marker store came before it (and the closer sees it and waits) or the {@code closed} read comes after

@@ -148,9 +148,9 @@ public final class MemoryRegion extends VerbsResource {
         Object event = ControlEvents.begin(ControlEvents.Kind.MEMORY_REGION_CREATE);
         try (CallState state = CallState.open()) {
             MemorySegment mr = regMrIova2 != null
-                    ? (MemorySegment) regMrIova2.invokeExact(state.segment(), pd.handle(), segment, segment.byteSize(),
+                    ? (MemorySegment) regMrIova2.invokeExact(state.segment(), pd.handleUnchecked(), segment, segment.byteSize(),
                             segment.address(), access)
-                    : (MemorySegment) Native.REG_MR.invokeExact(state.segment(), pd.handle(), segment, segment.byteSize(),
+                    : (MemorySegment) Native.REG_MR.invokeExact(state.segment(), pd.handleUnchecked(), segment, segment.byteSize(),
                             access);
             if (mr.equals(MemorySegment.NULL)) {
                 DeviceAttributes limits = pd.context().attributes();

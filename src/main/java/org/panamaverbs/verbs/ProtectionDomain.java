@@ -19,6 +19,7 @@ import org.panamaverbs.internal.Unchecked;
  */
 public final class ProtectionDomain extends VerbsResource {
     private final Context context;
+    /** The struct, unscoped: every internal use runs under the tree lock, which a close takes to free it. */
     private final MemorySegment handle;
 
     private static final class Native {
@@ -29,7 +30,7 @@ public final class ProtectionDomain extends VerbsResource {
     private ProtectionDomain(Context context, MemorySegment handle) {
         super(context.treeLock(), context);
         this.context = context;
-        this.handle = scoped(handle);
+        this.handle = handle;
         MemorySegment raw = raw(handle);
         String what = toString();
         own(() -> check("ibv_dealloc_pd", ibverbs_h.ibv_dealloc_pd(raw), what));
@@ -71,7 +72,18 @@ public final class ProtectionDomain extends VerbsResource {
      */
     public MemorySegment handle() {
         ensureOpen();
+        return scoped(handle);
+    }
+
+    /** The struct for the create calls, which run under the tree lock (a close frees it under the same lock). */
+    MemorySegment handleUnchecked() {
         return handle;
+    }
+
+    /** No post or poll names a domain; its own calls run under the tree lock, apart from its close. */
+    @Override
+    boolean mayBeNamedByCalls() {
+        return false;
     }
 
     /**

@@ -158,7 +158,7 @@ public final class QueuePair extends VerbsResource {
             ibv_qp_cap.max_recv_sge(cap, ownReceives ? asked.maxRecvSge() : 0);
             ibv_qp_cap.max_inline_data(cap, asked.maxInlineData());
             Object event = ControlEvents.begin(ControlEvents.Kind.QUEUE_PAIR_CREATE);
-            MemorySegment qp = creator.create(pd.handle(), init);
+            MemorySegment qp = creator.create(pd.handleUnchecked(), init);
             QueuePair created = new QueuePair(pd, qp.reinterpret(NativeLayouts.selected().ibvQp().byteSize()), config,
                     QpStateMachine.capabilities(cap), gidIndex);
             QpCapabilities granted = created.capabilities;

@@ -82,7 +82,7 @@ public final class SharedReceiveQueue extends VerbsResource {
             ibv_srq_attr.max_wr(attr, maxWr);
             ibv_srq_attr.max_sge(attr, maxSge);
             Object event = ControlEvents.begin(ControlEvents.Kind.SHARED_RECEIVE_QUEUE_CREATE);
-            MemorySegment srq = (MemorySegment) Native.CREATE_SRQ.invokeExact(state.segment(), pd.handle(), init);
+            MemorySegment srq = (MemorySegment) Native.CREATE_SRQ.invokeExact(state.segment(), pd.handleUnchecked(), init);
             if (srq.equals(MemorySegment.NULL)) {
                 throw new VerbsException("ibv_create_srq", state.errno(), maxWr + " requests × " + maxSge
                         + " entries on " + context.name());

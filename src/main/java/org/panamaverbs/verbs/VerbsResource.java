@@ -24,7 +24,9 @@ import org.panamaverbs.internal.Liveness;
  *       {@link IllegalStateException}. Control-path calls get this from the FFM runtime: the native handle
  *       is a segment of a shared arena owned by the object, kept alive for the duration of every downcall
  *       that receives it. Posts and polls pass raw addresses, to pay no atomic operation per call, and get
- *       it from a per-thread in-flight marker that close waits for ({@code InFlight}).</li>
+ *       it from a per-thread in-flight marker that close waits for ({@code InFlight}). A protection domain and a
+ *       completion channel, whose calls run under a lock their close takes, make that arena only for a
+ *       program's {@code handle()} view: closing an arena is a handshake with every thread.</li>
  *   <li>A public {@code handle()} is a read-only view of the native struct, for C code: passed to a downcall it
  *       keeps the object alive until the call returns, and its fields can be read; a write through it throws
  *       {@link IllegalArgumentException}, since the provider owns every field (a changed pointer crashes its
@@ -208,11 +210,17 @@ public abstract sealed class VerbsResource implements AutoCloseable
             }
         }
         try {
+            boolean handshake = false;
+            boolean marked = false;
             for (VerbsResource r : closing) {
-                r.liveness.end(r);
+                handshake |= r.liveness.end(r);
+                marked |= r.mayBeNamedByCalls();
             }
-            // the arena closes above were handshakes of all threads: now every post or poll that can still be
-            // inside one of these objects (or use it through a work request) is visible in its marker
+            if (marked && !handshake) {
+                Liveness.handshakeAllThreads(); // the barrier InFlight's markers need, which no arena close gave
+            }
+            // after a handshake of all threads: every post or poll that can still be inside one of these objects
+            // (or use it through a work request) is visible in its marker
             InFlight.awaitCalls(inside -> {
                 for (VerbsResource r : closing) {
                     if (r.waitsFor(inside)) {
@@ -339,6 +347,15 @@ public abstract sealed class VerbsResource implements AutoCloseable
      */
     boolean waitsFor(int inside) {
         return inside == callId;
+    }
+
+    /**
+     * Whether a post or poll may name this object in its in-flight marker, or use it through a work request, so
+     * that its close needs a handshake of all threads before it reads the markers. An object that answers false
+     * keeps its own calls apart from its close another way, and makes no view of its handle until asked for one.
+     */
+    boolean mayBeNamedByCalls() {
+        return true;
     }
 
     /**

@@ -1,0 +1,77 @@
+package org.panamaverbs.bench.jmh;
+
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.panamaverbs.bench.stub.StubProvider;
+import org.panamaverbs.verbs.CompletionChannel;
+import org.panamaverbs.verbs.CompletionQueue;
+import org.panamaverbs.verbs.Context;
+import org.panamaverbs.verbs.ProtectionDomain;
+import org.panamaverbs.verbs.QpCapabilities;
+import org.panamaverbs.verbs.QpConfig;
+import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.Rdma;
+
+/**
+ * What a connection's verbs objects cost to make and to close, natively, on the stand-in provider (as
+ * {@link NativeDataPath}, under {@code bench/native-datapath}'s {@code LD_LIBRARY_PATH}): a protection domain, two
+ * completion channels, a completion queue on each and an RC queue pair over both, the objects rdma-core's
+ * {@code cmtime} and a server's accept make per connection; then each closed on its own, the queue pair first, as a
+ * connection's teardown does. A close of an object whose lifetime is a shared arena is a handshake of the JVM with
+ * every thread.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class ObjectLifecycle {
+
+    /** The stand-in's device, opened once per trial. */
+    @State(Scope.Thread)
+    public static class Device {
+        Context context;
+
+        @Setup(Level.Trial)
+        public void open() {
+            context = Rdma.open(StubProvider.DEVICE);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            context.close();
+        }
+    }
+
+    /** Makes the objects of one connection and closes each, queue pair first; returns the queue pair's number. */
+    @Benchmark
+    public int makeAndClose(Device device) {
+        Context context = device.context;
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        CompletionChannel sendChannel = context.createCompletionChannel();
+        CompletionChannel recvChannel = context.createCompletionChannel();
+        CompletionQueue sendCq = context.createCompletionQueue(16, sendChannel);
+        CompletionQueue recvCq = context.createCompletionQueue(16, recvChannel);
+        QueuePair qp = pd.createQueuePair(QpConfig.builder(sendCq, recvCq).capabilities(QpCapabilities.of(16, 16)).build());
+        int number = qp.qpNumber();
+        qp.close();
+        sendCq.close();
+        recvCq.close();
+        sendChannel.close();
+        recvChannel.close();
+        pd.close();
+        return number;
+    }
+}
