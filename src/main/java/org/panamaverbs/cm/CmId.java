@@ -16,7 +16,7 @@ import org.panamaverbs.ffi.rdmacm.rdma_route;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.CloseProtocol;
 import org.panamaverbs.internal.ControlEvents;
-import org.panamaverbs.internal.Liveness;
+import org.panamaverbs.internal.CountedLifetime;
 import org.panamaverbs.internal.SocketAddresses;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsBridge;
@@ -62,11 +62,11 @@ public final class CmId implements AutoCloseable {
     static final String DESTROY_THREAD_NAME = IdDestroyer.THREAD_NAME;
 
     private final CmEventChannel channel;
-    /** The id, as a read-only segment of {@link #liveness}: every call that hands it to librdmacm keeps it alive. */
+    /** The id; read and handed to librdmacm only inside {@link #lifetime}. */
     private final MemorySegment id;
-    /** The id's address, for {@code rdma_destroy_id} once {@link #liveness} has ended. */
+    /** The id's address, for {@code rdma_destroy_id} once {@link #lifetime} has ended. */
     private final MemorySegment rawId;
-    private final Liveness liveness = new Liveness();
+    private final CountedLifetime lifetime = new CountedLifetime();
     private final PortSpace portSpace;
     /** Made for a connection request (by the channel's reader), not by the application. */
     private final boolean ofRequest;
@@ -84,10 +84,10 @@ public final class CmId implements AutoCloseable {
     private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace, boolean ofRequest) {
         this.channel = channel;
         this.rawId = MemorySegment.ofAddress(id.address());
-        this.id = liveness.scope(id.reinterpret(rdma_cm_id.layout().byteSize()));
+        this.id = id.reinterpret(rdma_cm_id.layout().byteSize());
         this.portSpace = portSpace;
         this.ofRequest = ofRequest;
-        this.calls = new IdCalls(this.id, ofRequest, channel.nativeReadLock());
+        this.calls = new IdCalls(this.id, lifetime, this, ofRequest, channel.nativeReadLock());
         this.slot = channel.register(this);
         // a user field librdmacm never reads (it copies it to the ids of a listener's requests); set before any event
         rdma_cm_id.context(id.reinterpret(rdma_cm_id.layout().byteSize()), MemorySegment.ofAddress(slot));
@@ -200,7 +200,7 @@ public final class CmId implements AutoCloseable {
      */
     public Context context() {
         ensureOpen(); // for the message; the read below throws too once the id is closed, and never overlaps its free
-        MemorySegment verbs = rdma_cm_id.verbs(id);
+        MemorySegment verbs = read(rdma_cm_id::verbs);
         if (verbs.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " is not bound to a device yet: bind it to a device's address or"
                     + " resolve an address first");
@@ -215,9 +215,8 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public int port() {
-        ensureOpen();
-        // a read through the id's lifetime: it throws once closed, and the id is freed only after every read ended
-        return Byte.toUnsignedInt(rdma_cm_id.port_num(id));
+        // a read inside the id's lifetime: it throws once closed, and the id is freed only after every read ended
+        return read(i -> Byte.toUnsignedInt(rdma_cm_id.port_num(i)));
     }
 
     /**
@@ -229,8 +228,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress localAddress() {
-        ensureOpen();
-        return SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(id))));
+        return read(i -> SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(i)))));
     }
 
     /** {@link #localAddress()}, or null once the id is closed (for descriptions, which must not throw). */
@@ -250,8 +248,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress peerAddress() {
-        ensureOpen();
-        return SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(id))));
+        return read(i -> SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(i)))));
     }
 
     /** {@link #peerAddress()}, or null once the id is closed (for descriptions, which must not throw). */
@@ -704,7 +701,17 @@ public final class CmId implements AutoCloseable {
 
     /** Whether librdmacm has bound the id to a device ({@code cm_id->verbs}); never unset once set. */
     private boolean hasDevice() {
-        return !rdma_cm_id.verbs(id).equals(MemorySegment.NULL);
+        return !read(rdma_cm_id::verbs).equals(MemorySegment.NULL);
+    }
+
+    /** {@code field} of the id, read inside its lifetime: throws once the id is closed, never reads it freed. */
+    private <T> T read(java.util.function.Function<MemorySegment, T> field) {
+        lifetime.enter(this);
+        try {
+            return field.apply(id);
+        } finally {
+            lifetime.exit();
+        }
     }
 
     private void ensureOpen() {
@@ -781,7 +788,7 @@ public final class CmId implements AutoCloseable {
             for (CmEvent request : events.close()) {
                 refuse(request.id(), this + " was closed"); // as the kernel does for a closed C listener: no request outlives it
             }
-            liveness.end(this); // waits for the calls that hold the id
+            lifetime.end(this); // waits for the calls inside the id
         } catch (RuntimeException stuck) {
             life.gaveUp(); // left allocated: a later close tries again
             throw stuck;

@@ -11,6 +11,7 @@ import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.VerbsResource;
 
 /**
  * A connected queue pair with everything it needs, made by rdma_cm: {@link #connect} on the client,
@@ -61,7 +62,7 @@ public final class Connection implements AutoCloseable {
             qp = id.createQueuePair(domain, config);
         } catch (RuntimeException | Error e) {
             // a refused queue pair (capacities beyond the device's) leaves nothing behind
-            RuntimeException cleanup = closeAll(queue, domain);
+            RuntimeException cleanup = closeEach(queue, domain);
             if (cleanup != null) {
                 e.addSuppressed(cleanup);
             }
@@ -334,8 +335,10 @@ public final class Connection implements AutoCloseable {
                 }
             }
         } finally {
-            // each is closed even if one before it failed; the first failure is thrown, later ones suppressed
-            RuntimeException failure = closeAll(id, cq, pd, ownChannel);
+            // each is closed even if one before it failed; the first failure is thrown, later ones suppressed. The queue
+            // pair (given back with rdma_destroy_qp, before the id's destroy), its queue and domain go together: one
+            // handshake of the JVM's threads for the three
+            RuntimeException failure = closeEach(() -> VerbsResource.closeAll(qp, cq, pd), id, ownChannel);
             if (failure != null) {
                 throw failure;
             }
@@ -347,7 +350,7 @@ public final class Connection implements AutoCloseable {
      *
      * @return null, or the first failure with the later ones suppressed in it
      */
-    private static RuntimeException closeAll(AutoCloseable... resources) {
+    private static RuntimeException closeEach(AutoCloseable... resources) {
         RuntimeException first = null;
         for (AutoCloseable resource : resources) {
             if (resource == null) {

@@ -11,14 +11,15 @@ import java.time.Duration;
 import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.CountedLifetime;
 import org.panamaverbs.internal.SocketAddresses;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.verbs.DeviceAttributes;
 import org.panamaverbs.verbs.VerbsException;
 
 /**
- * The librdmacm calls of one {@link CmId}, with the id's pointer (a segment of its lifetime, so that every call
- * keeps the id alive and a call after its close throws): each call, its errno turned into a
+ * The librdmacm calls of one {@link CmId}, with the id's pointer, each inside the id's {@link CountedLifetime} (so that
+ * a close waits for the call and a call after the close throws): each call, its errno turned into a
  * {@link VerbsException} naming it, and the lock that keeps the calls which use {@code id->qp} apart from
  * {@code rdma_destroy_qp}. The checks that come first (open, has a device, has a queue pair) are the id's.
  */
@@ -37,6 +38,10 @@ final class IdCalls {
     private static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
 
     private final MemorySegment id;
+    /** The id's lifetime: every call runs inside it, so none reaches a freed id. */
+    private final CountedLifetime lifetime;
+    /** The {@link CmId}, for the message of a call after its close. */
+    private final Object owner;
     /** A connection request's id: EINVAL from rdma_create_qp or rdma_accept then means its client withdrew it. */
     private final boolean ofRequest;
     /** Keeps the calls that modify {@code id->qp} (connect, accept, disconnect) apart from {@code rdma_destroy_qp}. */
@@ -45,8 +50,10 @@ final class IdCalls {
     /** Held by rdma_destroy_qp too: the channel's read may be moving {@code id->qp} to RTS. */
     private final Object channelRead;
 
-    IdCalls(MemorySegment id, boolean ofRequest, Object channelRead) {
+    IdCalls(MemorySegment id, CountedLifetime lifetime, Object owner, boolean ofRequest, Object channelRead) {
         this.id = id;
+        this.lifetime = lifetime;
+        this.owner = owner;
         this.ofRequest = ofRequest;
         this.channelRead = channelRead;
     }
@@ -67,40 +74,55 @@ final class IdCalls {
 
     /** An address call with a socket address argument, copied into a {@code sockaddr_storage} for the call. */
     private void address(String name, String what, MethodHandle handle, InetSocketAddress address, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment sockaddr = arena.allocate(SocketAddresses.STORAGE_SIZE, 8);
-            SocketAddresses.write(address, sockaddr);
-            int rc = timeout == null ? (int) handle.invokeExact(state.segment(), id, sockaddr)
-                    : (int) handle.invokeExact(state.segment(), id, MemorySegment.NULL, sockaddr, millis(timeout));
-            if (rc != 0) {
-                throw new VerbsException(name, state.errno(), what);
+        lifetime.enter(owner);
+        try {
+            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+                MemorySegment sockaddr = arena.allocate(SocketAddresses.STORAGE_SIZE, 8);
+                SocketAddresses.write(address, sockaddr);
+                int rc = timeout == null ? (int) handle.invokeExact(state.segment(), id, sockaddr)
+                        : (int) handle.invokeExact(state.segment(), id, MemorySegment.NULL, sockaddr, millis(timeout));
+                if (rc != 0) {
+                    throw new VerbsException(name, state.errno(), what);
+                }
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
             }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
+        } finally {
+            lifetime.exit();
         }
     }
 
     /** {@code rdma_resolve_route}; the id has a device (librdmacm reads {@code cm_id->verbs->device} unchecked). */
     void resolveRoute(Duration timeout, String what) {
-        try (CallState state = CallState.open()) {
-            int rc = (int) RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
-            if (rc != 0) {
-                throw new VerbsException("rdma_resolve_route", state.errno(), what);
+        lifetime.enter(owner);
+        try {
+            try (CallState state = CallState.open()) {
+                int rc = (int) RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
+                if (rc != 0) {
+                    throw new VerbsException("rdma_resolve_route", state.errno(), what);
+                }
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
             }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
+        } finally {
+            lifetime.exit();
         }
     }
 
     /** {@code rdma_listen}. */
     void listen(int backlog, String what) {
-        try (CallState state = CallState.open()) {
-            int rc = (int) LISTEN.invokeExact(state.segment(), id, backlog);
-            if (rc != 0) {
-                throw new VerbsException("rdma_listen", state.errno(), what);
+        lifetime.enter(owner);
+        try {
+            try (CallState state = CallState.open()) {
+                int rc = (int) LISTEN.invokeExact(state.segment(), id, backlog);
+                if (rc != 0) {
+                    throw new VerbsException("rdma_listen", state.errno(), what);
+                }
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
             }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
+        } finally {
+            lifetime.exit();
         }
     }
 
@@ -109,24 +131,34 @@ final class IdCalls {
      * withdrawal ({@code withdrawn}).
      */
     MemorySegment createQueuePair(MemorySegment pd, MemorySegment init, String what, Withdrawn withdrawn) {
-        try (CallState state = CallState.open()) {
-            int rc = (int) CREATE_QP.invokeExact(state.segment(), id, pd, init);
-            if (rc != 0) {
-                throw ofRequest && state.errno() == EINVAL ? withdrawn.exception("rdma_create_qp", what)
-                        : new VerbsException("rdma_create_qp", state.errno(), what);
+        lifetime.enter(owner);
+        try {
+            try (CallState state = CallState.open()) {
+                int rc = (int) CREATE_QP.invokeExact(state.segment(), id, pd, init);
+                if (rc != 0) {
+                    throw ofRequest && state.errno() == EINVAL ? withdrawn.exception("rdma_create_qp", what)
+                            : new VerbsException("rdma_create_qp", state.errno(), what);
+                }
+                return rdma_cm_id.qp(id);
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
             }
-            return rdma_cm_id.qp(id);
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
+        } finally {
+            lifetime.exit();
         }
     }
 
     /** {@code rdma_destroy_qp}, never during a call that uses the queue pair. */
     void destroyQueuePair() {
-        synchronized (queuePairCalls) {
-            synchronized (channelRead) {
-                rdma_cma_h.rdma_destroy_qp(id);
+        lifetime.enter(owner);
+        try {
+            synchronized (queuePairCalls) {
+                synchronized (channelRead) {
+                    rdma_cma_h.rdma_destroy_qp(id);
+                }
             }
+        } finally {
+            lifetime.exit();
         }
     }
 
@@ -142,49 +174,64 @@ final class IdCalls {
      */
     void connectOrAccept(boolean accept, ConnParam parameters, byte[] data, DeviceAttributes device,
             Runnable stillHasQueuePair, String what, Withdrawn withdrawn) {
-        String call = accept ? "rdma_accept" : "rdma_connect";
-        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment param = ConnParam.write(parameters, data, device, arena);
-            int rc;
-            synchronized (queuePairCalls) {
-                stillHasQueuePair.run();
-                rc = accept ? (int) ACCEPT.invokeExact(state.segment(), id, param)
-                        : (int) CONNECT.invokeExact(state.segment(), id, param);
+        lifetime.enter(owner);
+        try {
+            String call = accept ? "rdma_accept" : "rdma_connect";
+            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+                MemorySegment param = ConnParam.write(parameters, data, device, arena);
+                int rc;
+                synchronized (queuePairCalls) {
+                    stillHasQueuePair.run();
+                    rc = accept ? (int) ACCEPT.invokeExact(state.segment(), id, param)
+                            : (int) CONNECT.invokeExact(state.segment(), id, param);
+                }
+                if (rc != 0) {
+                    throw ofRequest && accept && state.errno() == EINVAL ? withdrawn.exception(call, what)
+                            : new VerbsException(call, state.errno(), what);
+                }
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
             }
-            if (rc != 0) {
-                throw ofRequest && accept && state.errno() == EINVAL ? withdrawn.exception(call, what)
-                        : new VerbsException(call, state.errno(), what);
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
+        } finally {
+            lifetime.exit();
         }
     }
 
     /** {@code rdma_reject} with {@code data} (checked by the caller; empty for none), copied for the call. */
     void reject(byte[] data, String what) {
-        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-            MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
-            int rc = (int) REJECT.invokeExact(state.segment(), id, copy, (byte) data.length);
-            if (rc != 0) {
-                throw new VerbsException("rdma_reject", state.errno(), what);
+        lifetime.enter(owner);
+        try {
+            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+                MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
+                int rc = (int) REJECT.invokeExact(state.segment(), id, copy, (byte) data.length);
+                if (rc != 0) {
+                    throw new VerbsException("rdma_reject", state.errno(), what);
+                }
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
             }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
+        } finally {
+            lifetime.exit();
         }
     }
 
     /** {@code rdma_disconnect}, which moves {@code id->qp} to ERR: under the queue-pair lock. */
     void disconnect(String what) {
-        try (CallState state = CallState.open()) {
-            int rc;
-            synchronized (queuePairCalls) {
-                rc = (int) DISCONNECT.invokeExact(state.segment(), id);
+        lifetime.enter(owner);
+        try {
+            try (CallState state = CallState.open()) {
+                int rc;
+                synchronized (queuePairCalls) {
+                    rc = (int) DISCONNECT.invokeExact(state.segment(), id);
+                }
+                if (rc != 0) {
+                    throw new VerbsException("rdma_disconnect", state.errno(), what);
+                }
+            } catch (Throwable t) {
+                throw Unchecked.rethrow(t);
             }
-            if (rc != 0) {
-                throw new VerbsException("rdma_disconnect", state.errno(), what);
-            }
-        } catch (Throwable t) {
-            throw Unchecked.rethrow(t);
+        } finally {
+            lifetime.exit();
         }
     }
 

@@ -7,8 +7,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The lifetime of one native object as the FFM runtime sees it: the object's pointer as a read-only segment of a
  * shared arena, which every downcall given that segment keeps alive until it returns, and which {@link #end}
- * closes, waiting (bounded) for such calls. Used by every object of the verbs tree and by rdma_cm ids, so that
- * "a close waits for the calls in flight, and later calls throw" means the same everywhere.
+ * closes, waiting (bounded) for such calls. Used by every object of the verbs tree, so that "a close waits for the
+ * calls in flight, and later calls throw" means the same everywhere; rdma_cm ids count their calls instead
+ * ({@link CountedLifetime}).
  *
  * <p>The arena is made by the first {@link #scope} call. Closing a shared arena is a handshake with every thread of
  * the JVM (about 50 us natively, 0.8 ms under emulation), so an object whose own calls are kept apart from its

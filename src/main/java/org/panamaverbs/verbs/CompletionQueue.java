@@ -34,6 +34,8 @@ public final class CompletionQueue extends VerbsResource {
     private final MemorySegment handle;
     /** The handle's address, for polls ({@link InFlight} keeps it alive during them). */
     private final long address;
+    /** Held by {@link #requestNotification} and by the destroy: an arm never meets a freed queue. */
+    private final Object notifyLock = new Object();
     private final MemorySegment pollFunction;
     private final MemorySegment notifyFunction;
     private final int capacity;
@@ -100,22 +102,24 @@ public final class CompletionQueue extends VerbsResource {
             ensureOpen();
             return channel.tryGetEvent();
         };
-        this.handle = scoped(handle);
+        this.handle = handle;
         this.address = handle.address();
         this.pollFunction = context.pollCqFunction;
         this.notifyFunction = context.reqNotifyCqFunction;
         this.capacity = ibv_cq.cqe(handle);
-        MemorySegment raw = raw(handle);
-        this.events = new EventCount(raw);
+        this.events = new EventCount(handle);
         if (channel != null) {
             channel.attach(this); // after every field the reader uses is set
         }
         EventCount pending = events;
+        Object arming = notifyLock;
         String what = toString();
         own(() -> {
             pending.destroying(); // ibv_destroy_cq waits for every ack: a reader acknowledges what it gets from now on
-            check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(raw), what + " (a queue pair created outside this library"
-                    + " may still use it)");
+            synchronized (arming) {
+                check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(handle), what + " (a queue pair created outside this"
+                        + " library may still use it)");
+            }
         });
     }
 
@@ -166,7 +170,18 @@ public final class CompletionQueue extends VerbsResource {
      */
     public MemorySegment handle() {
         ensureOpen();
+        return scoped(handle);
+    }
+
+    /** The raw handle, for calls under the tree lock (creating a queue pair), which a close takes to free it. */
+    MemorySegment handleUnchecked() {
         return handle;
+    }
+
+    /** Polls name it in their marker, arms hold {@link #notifyLock}: no arena is made for them. */
+    @Override
+    boolean mayBeNamedByCalls() {
+        return dataPathReached;
     }
 
     /**
@@ -218,14 +233,14 @@ public final class CompletionQueue extends VerbsResource {
      * @throws IllegalStateException if the queue is closed or has no channel
      */
     public int requestNotification(boolean solicitedOnly) {
-        if (closed) {
-            throw new IllegalStateException(this + " is closed");
-        }
         if (channel == null) {
             throw new IllegalStateException(this + " was created without a completion channel; notifications need one"
                     + " (Context.createCompletionQueue(size, channel))");
         }
-        return DataPath.requestNotify(notifyFunction, handle, solicitedOnly ? 1 : 0);
+        synchronized (notifyLock) { // an uncontended lock: one arm per wake-up, and no handshake for the close
+            ensureOpen();
+            return DataPath.requestNotify(notifyFunction, handle, solicitedOnly ? 1 : 0);
+        }
     }
 
     /** Counts an event a channel reader got for this queue; takes no lock of the tree (see {@link EventCount}). */

@@ -30,7 +30,9 @@ import java.util.function.IntPredicate;
  * The handshake is the barrier the call side does not pay for: wherever it meets a calling thread, either
  * the marker store came before it (and the closer sees it and waits) or the {@code closed} read comes after
  * it (and the call throws). A critical downcall cannot even be interrupted by it; a non-critical one is
- * covered by the marker. The registry holds the markers weakly: a marker that was collected has no call in flight
+ * covered by the marker. An object no call ever named needs no handshake: the first call naming it sets its
+ * {@code dataPathReached} flag and fences ({@link VerbsResource#firstDataPathCall()}), and a close that finds the
+ * flag unset after its own fence knows every later call sees the close. The registry holds the markers weakly: a marker that was collected has no call in flight
  * (a call keeps its holder reachable), and its entry is dropped then.
  *
  * <p>{@code owner} changes only from null to a thread and from either to {@link #CLOSED}, so a value read without the
@@ -100,6 +102,9 @@ abstract sealed class InFlight permits PostProof, CompletionArray {
             bindOwner();
         }
         TARGET.setRelease(this, target.callId);
+        if (!target.dataPathReached) {
+            target.firstDataPathCall(); // once per object: its close needs the barrier below from then on
+        }
     }
 
     /** Marks the call as returned. */

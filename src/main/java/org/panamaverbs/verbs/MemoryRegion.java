@@ -39,7 +39,6 @@ public final class MemoryRegion extends VerbsResource {
 
     private final ProtectionDomain pd;
     private final Context context;
-    private final MemorySegment handle;
     private final MemorySegment segment;
     private final Arena ownedMemory;
     private final int lkey;
@@ -58,17 +57,15 @@ public final class MemoryRegion extends VerbsResource {
         super(pd.treeLock(), pd);
         this.pd = pd;
         this.context = pd.context();
-        this.handle = scoped(handle);
         this.segment = segment;
         this.ownedMemory = ownedMemory;
         this.lkey = ibv_mr.lkey(handle);
         this.rkey = ibv_mr.rkey(handle);
         this.access = access;
-        MemorySegment raw = raw(handle);
         String what = toString();
         Arena memory = ownedMemory; // a local: the lambda must not capture this region
         own(() -> {
-            check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(raw), what);
+            check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(handle), what);
             if (memory != null) {
                 memory.close(); // only once deregistered: the device may use it until then
             }

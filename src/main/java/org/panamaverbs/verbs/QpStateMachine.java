@@ -184,10 +184,13 @@ final class QpStateMachine {
     }
 
     private static MemorySegment query(QueuePair qp, Arena arena, int mask) {
-        qp.ensureOpen();
         MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
         MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-        int rc = ibverbs_h.ibv_query_qp(qp.handleUnchecked(), attr, mask, init);
+        int rc;
+        synchronized (qp.treeLock()) { // the close frees the queue pair under it
+            qp.ensureOpen();
+            rc = ibverbs_h.ibv_query_qp(qp.handleUnchecked(), attr, mask, init);
+        }
         if (rc != 0) {
             throw new VerbsException("ibv_query_qp", rc, qp.toString());
         }

@@ -52,7 +52,8 @@ public final class QueuePair extends VerbsResource {
     private final QpCapabilities capabilities;
     private final int qpNumber;
     private final int psn;
-    private final int gidIndex;
+    /** The configured source GID index, or -1 until {@link #gidIndex()} first chose the default. */
+    private volatile int gidIndex;
     /** The device's gates; on the data path only consulted when {@link #checkEveryPost} or a chain is special. */
     private final DevicePolicy policy;
     /** Whether every post needs {@link DevicePolicy#checkSend} (UD, or opcodes checked); else only special chains. */
@@ -71,12 +72,11 @@ public final class QueuePair extends VerbsResource {
                 ibverbs_h.ibv_create_qp$address(), ibverbs_h.ibv_create_qp$descriptor());
     }
 
-    private QueuePair(ProtectionDomain pd, MemorySegment handle, QpConfig config, QpCapabilities capabilities,
-            int gidIndex) {
+    private QueuePair(ProtectionDomain pd, MemorySegment handle, QpConfig config, QpCapabilities capabilities) {
         super(pd.treeLock(), owners(pd, config));
         this.pd = pd;
         this.context = pd.context();
-        this.handle = scoped(handle);
+        this.handle = handle;
         this.address = handle.address();
         this.postSendFunction = context.postSendFunction;
         this.postRecvFunction = context.postRecvFunction;
@@ -84,16 +84,15 @@ public final class QueuePair extends VerbsResource {
         this.capabilities = capabilities;
         this.qpNumber = ibv_qp.qp_num(handle);
         this.psn = PSN_SOURCE.nextInt() & 0xffffff;
-        this.gidIndex = gidIndex;
+        this.gidIndex = config.gidIndex();
         this.policy = context.policy();
         this.checkEveryPost = policy.checksEveryPost(config.type());
         this.receivesFromSrq = config.srq() != null;
         // under the tree lock, like every move of the generation: no region close can come between
         this.sendStamp = checkEveryPost ? 0 : context.regionGeneration;
         this.recvStamp = receivesFromSrq ? 0 : context.regionGeneration;
-        MemorySegment raw = raw(handle);
         String what = toString();
-        own(() -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(raw), what));
+        own(() -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(handle), what));
     }
 
     private static VerbsResource[] owners(ProtectionDomain pd, QpConfig config) {
@@ -129,7 +128,8 @@ public final class QueuePair extends VerbsResource {
      */
     static QueuePair create(ProtectionDomain pd, QpConfig config, QpCreator creator) {
         Context context = pd.context();
-        context.policy().checkQueuePair(config, context.liveUdQueuePairs());
+        // the walk of the tree only for the type whose count a device limits (HWv13 caps UD queue pairs)
+        context.policy().checkQueuePair(config, config.type() == QpType.UD ? context.liveUdQueuePairs() : 0);
         if (config.sendCq().context() != context || config.recvCq().context() != context) {
             throw new IllegalArgumentException("the completion queues must belong to the protection domain's context "
                     + context.name());
@@ -139,11 +139,10 @@ public final class QueuePair extends VerbsResource {
         }
         config.checkCapacities(context);
         context.checkPort(config.port());
-        int gidIndex = config.gidIndex() >= 0 ? config.gidIndex() : context.defaultGidIndex(config.port());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-            ibv_qp_init_attr.send_cq(init, config.sendCq().handle());
-            ibv_qp_init_attr.recv_cq(init, config.recvCq().handle());
+            ibv_qp_init_attr.send_cq(init, config.sendCq().handleUnchecked());
+            ibv_qp_init_attr.recv_cq(init, config.recvCq().handleUnchecked());
             ibv_qp_init_attr.qp_type(init, config.type().code());
             ibv_qp_init_attr.sq_sig_all(init, config.signalAll() ? 1 : 0);
             if (config.srq() != null) {
@@ -160,7 +159,7 @@ public final class QueuePair extends VerbsResource {
             Object event = ControlEvents.begin(ControlEvents.Kind.QUEUE_PAIR_CREATE);
             MemorySegment qp = creator.create(pd.handleUnchecked(), init);
             QueuePair created = new QueuePair(pd, qp.reinterpret(NativeLayouts.selected().ibvQp().byteSize()), config,
-                    QpStateMachine.capabilities(cap), gidIndex);
+                    QpStateMachine.capabilities(cap));
             QpCapabilities granted = created.capabilities;
             ControlEvents.queuePairCreated(event, context.name(), created.toString(), created.qpNumber,
                     config.type().name(), granted.maxSendWr(), granted.maxRecvWr(), granted.maxSendSge(),
@@ -192,9 +191,15 @@ public final class QueuePair extends VerbsResource {
         }
     }
 
-    /** The scoped handle without the open check, for {@link QpStateMachine} (which checks under the lock). */
+    /** The raw handle, for calls under the tree lock, which a close takes to free it ({@link QpStateMachine}). */
     MemorySegment handleUnchecked() {
         return handle;
+    }
+
+    /** Posts name it in their marker; control calls run under the tree lock, so no arena is made for them. */
+    @Override
+    boolean mayBeNamedByCalls() {
+        return dataPathReached;
     }
 
     /** Marks a queue pair rdma_cm moved to RTS itself as ready for datagrams up to the port's active MTU. */
@@ -246,9 +251,20 @@ public final class QueuePair extends VerbsResource {
         return capabilities;
     }
 
-    /** {@return the source GID index used to connect: the configured one, or the default chosen at creation} */
+    /**
+     * The source GID index used to connect ({@code sgid_index}): the configured one, or the port's default, chosen
+     * when first asked (an rdma_cm queue pair never needs it: rdma_cm addresses the connection).
+     *
+     * @return the index into the port's GID table
+     * @throws VerbsException if the default is chosen now and reading the GID table fails
+     */
     public int gidIndex() {
-        return gidIndex;
+        int index = gidIndex;
+        if (index < 0) {
+            index = context.defaultGidIndex(config.port());
+            gidIndex = index;
+        }
+        return index;
     }
 
     /** {@return the protection domain the queue pair was created in} */
@@ -269,7 +285,7 @@ public final class QueuePair extends VerbsResource {
      */
     public MemorySegment handle() {
         ensureOpen();
-        return handle;
+        return scoped(handle);
     }
 
     /**
@@ -282,7 +298,7 @@ public final class QueuePair extends VerbsResource {
     public QpEndpoint localEndpoint() {
         ensureOpen();
         int lid = context.queryPort(config.port()).lid();
-        return new QpEndpoint(qpNumber, psn, lid, context.gid(config.port(), gidIndex));
+        return new QpEndpoint(qpNumber, psn, lid, context.gid(config.port(), gidIndex()));
     }
 
     /**

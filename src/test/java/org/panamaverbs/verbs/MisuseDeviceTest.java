@@ -455,6 +455,35 @@ class MisuseDeviceTest extends DeviceTest {
             join(poster);
             assertTrue(ended.get() instanceof IllegalStateException, String.valueOf(ended.get()));
         }));
+        cases.add(misuse("closing a CQ and its QP as another thread's first poll and post begin, 100 times", t -> {
+            for (int round = 0; round < 100; round++) {
+                CompletionQueue cq = t.ctx.createCompletionQueue(8);
+                QueuePair qp = t.pd.createQueuePair(QpConfig.builder(cq).capabilities(QpCapabilities.of(8, 8)).build());
+                CountDownLatch started = new CountDownLatch(1);
+                AtomicReference<Throwable> ended = new AtomicReference<>();
+                Thread caller = Thread.ofPlatform().start(() -> {
+                    try (CompletionArray own = CompletionArray.allocate(4); RecvChain recv = RecvChain.allocate(1, 1)) {
+                        recv.get(0).sge(t.mr, 0, 8);
+                        started.countDown();
+                        while (true) { // the first poll and post race the close: each object's first call fences
+                            cq.poll(own);
+                            qp.postRecv(recv, 1);
+                        }
+                    } catch (Throwable e) {
+                        ended.set(e);
+                    }
+                });
+                await(started);
+                if (round % 2 == 0) {
+                    qp.close();
+                    cq.close();
+                } else {
+                    VerbsResource.closeAll(qp, cq);
+                }
+                join(caller);
+                assertTrue(ended.get() instanceof IllegalStateException, "round " + round + ": " + ended.get());
+            }
+        }));
         cases.add(misuse("closing an address handle while another thread posts UD sends with it", t -> {
             QueuePair ud = t.pd.createQueuePair(QpConfig.builder(t.cq).type(QpType.UD)
                     .capabilities(QpCapabilities.defaults().withMaxSendWr(8)).build());

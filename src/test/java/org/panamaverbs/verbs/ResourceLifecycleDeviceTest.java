@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -237,5 +238,42 @@ class ResourceLifecycleDeviceTest extends DeviceTest {
             assertFalse(recvCq.isClosed());
             assertFalse(pd.isClosed());
         }
+    }
+
+    @Test
+    void closeAllClosesObjectsOfTwoTreesTogetherDependentsFirstSkippingNullsAndClosedOnes() throws Exception {
+        try (Context second = DeviceUnderTest.open(); CompletionArray wcs = CompletionArray.allocate(4)) {
+            CompletionQueue sendCq = context.createCompletionQueue(8);
+            CompletionQueue recvCq = context.createCompletionQueue(8);
+            ProtectionDomain domain = context.allocateProtectionDomain();
+            QueuePair qp = domain.createQueuePair(QpConfig.builder(sendCq, recvCq).build());
+            MemoryRegion region = domain.allocateAndRegister(4096, Access.LOCAL_WRITE);
+            CompletionQueue closedBefore = context.createCompletionQueue(8);
+            closedBefore.close();
+            CompletionQueue ofSecondTree = second.createCompletionQueue(8);
+            assertEquals(0, sendCq.poll(wcs)); // named by a poll: the batch needs its handshake
+            long queuePairs = ownObjects("qp");
+            long queues = ownObjects("cq");
+
+            // the domain first: its queue pair and region are closed before it, as by domain.close()
+            VerbsResource.closeAll(domain, null, sendCq, closedBefore, ofSecondTree, recvCq, qp);
+
+            for (VerbsResource r : List.of(domain, sendCq, recvCq, qp, region, ofSecondTree)) {
+                assertTrue(r.isClosed(), r.toString());
+            }
+            assertEquals(queuePairs - 1, ownObjects("qp"), "the queue pair is freed");
+            assertEquals(queues - 3, ownObjects("cq"), "both queues and the second tree's are freed");
+            assertThrows(IllegalStateException.class, () -> sendCq.poll(wcs));
+            assertThrows(IllegalStateException.class, region::lkey);
+            assertFalse(second.isClosed(), "the second tree's context stays open");
+            assertFalse(pd.isClosed());
+            VerbsResource.closeAll(qp, sendCq); // closing again is a no-op, as close() is
+        }
+    }
+
+    /** How many objects of {@code kind} ({@code rdma resource}'s name: qp, cq, pd, mr) this process holds. */
+    private static long ownObjects(String kind) throws Exception {
+        return LeakCheck.resourceCounts().stream().filter(l -> l.startsWith("this process: ") && l.endsWith(" " + kind))
+                .mapToLong(l -> Long.parseLong(l.split(" ")[2])).sum();
     }
 }

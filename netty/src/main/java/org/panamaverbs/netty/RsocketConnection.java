@@ -12,6 +12,7 @@ import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
 import org.panamaverbs.verbs.SendWorkRequest;
 import org.panamaverbs.verbs.SendChain;
+import org.panamaverbs.verbs.VerbsResource;
 import org.panamaverbs.verbs.WorkCompletion;
 import org.panamaverbs.verbs.WrOpcode;
 
@@ -250,11 +251,17 @@ final class RsocketConnection implements WorkPoster {
         freed = true;
         loop.release(queue, reservedEntries, qpNumber);
         try {
+            // together: one handshake of the JVM's threads for the three, where each close would make its own
+            VerbsResource.closeAll(qp, sendRegion, receiveRegion);
+        } catch (RuntimeException e) {
+            // a post still in flight after 10 s: they stay allocated; the id's close below tries the queue pair again
+        }
+        try {
             id.closeAsync();
         } catch (RuntimeException e) {
-            // a call on the id still in flight after 10 s: the id stays allocated, the buffers go below anyway
+            // a call on the id still in flight after 10 s: the id stays allocated, the chains go below anyway
         }
-        closeQuietly(sends, receives, sendRegion, receiveRegion);
+        closeQuietly(sends, receives);
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.panamaverbs.bench.stub.StubProvider;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.CompletionChannel;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
@@ -23,14 +24,16 @@ import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
+import org.panamaverbs.verbs.VerbsResource;
 
 /**
  * What a connection's verbs objects cost to make and to close, natively, on the stand-in provider (as
  * {@link NativeDataPath}, under {@code bench/native-datapath}'s {@code LD_LIBRARY_PATH}): a protection domain, two
  * completion channels, a completion queue on each and an RC queue pair over both, the objects rdma-core's
- * {@code cmtime} and a server's accept make per connection; then each closed on its own, the queue pair first, as a
- * connection's teardown does. A close of an object whose lifetime is a shared arena is a handshake of the JVM with
- * every thread.
+ * {@code cmtime} and a server's accept make per connection; then closed, the queue pair first, as a connection's
+ * teardown does. Three cases: never used by the data path and closed one by one (cmtime's connections); each queue
+ * polled once, so that closing it needs a handshake of the JVM with every thread, closed one by one; polled, and
+ * closed together with {@code VerbsResource.closeAll} (one handshake for all).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -55,23 +58,75 @@ public class ObjectLifecycle {
         }
     }
 
+    /** An empty completion array for the polls. */
+    @State(Scope.Thread)
+    public static class Completions {
+        CompletionArray array;
+
+        @Setup(Level.Trial)
+        public void allocate() {
+            array = CompletionArray.allocate(4);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            array.close();
+        }
+    }
+
     /** Makes the objects of one connection and closes each, queue pair first; returns the queue pair's number. */
     @Benchmark
     public int makeAndClose(Device device) {
-        Context context = device.context;
-        ProtectionDomain pd = context.allocateProtectionDomain();
-        CompletionChannel sendChannel = context.createCompletionChannel();
-        CompletionChannel recvChannel = context.createCompletionChannel();
-        CompletionQueue sendCq = context.createCompletionQueue(16, sendChannel);
-        CompletionQueue recvCq = context.createCompletionQueue(16, recvChannel);
-        QueuePair qp = pd.createQueuePair(QpConfig.builder(sendCq, recvCq).capabilities(QpCapabilities.of(16, 16)).build());
-        int number = qp.qpNumber();
-        qp.close();
-        sendCq.close();
-        recvCq.close();
-        sendChannel.close();
-        recvChannel.close();
-        pd.close();
+        ConnectionObjects made = ConnectionObjects.make(device.context);
+        int number = made.qp.qpNumber();
+        made.closeEach();
         return number;
+    }
+
+    /** As {@link #makeAndClose}, each completion queue polled once before the closes. */
+    @Benchmark
+    public int makePollAndClose(Device device, Completions completions) {
+        ConnectionObjects made = ConnectionObjects.make(device.context);
+        int number = made.qp.qpNumber();
+        made.sendCq.poll(completions.array);
+        made.recvCq.poll(completions.array);
+        made.closeEach();
+        return number;
+    }
+
+    /** As {@link #makePollAndClose}, the objects closed together. */
+    @Benchmark
+    public int makePollAndCloseAll(Device device, Completions completions) {
+        ConnectionObjects made = ConnectionObjects.make(device.context);
+        int number = made.qp.qpNumber();
+        made.sendCq.poll(completions.array);
+        made.recvCq.poll(completions.array);
+        VerbsResource.closeAll(made.qp, made.sendCq, made.recvCq, made.sendChannel, made.recvChannel, made.pd);
+        return number;
+    }
+
+    /** The objects of one connection. */
+    private record ConnectionObjects(ProtectionDomain pd, CompletionChannel sendChannel, CompletionChannel recvChannel,
+            CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
+
+        static ConnectionObjects make(Context context) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionChannel sendChannel = context.createCompletionChannel();
+            CompletionChannel recvChannel = context.createCompletionChannel();
+            CompletionQueue sendCq = context.createCompletionQueue(16, sendChannel);
+            CompletionQueue recvCq = context.createCompletionQueue(16, recvChannel);
+            QueuePair qp = pd.createQueuePair(QpConfig.builder(sendCq, recvCq)
+                    .capabilities(QpCapabilities.of(16, 16)).build());
+            return new ConnectionObjects(pd, sendChannel, recvChannel, sendCq, recvCq, qp);
+        }
+
+        void closeEach() {
+            qp.close();
+            sendCq.close();
+            recvCq.close();
+            sendChannel.close();
+            recvChannel.close();
+            pd.close();
+        }
     }
 }
