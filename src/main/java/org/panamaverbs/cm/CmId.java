@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import org.panamaverbs.ffi.rdmacm.rdma_addr;
 import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
@@ -272,7 +273,7 @@ public final class CmId implements AutoCloseable {
      */
     public void bind(InetSocketAddress local) {
         ensureOpen();
-        calls.bind(local, "binding to " + local + " (EADDRNOTAVAIL/ENODEV: no RDMA device has this address;"
+        calls.bind(local, () -> "binding to " + local + " (EADDRNOTAVAIL/ENODEV: no RDMA device has this address;"
                 + " EADDRINUSE: the port is taken)");
     }
 
@@ -314,7 +315,7 @@ public final class CmId implements AutoCloseable {
      */
     public void beginResolveAddress(InetSocketAddress destination, Duration timeout) {
         ensureOpen();
-        calls.resolveAddress(destination, timeout, "resolving " + destination);
+        calls.resolveAddress(destination, timeout, () -> "resolving " + destination);
     }
 
     /**
@@ -355,7 +356,7 @@ public final class CmId implements AutoCloseable {
             throw new IllegalStateException("rdma_resolve_route on " + this + ": the id has no device yet; resolve an"
                     + " address first (resolveAddress, or beginResolveAddress and its ADDR_RESOLVED event)");
         }
-        calls.resolveRoute(timeout, "to " + peerAddress());
+        calls.resolveRoute(timeout, () -> "to " + peerAddressOrNull());
     }
 
     /**
@@ -372,7 +373,7 @@ public final class CmId implements AutoCloseable {
         ensureOpen();
         ConnectionBacklog before = events.listening(backlog); // before rdma_listen: its first request may come at once
         try {
-            calls.listen(backlog, "on " + localAddress() + " (bind first)");
+            calls.listen(backlog, () -> "on " + localAddressOrNull() + " (bind first)");
         } catch (RuntimeException e) {
             events.notListening(before);
             throw e;
@@ -434,8 +435,8 @@ public final class CmId implements AutoCloseable {
             }
             QpConfig onPort = new QpConfig(config.type(), config.sendCq(), config.recvCq(), config.capabilities(),
                     config.signalAll(), port(), config.gidIndex(), config.srq());
-            String what = expected + " queue pair on " + this + " (max_send_wr " + config.capabilities().maxSendWr()
-                    + ", max_recv_wr " + config.capabilities().maxRecvWr() + ")";
+            Supplier<String> what = () -> expected + " queue pair on " + this + " (max_send_wr "
+                    + config.capabilities().maxSendWr() + ", max_recv_wr " + config.capabilities().maxRecvWr() + ")";
             // the queue pair's close gives it back with rdma_destroy_qp, which close() runs before the id's end
             QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) ->
                     calls.createQueuePair(pdHandle, init, what, this::requestWithdrawn), "rdma_cm id " + this,
@@ -493,7 +494,7 @@ public final class CmId implements AutoCloseable {
         requireQueuePair("rdma_connect");
         int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnParam.MAX_UD_CONNECT_PRIVATE_DATA
                 : ConnParam.MAX_CONNECT_PRIVATE_DATA);
-        connectOrAccept(false, parameters, limit, "to " + peerAddress());
+        connectOrAccept(false, parameters, limit, () -> "to " + peerAddressOrNull());
     }
 
     /**
@@ -514,7 +515,7 @@ public final class CmId implements AutoCloseable {
         requireQueuePair("rdma_accept");
         int limit = privateDataLimit(portSpace == PortSpace.UDP ? ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA
                 : ConnParam.MAX_ACCEPT_PRIVATE_DATA);
-        connectOrAccept(true, parameters, limit, "from " + peerAddress());
+        connectOrAccept(true, parameters, limit, () -> "from " + peerAddressOrNull());
     }
 
     /**
@@ -544,7 +545,7 @@ public final class CmId implements AutoCloseable {
         ensureOpen();
         byte[] data = privateData == null ? new byte[0] : privateData;
         checkPrivateData("rdma_reject", data, privateDataLimit(ConnParam.MAX_REJECT_PRIVATE_DATA));
-        calls.reject(data, "request from " + peerAddress());
+        calls.reject(data, () -> "request from " + peerAddressOrNull());
     }
 
     /**
@@ -559,7 +560,7 @@ public final class CmId implements AutoCloseable {
         if (!hasDevice()) { // librdmacm before rdma-core 21 reads cm_id->verbs->device unchecked; later ones say EINVAL
             throw new VerbsException("rdma_disconnect", IdCalls.EINVAL, this + " (EINVAL: not connected; the id has no device)");
         }
-        calls.disconnect(this + " (EINVAL: not connected)");
+        calls.disconnect(() -> this + " (EINVAL: not connected)");
     }
 
     /**
@@ -661,12 +662,12 @@ public final class CmId implements AutoCloseable {
     /** CM reject reason 28: the consumer (the peer's application) rejected. */
     static final int REJECT_CONSUMER = CmEventQueue.REJECT_CONSUMER;
 
-    private void connectOrAccept(boolean accept, ConnParam parameters, int limit, String what) {
+    private void connectOrAccept(boolean accept, ConnParam parameters, int limit, Supplier<String> what) {
         String call = accept ? "rdma_accept" : "rdma_connect";
         byte[] data = parameters.privateData();
         checkPrivateData(call, data, limit);
         calls.connectOrAccept(accept, parameters, data, context().attributes(), () -> requireQueuePair(call),
-                what + " on " + this, this::requestWithdrawn);
+                () -> what.get() + " on " + this, this::requestWithdrawn);
     }
 
     /**

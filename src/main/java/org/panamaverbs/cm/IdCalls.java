@@ -7,6 +7,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
@@ -62,18 +63,18 @@ final class IdCalls {
         return CallState.capturingErrno(address, descriptor);
     }
 
-    /** {@code rdma_bind_addr}; {@code what} goes into the message of a failure. */
-    void bind(InetSocketAddress local, String what) {
+    /** {@code rdma_bind_addr}; {@code what} gives the message of a failure (built only then). */
+    void bind(InetSocketAddress local, Supplier<String> what) {
         address("rdma_bind_addr", what, BIND, local, null);
     }
 
     /** {@code rdma_resolve_addr} with no source address. */
-    void resolveAddress(InetSocketAddress destination, Duration timeout, String what) {
+    void resolveAddress(InetSocketAddress destination, Duration timeout, Supplier<String> what) {
         address("rdma_resolve_addr", what, RESOLVE_ADDR, destination, timeout);
     }
 
     /** An address call with a socket address argument, copied into a {@code sockaddr_storage} for the call. */
-    private void address(String name, String what, MethodHandle handle, InetSocketAddress address, Duration timeout) {
+    private void address(String name, Supplier<String> what, MethodHandle handle, InetSocketAddress address, Duration timeout) {
         lifetime.enter(owner);
         try {
             try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
@@ -82,7 +83,7 @@ final class IdCalls {
                 int rc = timeout == null ? (int) handle.invokeExact(state.segment(), id, sockaddr)
                         : (int) handle.invokeExact(state.segment(), id, MemorySegment.NULL, sockaddr, millis(timeout));
                 if (rc != 0) {
-                    throw new VerbsException(name, state.errno(), what);
+                    throw new VerbsException(name, state.errno(), what.get());
                 }
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);
@@ -93,13 +94,13 @@ final class IdCalls {
     }
 
     /** {@code rdma_resolve_route}; the id has a device (librdmacm reads {@code cm_id->verbs->device} unchecked). */
-    void resolveRoute(Duration timeout, String what) {
+    void resolveRoute(Duration timeout, Supplier<String> what) {
         lifetime.enter(owner);
         try {
             try (CallState state = CallState.open()) {
                 int rc = (int) RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
                 if (rc != 0) {
-                    throw new VerbsException("rdma_resolve_route", state.errno(), what);
+                    throw new VerbsException("rdma_resolve_route", state.errno(), what.get());
                 }
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);
@@ -110,13 +111,13 @@ final class IdCalls {
     }
 
     /** {@code rdma_listen}. */
-    void listen(int backlog, String what) {
+    void listen(int backlog, Supplier<String> what) {
         lifetime.enter(owner);
         try {
             try (CallState state = CallState.open()) {
                 int rc = (int) LISTEN.invokeExact(state.segment(), id, backlog);
                 if (rc != 0) {
-                    throw new VerbsException("rdma_listen", state.errno(), what);
+                    throw new VerbsException("rdma_listen", state.errno(), what.get());
                 }
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);
@@ -130,14 +131,14 @@ final class IdCalls {
      * {@code rdma_create_qp(id, pd, init)}; returns {@code id->qp}. On a request's id EINVAL is the client's
      * withdrawal ({@code withdrawn}).
      */
-    MemorySegment createQueuePair(MemorySegment pd, MemorySegment init, String what, Withdrawn withdrawn) {
+    MemorySegment createQueuePair(MemorySegment pd, MemorySegment init, Supplier<String> what, Withdrawn withdrawn) {
         lifetime.enter(owner);
         try {
             try (CallState state = CallState.open()) {
                 int rc = (int) CREATE_QP.invokeExact(state.segment(), id, pd, init);
                 if (rc != 0) {
-                    throw ofRequest && state.errno() == EINVAL ? withdrawn.exception("rdma_create_qp", what)
-                            : new VerbsException("rdma_create_qp", state.errno(), what);
+                    throw ofRequest && state.errno() == EINVAL ? withdrawn.exception("rdma_create_qp", what.get())
+                            : new VerbsException("rdma_create_qp", state.errno(), what.get());
                 }
                 return rdma_cm_id.qp(id);
             } catch (Throwable t) {
@@ -173,7 +174,7 @@ final class IdCalls {
      * close of the queue pair may have begun since the caller's own check.
      */
     void connectOrAccept(boolean accept, ConnParam parameters, byte[] data, DeviceAttributes device,
-            Runnable stillHasQueuePair, String what, Withdrawn withdrawn) {
+            Runnable stillHasQueuePair, Supplier<String> what, Withdrawn withdrawn) {
         lifetime.enter(owner);
         try {
             String call = accept ? "rdma_accept" : "rdma_connect";
@@ -186,8 +187,8 @@ final class IdCalls {
                             : (int) CONNECT.invokeExact(state.segment(), id, param);
                 }
                 if (rc != 0) {
-                    throw ofRequest && accept && state.errno() == EINVAL ? withdrawn.exception(call, what)
-                            : new VerbsException(call, state.errno(), what);
+                    throw ofRequest && accept && state.errno() == EINVAL ? withdrawn.exception(call, what.get())
+                            : new VerbsException(call, state.errno(), what.get());
                 }
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);
@@ -198,14 +199,14 @@ final class IdCalls {
     }
 
     /** {@code rdma_reject} with {@code data} (checked by the caller; empty for none), copied for the call. */
-    void reject(byte[] data, String what) {
+    void reject(byte[] data, Supplier<String> what) {
         lifetime.enter(owner);
         try {
             try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
                 MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
                 int rc = (int) REJECT.invokeExact(state.segment(), id, copy, (byte) data.length);
                 if (rc != 0) {
-                    throw new VerbsException("rdma_reject", state.errno(), what);
+                    throw new VerbsException("rdma_reject", state.errno(), what.get());
                 }
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);
@@ -216,7 +217,7 @@ final class IdCalls {
     }
 
     /** {@code rdma_disconnect}, which moves {@code id->qp} to ERR: under the queue-pair lock. */
-    void disconnect(String what) {
+    void disconnect(Supplier<String> what) {
         lifetime.enter(owner);
         try {
             try (CallState state = CallState.open()) {
@@ -225,7 +226,7 @@ final class IdCalls {
                     rc = (int) DISCONNECT.invokeExact(state.segment(), id);
                 }
                 if (rc != 0) {
-                    throw new VerbsException("rdma_disconnect", state.errno(), what);
+                    throw new VerbsException("rdma_disconnect", state.errno(), what.get());
                 }
             } catch (Throwable t) {
                 throw Unchecked.rethrow(t);

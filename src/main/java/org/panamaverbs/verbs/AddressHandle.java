@@ -63,7 +63,7 @@ public final class AddressHandle extends VerbsResource {
         this.target = target;
         MemorySegment raw = raw(handle);
         String what = toString();
-        own(() -> check("ibv_destroy_ah", ibverbs_h.ibv_destroy_ah(raw), what));
+        own(what, () -> check("ibv_destroy_ah", ibverbs_h.ibv_destroy_ah(raw), what));
     }
 
     static AddressHandle create(ProtectionDomain pd, Target target) {

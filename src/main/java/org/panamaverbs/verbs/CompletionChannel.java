@@ -65,7 +65,7 @@ public final class CompletionChannel extends VerbsResource {
         this.contextOut = eventCall.allocate(ADDRESS);
         MemorySegment raw = raw(handle);
         String what = toString();
-        own(() -> check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(raw), what));
+        own(what, () -> check("ibv_destroy_comp_channel", ibverbs_h.ibv_destroy_comp_channel(raw), what));
     }
 
     static CompletionChannel create(Context context) {

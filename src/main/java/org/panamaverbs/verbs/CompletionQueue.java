@@ -114,7 +114,7 @@ public final class CompletionQueue extends VerbsResource {
         EventCount pending = events;
         Object arming = notifyLock;
         String what = toString();
-        own(() -> {
+        own(what, () -> {
             pending.destroying(); // ibv_destroy_cq waits for every ack: a reader acknowledges what it gets from now on
             synchronized (arming) {
                 check("ibv_destroy_cq", ibverbs_h.ibv_destroy_cq(handle), what + " (a queue pair created outside this"

@@ -69,7 +69,7 @@ public final class Context extends VerbsResource {
         this.asyncEvents = new AsyncEventDispatcher(this, this.handle);
         MemorySegment raw = raw(handle);
         String name = device.name();
-        own(() -> check("ibv_close_device", ibverbs_h.ibv_close_device(raw), "device " + name));
+        own(toString(), () -> check("ibv_close_device", ibverbs_h.ibv_close_device(raw), "device " + name));
         this.backstopWatch = treeLock().watch(this);
     }
 

@@ -64,7 +64,7 @@ public final class MemoryRegion extends VerbsResource {
         this.access = access;
         String what = toString();
         Arena memory = ownedMemory; // a local: the lambda must not capture this region
-        own(() -> {
+        own(what, () -> {
             check("ibv_dereg_mr", ibverbs_h.ibv_dereg_mr(handle), what);
             if (memory != null) {
                 memory.close(); // only once deregistered: the device may use it until then

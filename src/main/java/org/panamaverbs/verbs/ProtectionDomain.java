@@ -33,7 +33,7 @@ public final class ProtectionDomain extends VerbsResource {
         this.handle = handle;
         MemorySegment raw = raw(handle);
         String what = toString();
-        own(() -> check("ibv_dealloc_pd", ibverbs_h.ibv_dealloc_pd(raw), what));
+        own(what, () -> check("ibv_dealloc_pd", ibverbs_h.ibv_dealloc_pd(raw), what));
     }
 
     /** Called by {@link Context#allocateProtectionDomain()} under the tree lock. */

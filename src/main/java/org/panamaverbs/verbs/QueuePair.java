@@ -3,9 +3,9 @@ package org.panamaverbs.verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.panamaverbs.ffi.ibv_qp;
 import org.panamaverbs.ffi.ibv_qp_attr;
@@ -39,7 +39,6 @@ import org.panamaverbs.internal.Unchecked;
  * refuses. The memory the requests name must stay registered until their completions are polled.
  */
 public final class QueuePair extends VerbsResource {
-    private static final SecureRandom PSN_SOURCE = new SecureRandom();
 
     private final ProtectionDomain pd;
     private final Context context;
@@ -83,7 +82,8 @@ public final class QueuePair extends VerbsResource {
         this.config = config;
         this.capabilities = capabilities;
         this.qpNumber = ibv_qp.qp_num(handle);
-        this.psn = PSN_SOURCE.nextInt() & 0xffffff;
+        // a random start, as perftest's lrand48: no secret, and SecureRandom read /dev/urandom per queue pair
+        this.psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
         this.gidIndex = config.gidIndex();
         this.policy = context.policy();
         this.checkEveryPost = policy.checksEveryPost(config.type());
@@ -92,7 +92,7 @@ public final class QueuePair extends VerbsResource {
         this.sendStamp = checkEveryPost ? 0 : context.regionGeneration;
         this.recvStamp = receivesFromSrq ? 0 : context.regionGeneration;
         String what = toString();
-        own(() -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(handle), what));
+        own(what, () -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(handle), what));
     }
 
     private static VerbsResource[] owners(ProtectionDomain pd, QpConfig config) {

@@ -62,7 +62,7 @@ public final class SharedReceiveQueue extends VerbsResource {
         this.postStamp = context.regionGeneration; // under the tree lock, like every move of the generation
         MemorySegment raw = raw(handle);
         String what = toString();
-        own(() -> check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(raw), what));
+        own(what, () -> check("ibv_destroy_srq", ibverbs_h.ibv_destroy_srq(raw), what));
     }
 
     static SharedReceiveQueue create(ProtectionDomain pd, int maxWr, int maxSge) {

@@ -120,12 +120,11 @@ public abstract sealed class VerbsResource implements AutoCloseable
     /**
      * Called at the end of each constructor: how to free the native object, by close or, if the whole tree
      * becomes unreachable unclosed, by the {@link Backstop} (which first ends the handle's scope, as close does).
-     * {@code free} must not refer to this object.
+     * {@code free} must not refer to this object; {@code what} is this object's description for the messages.
      */
-    final void own(Runnable free) {
+    final void own(String what, Runnable free) {
         this.nativeFree = free;
         Liveness scope = liveness;
-        String what = toString();
         // as close does: handle() views a program kept must throw, not read the memory the backstop frees
         this.backstopEntry = treeLock.add(what, () -> {
             scope.end(what);
@@ -229,7 +228,8 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /** Marks this object and its open dependents closed, children first, and lists them in that order. */
     void markClosing(List<VerbsResource> closing) {
-        for (VerbsResource dependent : List.copyOf(dependents).reversed()) {
+        for (int i = dependents.size() - 1; i >= 0; i--) { // marking changes no list: only a destroy removes
+            VerbsResource dependent = dependents.get(i);
             if (!dependent.closed) {
                 dependent.markClosing(closing);
             }
