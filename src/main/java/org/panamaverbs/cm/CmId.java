@@ -438,9 +438,10 @@ public final class CmId implements AutoCloseable {
             Supplier<String> what = () -> expected + " queue pair on " + this + " (max_send_wr "
                     + config.capabilities().maxSendWr() + ", max_recv_wr " + config.capabilities().maxRecvWr() + ")";
             // the queue pair's close gives it back with rdma_destroy_qp, which close() runs before the id's end
-            QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) ->
-                    calls.createQueuePair(pdHandle, init, what, this::requestWithdrawn), "rdma_cm id " + this,
-                    calls::destroyQueuePair);
+            QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) -> {
+                calls.createQueuePair(pdHandle, init, what, this::requestWithdrawn);
+                return read(rdma_cm_id::qp);
+            }, "rdma_cm id " + this, calls::destroyQueuePair);
             if (expected == QpType.UD) {
                 VerbsBridge.get().datagramsReady(qp);
             }

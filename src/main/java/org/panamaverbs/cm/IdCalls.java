@@ -7,9 +7,9 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
-import org.panamaverbs.ffi.rdmacm.rdma_cm_id;
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.CountedLifetime;
@@ -74,79 +74,35 @@ final class IdCalls {
     }
 
     /** An address call with a socket address argument, copied into a {@code sockaddr_storage} for the call. */
-    private void address(String name, Supplier<String> what, MethodHandle handle, InetSocketAddress address, Duration timeout) {
-        lifetime.enter(owner);
-        try {
-            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-                MemorySegment sockaddr = arena.allocate(SocketAddresses.STORAGE_SIZE, 8);
-                SocketAddresses.write(address, sockaddr);
-                int rc = timeout == null ? (int) handle.invokeExact(state.segment(), id, sockaddr)
-                        : (int) handle.invokeExact(state.segment(), id, MemorySegment.NULL, sockaddr, millis(timeout));
-                if (rc != 0) {
-                    throw new VerbsException(name, state.errno(), what.get());
-                }
-            } catch (Throwable t) {
-                throw Unchecked.rethrow(t);
-            }
-        } finally {
-            lifetime.exit();
-        }
+    private void address(String name, Supplier<String> what, MethodHandle handle, InetSocketAddress address,
+            Duration timeout) {
+        inside((errno, arena) -> {
+            MemorySegment sockaddr = arena.allocate(SocketAddresses.STORAGE_SIZE, 8);
+            SocketAddresses.write(address, sockaddr);
+            return timeout == null ? (int) handle.invokeExact(errno, id, sockaddr)
+                    : (int) handle.invokeExact(errno, id, MemorySegment.NULL, sockaddr, millis(timeout));
+        }, refused(name, what));
     }
 
     /** {@code rdma_resolve_route}; the id has a device (librdmacm reads {@code cm_id->verbs->device} unchecked). */
     void resolveRoute(Duration timeout, Supplier<String> what) {
-        lifetime.enter(owner);
-        try {
-            try (CallState state = CallState.open()) {
-                int rc = (int) RESOLVE_ROUTE.invokeExact(state.segment(), id, millis(timeout));
-                if (rc != 0) {
-                    throw new VerbsException("rdma_resolve_route", state.errno(), what.get());
-                }
-            } catch (Throwable t) {
-                throw Unchecked.rethrow(t);
-            }
-        } finally {
-            lifetime.exit();
-        }
+        inside((errno, arena) -> (int) RESOLVE_ROUTE.invokeExact(errno, id, millis(timeout)),
+                refused("rdma_resolve_route", what));
     }
 
     /** {@code rdma_listen}. */
     void listen(int backlog, Supplier<String> what) {
-        lifetime.enter(owner);
-        try {
-            try (CallState state = CallState.open()) {
-                int rc = (int) LISTEN.invokeExact(state.segment(), id, backlog);
-                if (rc != 0) {
-                    throw new VerbsException("rdma_listen", state.errno(), what.get());
-                }
-            } catch (Throwable t) {
-                throw Unchecked.rethrow(t);
-            }
-        } finally {
-            lifetime.exit();
-        }
+        inside((errno, arena) -> (int) LISTEN.invokeExact(errno, id, backlog), refused("rdma_listen", what));
     }
 
     /**
-     * {@code rdma_create_qp(id, pd, init)}; returns {@code id->qp}. On a request's id EINVAL is the client's
+     * {@code rdma_create_qp(id, pd, init)}, which sets {@code id->qp}. On a request's id EINVAL is the client's
      * withdrawal ({@code withdrawn}).
      */
-    MemorySegment createQueuePair(MemorySegment pd, MemorySegment init, Supplier<String> what, Withdrawn withdrawn) {
-        lifetime.enter(owner);
-        try {
-            try (CallState state = CallState.open()) {
-                int rc = (int) CREATE_QP.invokeExact(state.segment(), id, pd, init);
-                if (rc != 0) {
-                    throw ofRequest && state.errno() == EINVAL ? withdrawn.exception("rdma_create_qp", what.get())
-                            : new VerbsException("rdma_create_qp", state.errno(), what.get());
-                }
-                return rdma_cm_id.qp(id);
-            } catch (Throwable t) {
-                throw Unchecked.rethrow(t);
-            }
-        } finally {
-            lifetime.exit();
-        }
+    void createQueuePair(MemorySegment pd, MemorySegment init, Supplier<String> what, Withdrawn withdrawn) {
+        inside((errno, arena) -> (int) CREATE_QP.invokeExact(errno, id, pd, init),
+                errno -> ofRequest && errno == EINVAL ? withdrawn.exception("rdma_create_qp", what.get())
+                        : new VerbsException("rdma_create_qp", errno, what.get()));
     }
 
     /** {@code rdma_destroy_qp}, never during a call that uses the queue pair. */
@@ -175,65 +131,58 @@ final class IdCalls {
      */
     void connectOrAccept(boolean accept, ConnParam parameters, byte[] data, DeviceAttributes device,
             Runnable stillHasQueuePair, Supplier<String> what, Withdrawn withdrawn) {
-        lifetime.enter(owner);
-        try {
-            String call = accept ? "rdma_accept" : "rdma_connect";
-            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-                MemorySegment param = ConnParam.write(parameters, data, device, arena);
-                int rc;
-                synchronized (queuePairCalls) {
-                    stillHasQueuePair.run();
-                    rc = accept ? (int) ACCEPT.invokeExact(state.segment(), id, param)
-                            : (int) CONNECT.invokeExact(state.segment(), id, param);
-                }
-                if (rc != 0) {
-                    throw ofRequest && accept && state.errno() == EINVAL ? withdrawn.exception(call, what.get())
-                            : new VerbsException(call, state.errno(), what.get());
-                }
-            } catch (Throwable t) {
-                throw Unchecked.rethrow(t);
+        String call = accept ? "rdma_accept" : "rdma_connect";
+        inside((errno, arena) -> {
+            MemorySegment param = ConnParam.write(parameters, data, device, arena);
+            synchronized (queuePairCalls) {
+                stillHasQueuePair.run();
+                return accept ? (int) ACCEPT.invokeExact(errno, id, param) : (int) CONNECT.invokeExact(errno, id, param);
             }
-        } finally {
-            lifetime.exit();
-        }
+        }, errno -> ofRequest && accept && errno == EINVAL ? withdrawn.exception(call, what.get())
+                : new VerbsException(call, errno, what.get()));
     }
 
     /** {@code rdma_reject} with {@code data} (checked by the caller; empty for none), copied for the call. */
     void reject(byte[] data, Supplier<String> what) {
-        lifetime.enter(owner);
-        try {
-            try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
-                MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
-                int rc = (int) REJECT.invokeExact(state.segment(), id, copy, (byte) data.length);
-                if (rc != 0) {
-                    throw new VerbsException("rdma_reject", state.errno(), what.get());
-                }
-            } catch (Throwable t) {
-                throw Unchecked.rethrow(t);
+        inside((errno, arena) -> {
+            MemorySegment copy = data.length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, data);
+            return (int) REJECT.invokeExact(errno, id, copy, (byte) data.length);
+        }, refused("rdma_reject", what));
+    }
+
+    /** {@code rdma_disconnect}, which moves {@code id->qp} to ERR: under the queue-pair lock. */
+    void disconnect(Supplier<String> what) {
+        inside((errno, arena) -> {
+            synchronized (queuePairCalls) {
+                return (int) DISCONNECT.invokeExact(errno, id);
             }
+        }, refused("rdma_disconnect", what));
+    }
+
+    /** One librdmacm call given the errno capture segment and an arena for its arguments; returns its rc. */
+    private interface Call {
+        int invoke(MemorySegment errno, Arena arena) throws Throwable;
+    }
+
+    /**
+     * Runs {@code call} inside the id's lifetime (a call after the close throws; the close waits for this one);
+     * a non-zero rc throws what {@code failure} makes of the errno.
+     */
+    private void inside(Call call, IntFunction<RuntimeException> failure) {
+        lifetime.enter(owner);
+        try (Arena arena = Arena.ofConfined(); CallState state = CallState.open()) {
+            if (call.invoke(state.segment(), arena) != 0) {
+                throw failure.apply(state.errno());
+            }
+        } catch (Throwable t) {
+            throw Unchecked.rethrow(t);
         } finally {
             lifetime.exit();
         }
     }
 
-    /** {@code rdma_disconnect}, which moves {@code id->qp} to ERR: under the queue-pair lock. */
-    void disconnect(Supplier<String> what) {
-        lifetime.enter(owner);
-        try {
-            try (CallState state = CallState.open()) {
-                int rc;
-                synchronized (queuePairCalls) {
-                    rc = (int) DISCONNECT.invokeExact(state.segment(), id);
-                }
-                if (rc != 0) {
-                    throw new VerbsException("rdma_disconnect", state.errno(), what.get());
-                }
-            } catch (Throwable t) {
-                throw Unchecked.rethrow(t);
-            }
-        } finally {
-            lifetime.exit();
-        }
+    private static IntFunction<RuntimeException> refused(String name, Supplier<String> what) {
+        return errno -> new VerbsException(name, errno, what.get());
     }
 
     private static int millis(Duration timeout) {

@@ -78,36 +78,29 @@ public class ObjectLifecycle {
     @Benchmark
     public int makeAndClose(Device device) {
         ConnectionObjects made = ConnectionObjects.make(device.context);
-        int number = made.qp.qpNumber();
         made.closeEach();
-        return number;
+        return made.qpNumber;
     }
 
     /** As {@link #makeAndClose}, each completion queue polled once before the closes. */
     @Benchmark
     public int makePollAndClose(Device device, Completions completions) {
-        ConnectionObjects made = ConnectionObjects.make(device.context);
-        int number = made.qp.qpNumber();
-        made.sendCq.poll(completions.array);
-        made.recvCq.poll(completions.array);
+        ConnectionObjects made = ConnectionObjects.makeAndPoll(device.context, completions.array);
         made.closeEach();
-        return number;
+        return made.qpNumber;
     }
 
     /** As {@link #makePollAndClose}, the objects closed together. */
     @Benchmark
     public int makePollAndCloseAll(Device device, Completions completions) {
-        ConnectionObjects made = ConnectionObjects.make(device.context);
-        int number = made.qp.qpNumber();
-        made.sendCq.poll(completions.array);
-        made.recvCq.poll(completions.array);
+        ConnectionObjects made = ConnectionObjects.makeAndPoll(device.context, completions.array);
         VerbsResource.closeAll(made.qp, made.sendCq, made.recvCq, made.sendChannel, made.recvChannel, made.pd);
-        return number;
+        return made.qpNumber;
     }
 
     /** The objects of one connection. */
     private record ConnectionObjects(ProtectionDomain pd, CompletionChannel sendChannel, CompletionChannel recvChannel,
-            CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp) {
+            CompletionQueue sendCq, CompletionQueue recvCq, QueuePair qp, int qpNumber) {
 
         static ConnectionObjects make(Context context) {
             ProtectionDomain pd = context.allocateProtectionDomain();
@@ -117,7 +110,15 @@ public class ObjectLifecycle {
             CompletionQueue recvCq = context.createCompletionQueue(16, recvChannel);
             QueuePair qp = pd.createQueuePair(QpConfig.builder(sendCq, recvCq)
                     .capabilities(QpCapabilities.of(16, 16)).build());
-            return new ConnectionObjects(pd, sendChannel, recvChannel, sendCq, recvCq, qp);
+            return new ConnectionObjects(pd, sendChannel, recvChannel, sendCq, recvCq, qp, qp.qpNumber());
+        }
+
+        /** {@link #make}, then an (empty) poll of each queue: the data path reached them, so closing them hand-shakes. */
+        static ConnectionObjects makeAndPoll(Context context, CompletionArray completions) {
+            ConnectionObjects made = make(context);
+            made.sendCq.poll(completions);
+            made.recvCq.poll(completions);
+            return made;
         }
 
         void closeEach() {
