@@ -201,7 +201,7 @@ public final class CmId implements AutoCloseable {
      */
     public Context context() {
         ensureOpen(); // for the message; the read below throws too once the id is closed, and never overlaps its free
-        MemorySegment verbs = read(rdma_cm_id::verbs);
+        MemorySegment verbs = calls.read(rdma_cm_id::verbs);
         if (verbs.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " is not bound to a device yet: bind it to a device's address or"
                     + " resolve an address first");
@@ -217,7 +217,7 @@ public final class CmId implements AutoCloseable {
      */
     public int port() {
         // a read inside the id's lifetime: it throws once closed, and the id is freed only after every read ended
-        return read(i -> Byte.toUnsignedInt(rdma_cm_id.port_num(i)));
+        return calls.read(i -> Byte.toUnsignedInt(rdma_cm_id.port_num(i)));
     }
 
     /**
@@ -229,7 +229,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress localAddress() {
-        return read(i -> SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(i)))));
+        return calls.read(i -> SocketAddresses.read(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(i)))));
     }
 
     /** {@link #localAddress()}, or null once the id is closed (for descriptions, which must not throw). */
@@ -249,7 +249,7 @@ public final class CmId implements AutoCloseable {
      * @throws IllegalStateException if the id is closed (its structure is freed)
      */
     public InetSocketAddress peerAddress() {
-        return read(i -> SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(i)))));
+        return calls.read(i -> SocketAddresses.read(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(i)))));
     }
 
     /** {@link #peerAddress()}, or null once the id is closed (for descriptions, which must not throw). */
@@ -440,7 +440,7 @@ public final class CmId implements AutoCloseable {
             // the queue pair's close gives it back with rdma_destroy_qp, which close() runs before the id's end
             QueuePair qp = VerbsBridge.get().createHeldQueuePair(pd, onPort, (pdHandle, init) -> {
                 calls.createQueuePair(pdHandle, init, what, this::requestWithdrawn);
-                return read(rdma_cm_id::qp);
+                return calls.read(rdma_cm_id::qp);
             }, "rdma_cm id " + this, calls::destroyQueuePair);
             if (expected == QpType.UD) {
                 VerbsBridge.get().datagramsReady(qp);
@@ -703,17 +703,7 @@ public final class CmId implements AutoCloseable {
 
     /** Whether librdmacm has bound the id to a device ({@code cm_id->verbs}); never unset once set. */
     private boolean hasDevice() {
-        return !read(rdma_cm_id::verbs).equals(MemorySegment.NULL);
-    }
-
-    /** {@code field} of the id, read inside its lifetime: throws once the id is closed, never reads it freed. */
-    private <T> T read(java.util.function.Function<MemorySegment, T> field) {
-        lifetime.enter(this);
-        try {
-            return field.apply(id);
-        } finally {
-            lifetime.exit();
-        }
+        return !calls.read(rdma_cm_id::verbs).equals(MemorySegment.NULL);
     }
 
     private void ensureOpen() {

@@ -7,6 +7,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
@@ -107,13 +108,21 @@ final class IdCalls {
 
     /** {@code rdma_destroy_qp}, never during a call that uses the queue pair. */
     void destroyQueuePair() {
-        lifetime.enter(owner);
-        try {
+        read(i -> {
             synchronized (queuePairCalls) {
                 synchronized (channelRead) {
-                    rdma_cma_h.rdma_destroy_qp(id);
+                    rdma_cma_h.rdma_destroy_qp(i);
                 }
             }
+            return null;
+        });
+    }
+
+    /** {@code field} of the id, read inside its lifetime: throws once the id is closed, never reads it freed. */
+    <T> T read(Function<MemorySegment, T> field) {
+        lifetime.enter(owner);
+        try {
+            return field.apply(id);
         } finally {
             lifetime.exit();
         }

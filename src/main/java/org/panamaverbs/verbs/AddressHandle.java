@@ -115,6 +115,12 @@ public final class AddressHandle extends VerbsResource {
         return pd;
     }
 
+    /** A UD post reads this handle inside its work request, naming only its queue pair in its marker. */
+    @Override
+    boolean mayBeNamedByCalls() {
+        return true;
+    }
+
     /** A UD post reads this handle inside its work request: closing it waits for every call in flight. */
     @Override
     boolean waitsFor(int inside) {

@@ -183,12 +183,6 @@ public final class CompletionChannel extends VerbsResource {
         }
     }
 
-    /** No post or poll names a channel; its reads are kept apart from its close by {@link #errnoCapture}. */
-    @Override
-    boolean mayBeNamedByCalls() {
-        return false;
-    }
-
     /** One non-blocking {@code ibv_get_cq_event}; null when no event is pending. Allocates nothing. */
     CompletionQueue tryGetEvent() {
         int rc;

@@ -178,12 +178,6 @@ public final class CompletionQueue extends VerbsResource {
         return handle;
     }
 
-    /** Polls name it in their marker, arms hold {@link #notifyLock}: no arena is made for them. */
-    @Override
-    boolean mayBeNamedByCalls() {
-        return dataPathReached;
-    }
-
     /**
      * {@code ibv_poll_cq(cq, completions.capacity(), wc)}: moves up to {@code completions.capacity()}
      * completions into {@code completions}, oldest first.

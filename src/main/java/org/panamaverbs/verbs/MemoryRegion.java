@@ -331,6 +331,12 @@ public final class MemoryRegion extends VerbsResource {
         }
     }
 
+    /** A post uses this region through a scatter-gather entry, naming only its queue pair in its marker. */
+    @Override
+    boolean mayBeNamedByCalls() {
+        return true;
+    }
+
     /** Any post in flight may name this region in a scatter-gather entry: closing waits for all of them. */
     @Override
     boolean waitsFor(int inside) {

@@ -80,12 +80,6 @@ public final class ProtectionDomain extends VerbsResource {
         return handle;
     }
 
-    /** No post or poll names a domain; its own calls run under the tree lock, apart from its close. */
-    @Override
-    boolean mayBeNamedByCalls() {
-        return false;
-    }
-
     /**
      * {@code ibv_reg_mr}: registers native memory of {@code memoryOwner}, tied to that arena's lifetime. When
      * the arena closes, the region closes first ({@code ibv_dereg_mr}, after waiting for posts in flight as

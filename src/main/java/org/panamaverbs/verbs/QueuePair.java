@@ -196,12 +196,6 @@ public final class QueuePair extends VerbsResource {
         return handle;
     }
 
-    /** Posts name it in their marker; control calls run under the tree lock, so no arena is made for them. */
-    @Override
-    boolean mayBeNamedByCalls() {
-        return dataPathReached;
-    }
-
     /** Marks a queue pair rdma_cm moved to RTS itself as ready for datagrams up to the port's active MTU. */
     void datagramsReady() {
         Mtu active = context.queryPort(config.port()).activeMtu();

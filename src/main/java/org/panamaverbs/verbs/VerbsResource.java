@@ -290,12 +290,13 @@ public abstract sealed class VerbsResource implements AutoCloseable
 
     /**
      * Whether a post or poll may have named this object in its in-flight marker, or used it through a work request,
-     * so that its close needs a handshake of all threads before it reads the markers. An object that answers false
-     * keeps its own calls apart from its close another way, and makes no view of its handle until asked for one.
-     * Read after this object is marked closed; queue pairs and completion queues answer {@link #dataPathReached}.
+     * so that its close needs a handshake of all threads before it reads the markers: {@link #dataPathReached}, set
+     * by the first call that named it (never, for a domain or a channel, whose calls run under a lock their close
+     * takes); objects a work request points to (regions, address handles) answer true. Read after this object is
+     * marked closed.
      */
     boolean mayBeNamedByCalls() {
-        return true;
+        return dataPathReached;
     }
 
     /**
