@@ -4,15 +4,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.Liveness;
+import org.panamaverbs.internal.ReusedThreads;
 import org.panamaverbs.verbs.VerbsException;
 
 /**
@@ -27,8 +25,7 @@ final class IdDestroyer {
             rdma_cma_h.rdma_destroy_id$descriptor());
 
     /** Platform threads kept a second after a destroy: a burst of closes reuses them, an idle process keeps none. */
-    private static final ExecutorService THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), Thread.ofPlatform().daemon().name(THREAD_NAME).factory());
+    private static final ReusedThreads THREADS = new ReusedThreads(THREAD_NAME, 1, TimeUnit.SECONDS);
 
     private IdDestroyer() {
     }

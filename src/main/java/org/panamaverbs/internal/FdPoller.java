@@ -38,6 +38,9 @@ public final class FdPoller {
 
     private final Object lock = new Object();
     private final List<Waiter> waiters = new ArrayList<>();
+    /** The descriptors in the poller's current {@code poll(2)}, the first {@link #pollingCount} (under {@link #lock}). */
+    private int[] polling = new int[16];
+    private int pollingCount;
     /** How many {@link #wakeAll} calls ran (under {@link #lock}): a waiter that sees it move tries again. */
     private volatile long wakeAlls;
     private final int wakeFd;
@@ -157,6 +160,7 @@ public final class FdPoller {
      * A waiter between its attempt and its park when this runs does not park either.
      */
     public void wakeAll(int fd) {
+        boolean polled = false;
         synchronized (lock) {
             wakeAlls++;
             for (int i = waiters.size() - 1; i >= 0; i--) {
@@ -167,8 +171,13 @@ public final class FdPoller {
                     LockSupport.unpark(waiter.thread);
                 }
             }
+            for (int i = 0; i < pollingCount && !polled; i++) {
+                polled = polling[i] == fd;
+            }
         }
-        wake(); // the poller must stop polling a descriptor its owner is about to close
+        if (polled) {
+            wake(); // the poller must stop polling a descriptor its owner is about to close
+        }
     }
 
     private void wake() {
@@ -187,6 +196,13 @@ public final class FdPoller {
                 polled.clear();
                 synchronized (lock) {
                     polled.addAll(waiters);
+                    if (polling.length < polled.size()) {
+                        polling = new int[Math.max(polling.length * 2, polled.size())];
+                    }
+                    for (int i = 0; i < polled.size(); i++) {
+                        polling[i] = polled.get(i).fd;
+                    }
+                    pollingCount = polled.size();
                 }
                 if (polled.size() + 1 > capacity) {
                     capacity = Math.max(capacity * 2, polled.size() + 1);
