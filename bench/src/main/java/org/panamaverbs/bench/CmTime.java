@@ -4,9 +4,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -19,22 +17,24 @@ import org.panamaverbs.cm.CmEventView;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
-import org.panamaverbs.verbs.CompletionChannel;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
 import org.panamaverbs.verbs.ProtectionDomain;
 import org.panamaverbs.verbs.QpCapabilities;
 import org.panamaverbs.verbs.QpConfig;
 import org.panamaverbs.verbs.QpType;
+import org.panamaverbs.verbs.VerbsResource;
 
 /**
  * rdma-core's {@code cmtime} (rdmacm-utils) in Java: the time of each step of setting up and tearing down N rdma_cm
  * connections at once, with its options ({@code -s -b -c -p -r -t}) and its table, so that the two print side by
  * side and either side meets the other. The client runs each step for every connection before the next step, as
  * cmtime does; everything runs on one thread over a polled event channel (cmtime uses an event thread and the main
- * thread). Each queue pair gets what {@code rdma_create_qp} with no completion queues makes in C: a send and a receive
- * completion queue, each with its completion channel, on one protection domain per device. The server, like cmtime's,
- * accepts until it is stopped, and destroys each id on a thread of its own after answering its disconnect.
+ * thread). Every queue pair of a device uses one protection domain and one completion queue, made with the first: what
+ * cmtime does, deliberately in rdma-core's newest (one {@code ibv_create_cq} it shares) and in effect in older ones
+ * such as 44, whose {@code rdma_create_qp} writes the completion queues it made for the first connection back into the
+ * attributes that every later call is given. The server, like cmtime's, accepts until it is stopped, and destroys
+ * each id on a thread of its own after answering its disconnect.
  */
 final class CmTime {
     private static final String[] STEPS = {"create id", "bind addr", "resolve addr", "resolve route", "create qp",
@@ -59,10 +59,9 @@ final class CmTime {
     /** Java only: whole cycles run (and not shown) before the measured one, so that it measures a warm JVM. */
     private int warmups;
 
-    /** One connection: its id, what its queue pair uses, and the start and end of each step (nanoTime, 0 = none). */
+    /** One connection: its id and the start and end of each step (nanoTime, 0 = none). */
     private static final class Node {
         CmId id;
-        final List<AutoCloseable> queues = new ArrayList<>();
         final long[][] times = new long[STEPS.length][2];
         boolean error;
         int retriesLeft;
@@ -71,7 +70,25 @@ final class CmTime {
     private final long[][] times = new long[STEPS.length][2];
     private final int[] started = new int[STEPS.length];
     private final int[] completed = new int[STEPS.length];
-    private final Map<Context, ProtectionDomain> domains = new HashMap<>();
+    private final Map<Context, DeviceObjects> devices = new HashMap<>();
+
+    /** What every queue pair on a device shares: a protection domain and a completion queue nothing is ever posted to. */
+    private record DeviceObjects(ProtectionDomain pd, CompletionQueue cq) implements AutoCloseable {
+        static DeviceObjects of(Context context) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            try {
+                return new DeviceObjects(pd, context.createCompletionQueue(1)); // cmtime's size: no request is posted
+            } catch (RuntimeException e) {
+                pd.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            VerbsResource.closeAll(cq, pd);
+        }
+    }
 
     private CmTime() {
     }
@@ -126,7 +143,7 @@ final class CmTime {
                 nodes = cycle(channel, destination, source, timeout, parameters, cycle == warmups);
             }
         } finally {
-            domains.values().forEach(ProtectionDomain::close);
+            devices.values().forEach(DeviceObjects::close);
         }
         showPerf(nodes);
         return 0;
@@ -178,7 +195,7 @@ final class CmTime {
                 }
                 n.times[CREATE_QP][0] = System.nanoTime();
                 try {
-                    createQueuePair(n.id, n.queues);
+                    createQueuePair(n.id);
                     n.times[CREATE_QP][1] = System.nanoTime();
                 } catch (RuntimeException e) {
                     System.out.println("failure creating qp: " + e.getMessage());
@@ -194,8 +211,7 @@ final class CmTime {
             start(DESTROY);
             for (Node n : nodes) {
                 n.times[DESTROY][0] = System.nanoTime();
-                n.id.close();
-                closeAll(n.queues);
+                n.id.close(); // and its queue pair
                 n.times[DESTROY][1] = System.nanoTime();
             }
             end(DESTROY);
@@ -276,32 +292,11 @@ final class CmTime {
         n.error = true;
     }
 
-    /** What {@code rdma_create_qp(id, NULL, attr)} makes in C: send and receive queues, each with its channel. */
-    private void createQueuePair(CmId id, List<AutoCloseable> queues) {
-        Context context = id.context();
-        ProtectionDomain pd = domains.computeIfAbsent(context, Context::allocateProtectionDomain);
-        CompletionChannel sendChannel = context.createCompletionChannel();
-        queues.add(sendChannel);
-        CompletionQueue sendCq = context.createCompletionQueue(1, sendChannel);
-        queues.add(sendCq);
-        CompletionChannel recvChannel = context.createCompletionChannel();
-        queues.add(recvChannel);
-        CompletionQueue recvCq = context.createCompletionQueue(1, recvChannel);
-        queues.add(recvCq);
-        id.createQueuePair(pd, QpConfig.builder(sendCq, recvCq).type(QpType.RC)
+    /** The queue pair of {@code rdma_create_qp(id, NULL, attr)} in cmtime: RC, one request each way, the device's queue. */
+    private void createQueuePair(CmId id) {
+        DeviceObjects shared = devices.computeIfAbsent(id.context(), DeviceObjects::of);
+        id.createQueuePair(shared.pd(), QpConfig.builder(shared.cq(), shared.cq()).type(QpType.RC)
                 .capabilities(QpCapabilities.of(1, 1)).build());
-    }
-
-    /** Closes the queues in reverse order of creation (each queue before its channel). */
-    private static void closeAll(List<AutoCloseable> queues) {
-        for (AutoCloseable queue : queues.reversed()) {
-            try {
-                queue.close();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        queues.clear();
     }
 
     /**
@@ -312,7 +307,6 @@ final class CmTime {
     private int serve() throws UnknownHostException {
         InetSocketAddress local = new InetSocketAddress(bind == null ? InetAddress.getByName("0.0.0.0")
                 : InetAddress.getByName(bind), port);
-        Map<CmId, List<AutoCloseable>> queues = new HashMap<>();
         try (CmEventChannel channel = CmEventChannel.createPolled();
                 ExecutorService destroyer = Executors.newSingleThreadExecutor()) {
             CmId listener = CmId.create(channel, PortSpace.TCP);
@@ -321,24 +315,17 @@ final class CmTime {
             CmEventHandler handler = event -> {
                 CmId id = event.id();
                 if (event.type() == CmEventType.CONNECT_REQUEST) {
-                    List<AutoCloseable> made = new ArrayList<>();
                     try {
-                        createQueuePair(id, made);
+                        createQueuePair(id);
                         id.accept(ConnParam.defaults());
-                        queues.put(id, made);
                     } catch (RuntimeException e) {
                         System.out.println("failing connection request: " + e.getMessage());
                         id.reject(null);
                         id.close();
-                        closeAll(made);
                     }
                 } else if (event.type() == CmEventType.DISCONNECTED) {
                     id.disconnect();
-                    List<AutoCloseable> made = queues.remove(id);
-                    destroyer.execute(() -> {
-                        id.close();
-                        closeAll(made);
-                    });
+                    destroyer.execute(id::close); // and its queue pair
                 }
             };
             while (true) {
