@@ -38,9 +38,8 @@ public final class FdPoller {
 
     private final Object lock = new Object();
     private final List<Waiter> waiters = new ArrayList<>();
-    /** The descriptors in the poller's current {@code poll(2)}, the first {@link #pollingCount} (under {@link #lock}). */
-    private int[] polling = new int[16];
-    private int pollingCount;
+    /** The waiters in the poller's current {@code poll(2)}: changed by its thread under {@link #lock} only. */
+    private final List<Waiter> polled = new ArrayList<>();
     /** How many {@link #wakeAll} calls ran (under {@link #lock}): a waiter that sees it move tries again. */
     private volatile long wakeAlls;
     private final int wakeFd;
@@ -160,7 +159,7 @@ public final class FdPoller {
      * A waiter between its attempt and its park when this runs does not park either.
      */
     public void wakeAll(int fd) {
-        boolean polled = false;
+        boolean inPoll = false;
         synchronized (lock) {
             wakeAlls++;
             for (int i = waiters.size() - 1; i >= 0; i--) {
@@ -171,11 +170,11 @@ public final class FdPoller {
                     LockSupport.unpark(waiter.thread);
                 }
             }
-            for (int i = 0; i < pollingCount && !polled; i++) {
-                polled = polling[i] == fd;
+            for (int i = 0; i < polled.size() && !inPoll; i++) {
+                inPoll = polled.get(i).fd == fd;
             }
         }
-        if (polled) {
+        if (inPoll) {
             wake(); // the poller must stop polling a descriptor its owner is about to close
         }
     }
@@ -191,18 +190,10 @@ public final class FdPoller {
             MemorySegment drain = arena.allocate(JAVA_LONG);
             int capacity = 16;
             MemorySegment fds = arena.allocate(Libc.POLLFD_SIZE * capacity, 8);
-            List<Waiter> polled = new ArrayList<>();
             while (true) {
-                polled.clear();
                 synchronized (lock) {
+                    polled.clear();
                     polled.addAll(waiters);
-                    if (polling.length < polled.size()) {
-                        polling = new int[Math.max(polling.length * 2, polled.size())];
-                    }
-                    for (int i = 0; i < polled.size(); i++) {
-                        polling[i] = polled.get(i).fd;
-                    }
-                    pollingCount = polled.size();
                 }
                 if (polled.size() + 1 > capacity) {
                     capacity = Math.max(capacity * 2, polled.size() + 1);
