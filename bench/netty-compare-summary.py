@@ -54,19 +54,21 @@ def main(path):
                   f"{fmt(median(key, label, 'p99_us'))}) | {fmt(median(key, label, 'gbps'), 3)} | "
                   f"{ratio_text(key, label, 'java-tcp') if label != 'java-tcp' else ''} | "
                   f"{ratio_text(key, label, 'java-rdma') if label == 'java-rdma-epoll' else ''} |")
-    print()
-    print("| rstream exchange | C rstream µs/xfer, Gb/s | Java transport µs/xfer, Gb/s | Java/C time, per pair |")
-    print("|---|---|---|---|")
-    for key in cases:
-        test, size, count, iterations = key
-        c = median(key, "c-rstream", "usec_per_xfer")
-        j = median(key, "java-rdma", "usec_per_xfer")
-        if test != "stream" or (c is None and j is None):
+    for base, name in (("c-rstream", "C rstream"), ("c-rstream-blocking", "C rstream -T b")):
+        if not any(label == base for _, label in runs):
             continue
-        print(f"| -S {size} -C {count} -I {iterations} | {fmt(c, 2)}, {fmt(median(key, 'c-rstream', 'gbps'), 3)} | "
-              f"{fmt(j, 2)}, {fmt(median(key, 'java-rdma', 'gbps'), 3)} | "
-              f"{ratio_text(key, 'java-rdma', 'c-rstream')} |")
-
+        print()
+        print(f"| rstream exchange | {name} µs/xfer, Gb/s | Java transport µs/xfer, Gb/s | Java/C time, per pair |")
+        print("|---|---|---|---|")
+        for key in cases:
+            test, size, count, iterations = key
+            c = median(key, base, "usec_per_xfer")
+            j = median(key, "java-rdma", "usec_per_xfer")
+            if test != "stream" or (c is None and j is None):
+                continue
+            print(f"| -S {size} -C {count} -I {iterations} | {fmt(c, 2)}, {fmt(median(key, base, 'gbps'), 3)} | "
+                  f"{fmt(j, 2)}, {fmt(median(key, 'java-rdma', 'gbps'), 3)} | "
+                  f"{ratio_text(key, 'java-rdma', base)} |")
 
 if __name__ == "__main__":
     main(sys.argv[1])
