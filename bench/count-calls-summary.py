@@ -28,12 +28,9 @@ POST_SEND = 28
 
 
 def command(args):
-    """The verbs command number from a write()'s first buffer bytes ("\\x1c\\x00...")."""
-    match = re.search(r'"((?:\\x[0-9a-f]{2})+)', args)
-    if not match:
-        return None
-    data = bytes(int(h, 16) for h in re.findall(r'\\x([0-9a-f]{2})', match.group(1)))
-    return data[0] if data else None
+    """The verbs command number: the first byte of a write()'s buffer ("\\x1c\\x00...")."""
+    match = re.search(r'"\\x([0-9a-f]{2})', args)
+    return int(match.group(1), 16) if match else None
 
 
 def count_side(side_dir):
@@ -46,22 +43,22 @@ def count_side(side_dir):
                 continue
             name, args, result = match.groups()
             result = int(result) if result != '?' else -1
+            fd = args.split(',', 1)[0]
             thread['all'] += 1
             if name in WAITS:
                 thread['waits'] += 1
                 thread['ready'] += result > 0
                 thread['verbs_thread'] = 1
-            elif name == 'read' and 'infinibandevent' in args.split(',')[0]:
+            elif name == 'read' and 'infinibandevent' in fd:
                 thread['events'] += result > 0
                 thread['verbs_thread'] = 1
-            elif name == 'write' and 'uverbs' in args.split(',')[0]:
+            elif name == 'write' and 'uverbs' in fd:
                 thread['verbs_thread'] = 1
-                cmd = command(args)
-                thread['doorbells'] += cmd == POST_SEND
-            elif name == 'ioctl' and 'uverbs' in args.split(',')[0]:
+                thread['doorbells'] += command(args) == POST_SEND
+            elif name == 'ioctl' and 'uverbs' in fd:
                 thread['verbs_thread'] = 1
                 thread['rearms'] += 1
-            elif name in ('read', 'write') and 'eventfd' in args.split(',')[0]:
+            elif name in ('read', 'write') and 'eventfd' in fd:
                 thread['eventfd'] += 1
             elif name == 'futex' and 'FUTEX_WAKE' in args:
                 thread['futex_all'] += 1

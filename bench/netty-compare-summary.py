@@ -70,5 +70,6 @@ def main(path):
                   f"{fmt(j, 2)}, {fmt(median(key, 'java-rdma', 'gbps'), 3)} | "
                   f"{ratio_text(key, 'java-rdma', base)} |")
 
+
 if __name__ == "__main__":
     main(sys.argv[1])
