@@ -53,6 +53,15 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> WRITE_STALL_TIMEOUT_MILLIS = valueOf(RdmaChannelOption.class,
             "RDMA_WRITE_STALL_TIMEOUT_MILLIS");
 
+    /**
+     * How many regions the peer may map for this side to write into at once (rsocket's {@code RDMA_IOMAPSIZE},
+     * default 0 as there): the size of the iomap table offered in the connection data, 24 bytes of registered
+     * memory an entry. A C peer's {@code riomap(PROT_WRITE)} and {@link RdmaSocketChannel#mapRegion} on a Java
+     * peer need one free entry on this side; with 0 they fail. 0 to 32512; above 128, rounded down to 128 or a
+     * multiple of 256, as rsocket rounds it.
+     */
+    public static final ChannelOption<Integer> IOMAP_SIZE = valueOf(RdmaChannelOption.class, "RDMA_IOMAP_SIZE");
+
     @SuppressWarnings("deprecation")
     private RdmaChannelOption() {
         super(null);

@@ -391,10 +391,10 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
 
     @Override
     protected Object filterOutboundMessage(Object msg) {
-        if (msg instanceof ByteBuf) {
+        if (msg instanceof ByteBuf || msg instanceof RdmaDirectWrite) {
             return msg;
         }
-        throw new UnsupportedOperationException("RdmaSocketChannel writes ByteBuf only, not "
+        throw new UnsupportedOperationException("RdmaSocketChannel writes ByteBuf and RdmaDirectWrite only, not "
                 + msg.getClass().getName());
     }
 
@@ -415,12 +415,23 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
                     writeBlocked = false;
                     break;
                 }
-                ByteBuf buffer = (ByteBuf) message;
+                RdmaDirectWrite direct = message instanceof RdmaDirectWrite d ? d : null;
+                ByteBuf buffer = direct != null ? direct.content() : (ByteBuf) message;
                 if (!buffer.isReadable()) {
                     in.remove();
                     continue;
                 }
-                int sent = flow.write(buffer);
+                int sent;
+                if (direct == null) {
+                    sent = flow.write(buffer);
+                } else if (flow.peerRegionsCover(direct.nextOffset(), buffer.readableBytes())) {
+                    sent = flow.writeDirect(buffer, direct.nextOffset());
+                } else {
+                    in.remove(new IllegalArgumentException("the peer mapped no region for offsets ["
+                            + direct.nextOffset() + ", " + (direct.nextOffset() + buffer.readableBytes())
+                            + "); its regions: " + flow.describePeerRegions()));
+                    continue;
+                }
                 if (sent > 0) {
                     progressed = true;
                     in.progress(sent);
@@ -455,6 +466,51 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
         failAndClose(new RdmaWriteStalledException("the peer " + remote + " granted no credits for "
                 + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms (write stall timeout " + config.getWriteStallTimeoutMillis()
                 + " ms); " + unsafe().outboundBuffer().totalPendingWriteBytes() + " bytes were not sent"));
+    }
+
+    // ------------------------------------------------------------------------------------- mapped regions
+
+    /**
+     * {@code riomap(fd, buf, size, PROT_WRITE, 0, offset)}: new memory of this side that the peer may write into
+     * directly at offsets {@code [offset, offset + size)}, with its {@code riowrite} or a Java peer's
+     * {@link RdmaDirectWrite}. The entry reaches the peer before any data written after this call; the region
+     * stays mapped until {@link RdmaMappedRegion#close()} or the channel's close.
+     *
+     * @param size   bytes, at least 1
+     * @param offset the offset the peer knows the region by, not negative
+     * @return completes with the region on the event loop, or fails with {@link IllegalStateException} when the
+     *         peer accepts no more regions (it offers no iomap table, rsocket's {@code RDMA_IOMAPSIZE} 0, the
+     *         default; or every entry is taken), {@link java.nio.channels.ClosedChannelException} when the channel
+     *         is not connected, or the library's exception when the memory cannot be registered (the locked-memory
+     *         limit; PVRDMA, which has no RDMA WRITE)
+     * @throws IllegalArgumentException if {@code size} is below 1 or {@code offset} is negative
+     * @throws IllegalStateException    if the channel is not registered with an event loop
+     */
+    public io.netty.util.concurrent.Future<RdmaMappedRegion> mapRegion(int size, long offset) {
+        if (size < 1 || offset < 0) {
+            throw new IllegalArgumentException("a mapped region needs at least 1 byte and an offset of 0 or more,"
+                    + " not " + size + " bytes at " + offset);
+        }
+        io.netty.util.concurrent.Promise<RdmaMappedRegion> promise = eventLoop().newPromise();
+        if (eventLoop().inEventLoop()) {
+            mapRegion0(size, offset, promise);
+        } else {
+            eventLoop().execute(() -> mapRegion0(size, offset, promise));
+        }
+        return promise;
+    }
+
+    private void mapRegion0(int size, long offset, io.netty.util.concurrent.Promise<RdmaMappedRegion> promise) {
+        if (state != State.ACTIVE || connection == null || connection.isClosed()) {
+            promise.setFailure(new ClosedChannelException());
+            return;
+        }
+        try {
+            RsocketConnection.Mapped mapped = connection.mapRegion(size, offset);
+            promise.setSuccess(new RdmaMappedRegion(this, connection, mapped, offset));
+        } catch (RuntimeException e) {
+            promise.setFailure(e);
+        }
     }
 
     // ------------------------------------------------------------------------------------- shutdown, close

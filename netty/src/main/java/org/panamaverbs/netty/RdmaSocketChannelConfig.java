@@ -27,6 +27,7 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
     private volatile int sendBufferSize = RsocketConnection.Settings.DEFAULT.sendBufferSize();
     private volatile int receiveBufferSize = RsocketConnection.Settings.DEFAULT.receiveBufferSize();
     private volatile int writeStallTimeoutMillis;
+    private volatile int iomapSize = RsocketConnection.Settings.DEFAULT.iomapSize();
 
     RdmaSocketChannelConfig(RdmaSocketChannel channel) {
         super(channel);
@@ -37,7 +38,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE, ChannelOption.SO_KEEPALIVE,
                 ChannelOption.TCP_NODELAY, ChannelOption.SO_RCVBUF, ChannelOption.SO_SNDBUF,
                 RdmaChannelOption.QUEUE_DEPTH, RdmaChannelOption.RECEIVE_BUFFER_SIZE, RdmaChannelOption.SEND_BUFFER_SIZE,
-                RdmaChannelOption.KEEPALIVE_SECONDS, RdmaChannelOption.WRITE_STALL_TIMEOUT_MILLIS);
+                RdmaChannelOption.KEEPALIVE_SECONDS, RdmaChannelOption.WRITE_STALL_TIMEOUT_MILLIS,
+                RdmaChannelOption.IOMAP_SIZE);
     }
 
     @Override
@@ -73,6 +75,9 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         if (option == RdmaChannelOption.WRITE_STALL_TIMEOUT_MILLIS) {
             return (T) Integer.valueOf(writeStallTimeoutMillis);
         }
+        if (option == RdmaChannelOption.IOMAP_SIZE) {
+            return (T) Integer.valueOf(iomapSize);
+        }
         return super.getOption(option);
     }
 
@@ -99,6 +104,8 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
             setKeepAliveSeconds((Integer) value);
         } else if (option == RdmaChannelOption.WRITE_STALL_TIMEOUT_MILLIS) {
             setWriteStallTimeoutMillis((Integer) value);
+        } else if (option == RdmaChannelOption.IOMAP_SIZE) {
+            setIomapSize((Integer) value);
         } else {
             return super.setOption(option, value);
         }
@@ -244,8 +251,27 @@ public final class RdmaSocketChannelConfig extends DefaultChannelConfig implemen
         return this;
     }
 
+    /** {@return how many regions the peer may map for this side at once, as set} */
+    public int getIomapSize() {
+        return iomapSize;
+    }
+
+    /**
+     * Sets the iomap table size for a connection made afterwards ({@link RdmaChannelOption#IOMAP_SIZE}).
+     *
+     * @param entries 0 to 32512 (above 128 rounded down to 128 or a multiple of 256 when connecting, as
+     *                rsocket does)
+     * @return this configuration
+     * @throws IllegalArgumentException outside that range
+     */
+    public RdmaSocketChannelConfig setIomapSize(int entries) {
+        RsocketIomap.roundedSize(entries);
+        iomapSize = entries;
+        return this;
+    }
+
     RsocketConnection.Settings settings() {
-        return new RsocketConnection.Settings(queueDepth, sendBufferSize, receiveBufferSize);
+        return new RsocketConnection.Settings(queueDepth, sendBufferSize, receiveBufferSize, iomapSize);
     }
 
     @Override

@@ -28,9 +28,12 @@ final class RsocketConnection implements WorkPoster {
     private static final int CHAIN = 32;
     private static final AtomicInteger TAGS = new AtomicInteger();
 
-    /** What a connection is made with: queue depth and buffer sizes (see {@link RdmaChannelOption}). */
-    record Settings(int queueDepth, int sendBufferSize, int receiveBufferSize) {
-        static final Settings DEFAULT = new Settings(128, 1 << 17, 1 << 17);
+    /**
+     * What a connection is made with: queue depth, buffer sizes and iomap table entries (see
+     * {@link RdmaChannelOption}).
+     */
+    record Settings(int queueDepth, int sendBufferSize, int receiveBufferSize, int iomapSize) {
+        static final Settings DEFAULT = new Settings(128, 1 << 17, 1 << 17, 0);
     }
 
     final RdmaLoop loop;
@@ -44,6 +47,7 @@ final class RsocketConnection implements WorkPoster {
     private final MemoryRegion receiveRegion;
     private final SendChain sends;
     private final RecvChain receives;
+    private final java.util.List<MemoryRegion> mappedRegions = new java.util.ArrayList<>();
     private RdmaLoop.Registration registration;
     private int appended;
     private boolean closed;
@@ -63,6 +67,7 @@ final class RsocketConnection implements WorkPoster {
         int depth = Math.max(RsocketFlow.MIN_QUEUE, Math.min(limit, settings.queueDepth()));
         int sendBuffer = settings.sendBufferSize();
         int receiveBuffer = settings.receiveBufferSize() + (settings.receiveBufferSize() & 1);
+        int iomapEntries = RsocketIomap.roundedSize(settings.iomapSize());
         this.reservedEntries = 2 * depth;
         this.queue = loop.reserve(device, reservedEntries);
         MemoryRegion send = null;
@@ -71,7 +76,7 @@ final class RsocketConnection implements WorkPoster {
         RecvChain receiveChain = null;
         try {
             send = device.pd.allocateAndRegister(RsocketFlow.sendMemoryBytes(sendBuffer), Access.LOCAL_WRITE);
-            receive = device.pd.allocateAndRegister(RsocketFlow.receiveMemoryBytes(receiveBuffer), Access.LOCAL_WRITE,
+            receive = device.pd.allocateAndRegister(RsocketFlow.receiveMemoryBytes(receiveBuffer, iomapEntries), Access.LOCAL_WRITE,
                     Access.REMOTE_WRITE);
             sendChain = SendChain.allocate(CHAIN, 2);
             receiveChain = RecvChain.allocate(depth, 1);
@@ -87,7 +92,7 @@ final class RsocketConnection implements WorkPoster {
         this.sends = sendChain;
         this.receives = receiveChain;
         this.qpNumber = qp.qpNumber();
-        this.flow = new RsocketFlow(depth, depth, sendBuffer, receiveBuffer, send.segment(), receive.segment(),
+        this.flow = new RsocketFlow(depth, depth, sendBuffer, receiveBuffer, iomapEntries, send.segment(), receive.segment(),
                 receive.address(), receive.rkey(), this, TAGS.incrementAndGet());
         long receiveId = flow.receiveId();
         for (int i = 0; i < depth; i++) {
@@ -167,6 +172,16 @@ final class RsocketConnection implements WorkPoster {
             long remoteAddress, int rkey, int immediate) {
         SendWorkRequest request = next().wrId(wrId).opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
                 .flags(signaled ? SendFlags.SIGNALED : 0).immediateData(immediate).remote(remoteAddress, rkey);
+        slices(request, offset0, length0, offset1, length1);
+    }
+
+    @Override
+    public void write(long wrId, int offset0, int length0, int offset1, int length1, long remoteAddress, int rkey) {
+        SendWorkRequest request = next().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).flags(0).remote(remoteAddress, rkey);
+        slices(request, offset0, length0, offset1, length1);
+    }
+
+    private void slices(SendWorkRequest request, int offset0, int length0, int offset1, int length1) {
         int count = 0;
         if (length0 > 0) {
             request.sge(count++, sendRegion, offset0, length0);
@@ -219,6 +234,45 @@ final class RsocketConnection implements WorkPoster {
         return 0;
     }
 
+    // ------------------------------------------------------------------------------------- mapped regions
+
+    /**
+     * {@code riomap(PROT_WRITE)}: {@code size} bytes of new registered memory the peer may RDMA WRITE into, known
+     * to it by {@code offset}, offered in its iomap table; loop thread only. The memory is the garbage collector's
+     * (an automatic arena): the registration holds it while the device may write, the application's reference after
+     * that, so what the peer wrote stays readable after the connection ends.
+     *
+     * @return the memory and the slot it holds
+     * @throws IllegalStateException if the peer accepts no more regions (its table is absent or full)
+     */
+    Mapped mapRegion(int size, long offset) {
+        if (freed || closed) {
+            throw new IllegalStateException("the connection is closed");
+        }
+        java.lang.foreign.MemorySegment memory = java.lang.foreign.Arena.ofAuto().allocate(size, 4096);
+        MemoryRegion region = loop.device(id.context()).pd.register(memory, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        try {
+            int slot = flow.offerRegion(offset, region.address(), size, region.rkey());
+            mappedRegions.add(region);
+            return new Mapped(region, memory, slot);
+        } catch (RuntimeException e) {
+            region.close();
+            throw e;
+        }
+    }
+
+    /** A region of ours in slot {@code slot} of the peer's table. */
+    record Mapped(MemoryRegion region, java.lang.foreign.MemorySegment memory, int slot) {
+    }
+
+    /** {@code riounmap}: deregisters the region (the peer's writes into it fail from now on), then frees the slot. */
+    void unmapRegion(Mapped mapped) {
+        if (mappedRegions.remove(mapped.region())) {
+            mapped.region().close();
+            flow.withdrawRegion(mapped.slot());
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------- close
 
     /** Closes the stream (DISCONNECT to the peer) and frees everything once the last sends completed. */
@@ -252,7 +306,10 @@ final class RsocketConnection implements WorkPoster {
         loop.release(queue, reservedEntries, qpNumber);
         try {
             // together: one handshake of the JVM's threads for the three, where each close would make its own
-            VerbsResource.closeAll(qp, sendRegion, receiveRegion);
+            java.util.List<VerbsResource> regions = new java.util.ArrayList<>(java.util.List.of(qp, sendRegion,
+                    receiveRegion));
+            regions.addAll(mappedRegions);
+            VerbsResource.closeAll(regions.toArray(VerbsResource[]::new));
         } catch (RuntimeException e) {
             // a post still in flight after 10 s: they stay allocated; the id's close below tries the queue pair again
         }

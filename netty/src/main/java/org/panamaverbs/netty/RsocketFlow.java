@@ -22,8 +22,9 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Memory: {@code sendMemory} is the send buffer ({@code sbuf}) followed by four 16-byte control slots
  * (the {@code rs_sge} of credit updates); {@code receiveMemory} is the receive buffer ({@code rbuf}) followed
- * by the two-entry target list the peer writes its buffer grants into. Both stay alive until every request
- * posted from them completed or the queue pair is destroyed.
+ * by the two-entry target list the peer writes its buffer grants into and the iomap table it writes its mapped
+ * regions into ({@link RsocketIomap}). Both stay alive until every request posted from them completed or the
+ * queue pair is destroyed.
  *
  * <p>Differences from rsocket that do not show on the wire: a send is released by the completion of any
  * later send (selective signalling) instead of its own; a target list entry is used only after the credit
@@ -65,6 +66,8 @@ final class RsocketFlow {
     private final int receiveKey;
     private final WorkPoster poster;
     private final long tag;
+    private final RsocketIomap iomap;
+    private final ByteBuf iomapEntry = io.netty.buffer.Unpooled.buffer(RsocketIomap.ENTRY_BYTES);
 
     // the peer
     private long remoteTargetAddress; // remote_sgl
@@ -116,7 +119,7 @@ final class RsocketFlow {
     private String failure;
 
     RsocketFlow(int sendQueueSize, int receiveQueueSize, int sendBufferSize, int receiveBufferSize,
-            MemorySegment sendMemory, MemorySegment receiveMemory, long receiveAddress, int receiveKey,
+            int iomapEntries, MemorySegment sendMemory, MemorySegment receiveMemory, long receiveAddress, int receiveKey,
             WorkPoster poster, int tag) {
         if (sendBufferSize < 2 * SEND_LOW_WATER || receiveBufferSize < 2 * SEND_LOW_WATER
                 || (receiveBufferSize & 1) != 0) {
@@ -124,7 +127,7 @@ final class RsocketFlow {
                     + " needed, not send " + sendBufferSize + " / receive " + receiveBufferSize);
         }
         if (sendMemory.byteSize() < sendMemoryBytes(sendBufferSize)
-                || receiveMemory.byteSize() < receiveMemoryBytes(receiveBufferSize)) {
+                || receiveMemory.byteSize() < receiveMemoryBytes(receiveBufferSize, iomapEntries)) {
             throw new IllegalArgumentException("memory smaller than the buffers need");
         }
         this.sendQueueSize = sendQueueSize;
@@ -139,6 +142,7 @@ final class RsocketFlow {
         this.receiveKey = receiveKey;
         this.poster = poster;
         this.tag = (long) (tag & 0x7FFF) << TAG_SHIFT;
+        this.iomap = new RsocketIomap(iomapEntries);
         this.inFlight = new int[sendQueueSize];
         this.messages = new int[receiveQueueSize + 1];
         // rs_init_bufs
@@ -155,14 +159,25 @@ final class RsocketFlow {
         return sendBufferSize + CONTROL_SLOTS * SGE_BYTES;
     }
 
-    /** Bytes of receive memory: the buffer and the target list (the peer writes into both). */
-    static int receiveMemoryBytes(int receiveBufferSize) {
+    /**
+     * Bytes of receive memory: the buffer, the target list and the iomap table of {@code iomapEntries} (rounded
+     * as {@link RsocketIomap#roundedSize}); the peer writes into all three.
+     */
+    static int receiveMemoryBytes(int receiveBufferSize, int iomapEntries) {
+        return iomapTableOffset(receiveBufferSize) + iomapEntries * RsocketIomap.ENTRY_BYTES;
+    }
+
+    private static int iomapTableOffset(int receiveBufferSize) {
         return receiveBufferSize + RsocketWire.TARGET_SLOTS * SGE_BYTES;
     }
 
-    /** The connection data this side sends ({@code rs_format_conn_data}); we write our updates little-endian. */
+    /**
+     * The connection data this side sends ({@code rs_format_conn_data}): our updates are little-endian, and the
+     * iomap table follows the target list, as in rsocket.
+     */
     RsocketWire.ConnectionData localData() {
-        return new RsocketWire.ConnectionData(0, receiveQueueSize, 0, receiveAddress + receiveBufferSize, receiveKey,
+        return new RsocketWire.ConnectionData(RsocketWire.FLAG_IOMAP, receiveQueueSize,
+                RsocketWire.valueToScale(iomap.size()), receiveAddress + receiveBufferSize, receiveKey,
                 RsocketWire.TARGET_SLOTS, receiveAddress, receiveKey, receiveBufferSize >> 1);
     }
 
@@ -187,6 +202,7 @@ final class RsocketFlow {
         slotKey = peer.bufferKey();
         slotLeft = peer.bufferLength();
         slotLoaded = true;
+        iomap.start(peer);
         connected = true;
         outputOpen = true;
         inputOpen = true;
@@ -239,6 +255,7 @@ final class RsocketFlow {
      * @return the bytes taken from {@code source} (its reader index moved past them); 0 when nothing can be sent now
      */
     int write(ByteBuf source) {
+        sendOffers();
         int taken = 0;
         int transfer = FIRST_TRANSFER;
         while (source.isReadable() && canSend()) {
@@ -253,14 +270,7 @@ final class RsocketFlow {
                 size = left;
             }
             size = Math.min(size, Math.min(sendBufferAvailable, slotLeft));
-            int first = Math.min(size, sendBufferSize - sendBufferHead);
-            int second = size - first;
-            copyIn(source, sendBufferHead, first);
-            if (second > 0) {
-                copyIn(source, 0, second);
-            }
-            int offset0 = sendBufferHead;
-            sendBufferHead = second > 0 ? second : (sendBufferHead + first == sendBufferSize ? 0 : sendBufferHead + first);
+            int offset0 = copyToRing(source, size);
             // rs_write_data
             sendSequence = (sendSequence + 1) & 0xFFFF;
             sendQueueAvailable--;
@@ -268,12 +278,117 @@ final class RsocketFlow {
             long remote = slotAddress;
             slotAddress += size;
             slotLeft -= size;
-            long wrId = track(size);
-            poster.writeWithImmediate(wrId, false, offset0, first, 0, second, remote, slotKey,
+            int first = firstPart(offset0, size);
+            poster.writeWithImmediate(track(size), false, offset0, first, 0, size - first, remote, slotKey,
                     RsocketWire.message(OP_DATA, size));
             taken += size;
         }
         return taken;
+    }
+
+    /**
+     * {@code riowrite}: copies as much of {@code source} as the send queue, send buffer and credits allow (rsocket
+     * asks {@code rs_can_send} for a direct write too) and appends RDMA WRITEs without immediate into the peer's
+     * regions, from {@code offset} on; the peer's software sees nothing. Transfers start at 2 KiB and double, and
+     * end at a region's end, as riowrite's do.
+     *
+     * @return the bytes taken from {@code source}; 0 when nothing can be sent now or no region of the peer holds
+     *         {@code offset} (check with {@link #peerRegionsCover} first)
+     */
+    int writeDirect(ByteBuf source, long offset) {
+        sendOffers();
+        int taken = 0;
+        int transfer = FIRST_TRANSFER;
+        while (source.isReadable() && canSend()) {
+            long at = offset + taken;
+            int entry = iomap.find(at);
+            if (entry < 0) {
+                break;
+            }
+            int left = source.readableBytes();
+            int size;
+            if (transfer < left) {
+                size = transfer;
+                if (transfer < MAX_TRANSFER) {
+                    transfer <<= 1;
+                }
+            } else {
+                size = left;
+            }
+            size = (int) Math.min(Math.min(size, sendBufferAvailable), iomap.end(entry) - at);
+            int offset0 = copyToRing(source, size);
+            // rs_write_direct: no sequence number, nothing received on the other side
+            sendQueueAvailable--;
+            sendBufferAvailable -= size;
+            int first = firstPart(offset0, size);
+            poster.write(track(size), offset0, first, 0, size - first, iomap.address(entry, at), iomap.key(entry));
+            taken += size;
+        }
+        return taken;
+    }
+
+    /** Whether the regions the peer mapped hold every byte of {@code [offset, offset + length)}. */
+    boolean peerRegionsCover(long offset, long length) {
+        return iomap.covers(offset, length);
+    }
+
+    /** The regions the peer mapped, for messages. */
+    String describePeerRegions() {
+        return iomap.describePeer();
+    }
+
+    /**
+     * {@code riomap(PROT_WRITE)}: offers a region of ours to the peer in the first free slot of its table; the
+     * entry goes before any data written after this call.
+     *
+     * @return the slot, to {@link #withdrawRegion} it
+     * @throws IllegalStateException if the peer has no table or no free slot (rsocket's ENOMEM)
+     */
+    int offerRegion(long offset, long address, int length, int rkey) {
+        int slot = iomap.offer(offset, address, length, rkey);
+        sendOffers();
+        flush();
+        return slot;
+    }
+
+    /** {@code riounmap}: the slot is free again; the peer is not told (as in rsocket). */
+    void withdrawRegion(int slot) {
+        iomap.withdraw(slot);
+    }
+
+    /** {@code rs_send_iomaps}: each entry an RDMA WRITE WITH IMM into the peer's table, as long as we may send. */
+    private void sendOffers() {
+        while (iomap.hasUnsent() && canSend()) {
+            RsocketIomap.Offer offer = iomap.nextUnsent();
+            RsocketIomap.encode(offer, iomapEntry, swapUpdates);
+            int size = RsocketIomap.ENTRY_BYTES;
+            int offset0 = copyToRing(iomapEntry, size);
+            // rs_write_iomap
+            sendSequence = (sendSequence + 1) & 0xFFFF;
+            sendQueueAvailable--;
+            sendBufferAvailable -= size;
+            int first = firstPart(offset0, size);
+            poster.writeWithImmediate(track(size), false, offset0, first, 0, size - first,
+                    iomap.slotAddress(offer.index()), iomap.peerTableKey(),
+                    RsocketWire.message(RsocketWire.OP_IOMAP_SGL, offer.index()));
+        }
+    }
+
+    /** Copies {@code size} bytes of {@code source} to the head of the send buffer, wrapping; returns where they begin. */
+    private int copyToRing(ByteBuf source, int size) {
+        int offset0 = sendBufferHead;
+        int first = firstPart(offset0, size);
+        copyIn(source, offset0, first);
+        if (size > first) {
+            copyIn(source, 0, size - first);
+        }
+        sendBufferHead = (offset0 + size) % sendBufferSize;
+        return offset0;
+    }
+
+    /** The bytes of a copy at {@code offset0} that fit before the send buffer wraps. */
+    private int firstPart(int offset0, int size) {
+        return Math.min(size, sendBufferSize - offset0);
     }
 
     private void copyIn(ByteBuf source, int offset, int length) {
@@ -436,8 +551,15 @@ final class RsocketFlow {
                     slotsGranted++;
                 }
             }
-            case RsocketWire.OP_IOMAP_SGL, RsocketWire.OP_WRITE -> {
-                // an iomap entry (riomap), which this side never offers; nothing to do, as in rsocket
+            case RsocketWire.OP_IOMAP_SGL -> {
+                // a region the peer mapped (riomap): its entry is in our table now; no sequence number, as in rsocket
+                String wrong = iomap.received(value, receiveMemory, iomapTableOffset(receiveBufferSize));
+                if (wrong != null) {
+                    fail(wrong);
+                }
+            }
+            case RsocketWire.OP_WRITE -> {
+                // never carried by an immediate; rsocket ignores it too
             }
             case OP_CTRL -> {
                 if (value == CTRL_DISCONNECT) {
@@ -498,6 +620,10 @@ final class RsocketFlow {
         }
         if (giveCredits()) {
             sendCredits();
+            flush();
+        }
+        if (iomap.hasUnsent()) {
+            sendOffers();
             flush();
         }
     }

@@ -13,6 +13,12 @@ interface WorkPoster {
     void writeWithImmediate(long wrId, boolean signaled, int offset0, int length0, int offset1, int length1,
             long remoteAddress, int rkey, int immediate);
 
+    /**
+     * Appends an RDMA WRITE without immediate (riowrite's direct write into a region the peer mapped) of up to two
+     * slices of the send memory; unsignalled unless it ends a post.
+     */
+    void write(long wrId, int offset0, int length0, int offset1, int length1, long remoteAddress, int rkey);
+
     /** Appends a zero-byte RDMA WRITE without immediate (rsocket's keepalive): it only makes the peer's HCA ack. */
     void writeZeroBytes(long wrId);
 

@@ -31,8 +31,11 @@ import org.junit.jupiter.api.Test;
  * The transport against librdmacm's own rsockets, in both directions: C {@code rstream} (rdmacm-utils) as client
  * of a Java echo server and as server of a Java client, with rstream's data verification on ({@code -T v}) and the
  * bytes compared on the Java side too; C {@code rcopy} copying a file to a Java server that speaks rcopy's protocol,
- * and a Java client copying one to C {@code rcopy}'s server, the files compared; a Java client of a {@code riostream}
- * server, which refuses it at {@code riomap} (the transport offers no iomap table: netty/README.md); and an unchanged
+ * and a Java client copying one to C {@code rcopy}'s server, the files compared; C {@code riostream} (rsocket's
+ * {@code riomap}/{@code riowrite}: RDMA writes straight into a region the peer mapped) against a Java peer playing
+ * its exchange with {@link RdmaMappedRegion} and {@link RdmaDirectWrite}, as client and as server, the bytes checked
+ * by both sides; a Java client without an iomap table ({@link RdmaChannelOption#IOMAP_SIZE} 0, the default, as in
+ * rsocket), which a {@code riostream} server refuses at {@code riomap}; and an unchanged
  * C socket program, {@code curl}, run under {@code LD_PRELOAD=librspreload.so} against a Java HTTP server, the file it
  * saved compared byte for byte.
  */
@@ -125,7 +128,71 @@ class RsocketInteropDeviceTest extends DeviceTest {
     }
 
     @Test
-    void javaClientOfAnRiostreamServerIsRefusedAtRiomap() throws Exception {
+    void riostreamClientAndAJavaServerWriteIntoEachOthersMappedRegions() throws Exception {
+        String riostream = tool("riostream");
+        java.util.concurrent.LinkedBlockingQueue<RdmaSocketChannel> accepted = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.LinkedBlockingQueue<Echo.Collector> streams = new java.util.concurrent.LinkedBlockingQueue<>();
+        Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
+                .childOption(RdmaChannelOption.IOMAP_SIZE, 1)
+                .childHandler(new ChannelInitializer<RdmaSocketChannel>() {
+                    @Override
+                    protected void initChannel(RdmaSocketChannel child) {
+                        Echo.Collector stream = new Echo.Collector(Long.MAX_VALUE);
+                        child.pipeline().addLast(stream);
+                        streams.add(stream);
+                        accepted.add(child);
+                    }
+                }).bind(new InetSocketAddress(address, 0)).sync().channel();
+        try {
+            int port = ((InetSocketAddress) server.localAddress()).getPort();
+            // size x count: riowrite's inline path and one transfer; then 2 KiB doubling to 64 KiB, an odd tail
+            for (int[] run : new int[][] {{64, 50}, {100_000, 5}}) {
+                // -T b: blocking calls (riostream still spins on the marker byte); -T v: it checks our bytes
+                try (PeerProcess client = PeerProcess.program(Map.of(), "stdbuf", "-oL", riostream, "-s",
+                        address.getHostAddress(), "-p", Integer.toString(port), "-S", Integer.toString(run[0]), "-C",
+                        Integer.toString(run[1]), "-T", "b", "-T", "v")) {
+                    RdmaSocketChannel child = accepted.poll(120, TimeUnit.SECONDS);
+                    assertTrue(child != null, "riostream connected: " + client.describe());
+                    try {
+                        int checked = new Riostream(child, streams.take(), false, run[0], run[1]).run();
+                        assertEquals(run[0] - 1, checked);
+                        assertEquals(0, client.awaitExit(120), "riostream -S " + run[0] + " -C " + run[1]
+                                + " verified our bytes: " + client.output());
+                    } finally {
+                        child.close().sync();
+                    }
+                }
+            }
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void javaClientAndAnRiostreamServerWriteIntoEachOthersMappedRegions() throws Exception {
+        String riostream = tool("riostream");
+        int port = 19000 + (int) (ProcessHandle.current().pid() % 1000);
+        int size = 100_000;
+        int count = 5;
+        try (PeerProcess server = PeerProcess.program(Map.of(), "stdbuf", "-oL", riostream, "-b", address.getHostAddress(),
+                "-p", Integer.toString(port), "-S", Integer.toString(size), "-C", Integer.toString(count), "-T", "b",
+                "-T", "v")) {
+            server.awaitLine("name", 60); // the table header: riostream is listening
+            Echo.Collector stream = new Echo.Collector(Long.MAX_VALUE);
+            RdmaSocketChannel client = (RdmaSocketChannel) new Bootstrap().group(group).channel(RdmaSocketChannel.class)
+                    .option(RdmaChannelOption.IOMAP_SIZE, 1).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 120_000)
+                    .handler(stream).connect(new InetSocketAddress(address, port)).sync().channel();
+            try {
+                assertEquals(size - 1, new Riostream(client, stream, true, size, count).run());
+                assertEquals(0, server.awaitExit(120), "riostream verified our bytes: " + server.output());
+            } finally {
+                client.close().sync();
+            }
+        }
+    }
+
+    @Test
+    void javaClientWithoutAnIomapTableIsRefusedByRiostreamAtRiomap() throws Exception {
         String riostream = tool("riostream");
         int port = 18000 + (int) (ProcessHandle.current().pid() % 1000);
         // one custom test (-S/-C/-I: the server serves one connection and exits), blocking calls (-T b: no spinning)
@@ -138,8 +205,8 @@ class RsocketInteropDeviceTest extends DeviceTest {
             ChannelFuture connect = new Bootstrap().group(group).channel(RdmaSocketChannel.class).handler(collector)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 120_000)
                     .connect(new InetSocketAddress(address, port)).await();
-            // riostream's run_test begins with riomap, which needs an iomap table in its peer's connection data (this
-            // transport offers none): it fails with ENOMEM at once, and riostream closes the connection (rshutdown,
+            // riostream's run_test begins with riomap, which needs an iomap table in its peer's connection data (none
+            // by default, IOMAP_SIZE 0, as in rsocket): it fails with ENOMEM at once, and riostream closes the connection (rshutdown,
             // rclose) and exits with run_test's -1. The close can reach us before our side of the handshake is done
             // (then the connect fails) or after it (then the channel ends): either way nothing is sent, nothing hangs.
             String outcome;

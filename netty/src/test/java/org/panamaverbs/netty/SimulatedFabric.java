@@ -10,7 +10,8 @@ import java.util.List;
  * Two {@link RsocketFlow}s joined by a simulated reliable connection: RDMA WRITE WITH IMM copies bytes into the
  * peer's registered memory (checking the rkey and bounds as an adapter would), consumes one of its posted
  * receives (waiting, as RNR retry does, while none is posted) and completes in order; a signalled send
- * completes after the write landed. Nothing moves until {@link #deliver()} is called, so tests see the
+ * completes after the write landed; an RDMA WRITE without immediate lands in a region the peer mapped
+ * ({@link End#register}) or fails the test. Nothing moves until {@link #deliver()} is called, so tests see the
  * flows with requests in flight.
  */
 final class SimulatedFabric implements AutoCloseable {
@@ -19,8 +20,13 @@ final class SimulatedFabric implements AutoCloseable {
     final End b;
 
     SimulatedFabric(int queue, int sendBuffer, int receiveBuffer) {
-        a = new End("a", queue, sendBuffer, receiveBuffer, 1);
-        b = new End("b", queue, sendBuffer, receiveBuffer, 2);
+        this(queue, sendBuffer, receiveBuffer, 0);
+    }
+
+    /** Both ends with an iomap table of {@code iomapEntries}. */
+    SimulatedFabric(int queue, int sendBuffer, int receiveBuffer, int iomapEntries) {
+        a = new End("a", queue, sendBuffer, receiveBuffer, iomapEntries, 1);
+        b = new End("b", queue, sendBuffer, receiveBuffer, iomapEntries, 2);
         a.peer = b;
         b.peer = a;
     }
@@ -72,14 +78,35 @@ final class SimulatedFabric implements AutoCloseable {
         int postedReceives;
         int signaledCompletions;
         int writesPosted;
+        private final java.util.Map<Integer, MemorySegment> regions = new java.util.HashMap<>();
 
-        End(String name, int queue, int sendBuffer, int receiveBuffer, int key) {
+        End(String name, int queue, int sendBuffer, int receiveBuffer, int iomapEntries, int key) {
             this.name = name;
             this.send = arena.allocate(RsocketFlow.sendMemoryBytes(sendBuffer), 64);
-            this.receive = arena.allocate(RsocketFlow.receiveMemoryBytes(receiveBuffer), 64);
+            this.receive = arena.allocate(RsocketFlow.receiveMemoryBytes(receiveBuffer, iomapEntries), 64);
             this.receiveKey = 0x1000 + key;
-            this.flow = new RsocketFlow(queue, queue, sendBuffer, receiveBuffer, send, receive, receive.address(),
-                    receiveKey, this, key);
+            this.flow = new RsocketFlow(queue, queue, sendBuffer, receiveBuffer, iomapEntries, send, receive,
+                    receive.address(), receiveKey, this, key);
+        }
+
+        /** Registers {@code size} bytes the peer may write into with {@code rkey}; returns the memory. */
+        MemorySegment register(int size, int rkey) {
+            MemorySegment region = arena.allocate(size, 64);
+            regions.put(rkey, region);
+            return region;
+        }
+
+        /** Deregisters: the peer's writes with that rkey fail from now on. */
+        void deregister(int rkey) {
+            regions.remove(rkey);
+        }
+
+        @Override
+        public void write(long wrId, int offset0, int length0, int offset1, int length1, long remoteAddress, int rkey) {
+            byte[] bytes = new byte[length0 + length1];
+            MemorySegment.copy(send, offset0, MemorySegment.ofArray(bytes), 0, length0);
+            MemorySegment.copy(send, offset1, MemorySegment.ofArray(bytes), length0, length1);
+            appended.add(new Write(wrId, false, bytes, remoteAddress, rkey, null));
         }
 
         @Override
@@ -130,12 +157,13 @@ final class SimulatedFabric implements AutoCloseable {
             }
             wire.poll();
             if (write.bytes.length > 0) {
-                long offset = write.remoteAddress - peer.receive.address();
-                if (write.rkey != peer.receiveKey || offset < 0 || offset + write.bytes.length > peer.receive.byteSize()) {
+                MemorySegment target = write.rkey == peer.receiveKey ? peer.receive : peer.regions.get(write.rkey);
+                long offset = target == null ? -1 : write.remoteAddress - target.address();
+                if (target == null || offset < 0 || offset + write.bytes.length > target.byteSize()) {
                     throw new AssertionError(name + " wrote " + write.bytes.length + " bytes at 0x"
                             + Long.toHexString(write.remoteAddress) + " rkey " + write.rkey + " outside the peer's region");
                 }
-                MemorySegment.copy(MemorySegment.ofArray(write.bytes), 0, peer.receive, offset, write.bytes.length);
+                MemorySegment.copy(MemorySegment.ofArray(write.bytes), 0, target, offset, write.bytes.length);
             }
             if (write.immediate != null) {
                 peer.postedReceives--;
