@@ -82,6 +82,7 @@ final class RsocketFlow {
     private int sendQueueAvailable;   // sqe_avail
     private int sendBufferAvailable;  // sbuf_bytes_avail
     private int sendBufferHead;       // ssgl[0].addr - sbuf
+    private int transfer;             // the next transfer's size in this write (olen)
     private int controlSequence;      // ctrl_seqno
     private int controlLimit;         // ctrl_max_seqno
     private int slotsGranted = 1;     // the first comes in the connection data
@@ -257,18 +258,9 @@ final class RsocketFlow {
     int write(ByteBuf source) {
         sendOffers();
         int taken = 0;
-        int transfer = FIRST_TRANSFER;
+        transfer = FIRST_TRANSFER;
         while (source.isReadable() && canSend()) {
-            int left = source.readableBytes();
-            int size;
-            if (transfer < left) {
-                size = transfer;
-                if (transfer < MAX_TRANSFER) {
-                    transfer <<= 1;
-                }
-            } else {
-                size = left;
-            }
+            int size = nextTransfer(source.readableBytes());
             size = Math.min(size, Math.min(sendBufferAvailable, slotLeft));
             int offset0 = copyToRing(source, size);
             // rs_write_data
@@ -298,23 +290,14 @@ final class RsocketFlow {
     int writeDirect(ByteBuf source, long offset) {
         sendOffers();
         int taken = 0;
-        int transfer = FIRST_TRANSFER;
+        transfer = FIRST_TRANSFER;
         while (source.isReadable() && canSend()) {
             long at = offset + taken;
             int entry = iomap.find(at);
             if (entry < 0) {
                 break;
             }
-            int left = source.readableBytes();
-            int size;
-            if (transfer < left) {
-                size = transfer;
-                if (transfer < MAX_TRANSFER) {
-                    transfer <<= 1;
-                }
-            } else {
-                size = left;
-            }
+            int size = nextTransfer(source.readableBytes());
             size = (int) Math.min(Math.min(size, sendBufferAvailable), iomap.end(entry) - at);
             int offset0 = copyToRing(source, size);
             // rs_write_direct: no sequence number, nothing received on the other side
@@ -372,6 +355,18 @@ final class RsocketFlow {
                     iomap.slotAddress(offer.index()), iomap.peerTableKey(),
                     RsocketWire.message(RsocketWire.OP_IOMAP_SGL, offer.index()));
         }
+    }
+
+    /** The next transfer of a call: the first 2 KiB, each next doubled up to 64 KiB, the last what is left. */
+    private int nextTransfer(int left) {
+        if (transfer >= left) {
+            return left;
+        }
+        int size = transfer;
+        if (transfer < MAX_TRANSFER) {
+            transfer <<= 1;
+        }
+        return size;
     }
 
     /** Copies {@code size} bytes of {@code source} to the head of the send buffer, wrapping; returns where they begin. */
