@@ -7,18 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -31,35 +25,17 @@ import org.junit.jupiter.api.Test;
 class MappedRegionDeviceTest extends DeviceTest {
     private static final int MIB = 1 << 20;
 
-    /** A server whose children accept {@code iomapSize} regions of their peer; its children and their streams queue up. */
-    private record Server(Channel channel, LinkedBlockingQueue<RdmaSocketChannel> children,
-            LinkedBlockingQueue<Echo.Collector> streams) implements AutoCloseable {
-        static Server start(int iomapSize) throws InterruptedException {
-            LinkedBlockingQueue<RdmaSocketChannel> children = new LinkedBlockingQueue<>();
-            LinkedBlockingQueue<Echo.Collector> streams = new LinkedBlockingQueue<>();
-            Channel channel = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
-                    .childOption(RdmaChannelOption.IOMAP_SIZE, iomapSize)
-                    .childHandler(new ChannelInitializer<RdmaSocketChannel>() {
-                        @Override
-                        protected void initChannel(RdmaSocketChannel child) {
-                            Echo.Collector stream = new Echo.Collector(Long.MAX_VALUE);
-                            child.pipeline().addLast(stream);
-                            streams.add(stream);
-                            children.add(child);
-                        }
-                    }).bind(new InetSocketAddress(address, 0)).sync().channel();
-            return new Server(channel, children, streams);
-        }
-
-        RdmaSocketChannel connect(int iomapSize, Echo.Collector stream) throws InterruptedException {
-            return (RdmaSocketChannel) new Bootstrap().group(group).channel(RdmaSocketChannel.class)
-                    .option(RdmaChannelOption.IOMAP_SIZE, iomapSize).handler(stream).connect(channel.localAddress())
-                    .sync().channel();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            channel.close().sync();
+    /** A client with a table of one entry, the server's child for it, and a region the child mapped at {@code offset}. */
+    private record Mapped(RdmaSocketChannel client, Echo.Collector clientStream, CollectingServer.Child child,
+            RdmaMappedRegion region) {
+        static Mapped on(CollectingServer server, int size, long offset) throws Exception {
+            Echo.Collector clientStream = new Echo.Collector(Long.MAX_VALUE);
+            RdmaSocketChannel client = server.connect(1, clientStream);
+            CollectingServer.Child child = server.take("the client");
+            RdmaMappedRegion region = child.channel().mapRegion(size, offset).get(60, TimeUnit.SECONDS);
+            child.channel().writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'m'})).sync(); // after the entry
+            awaitStream(clientStream, 1);
+            return new Mapped(client, clientStream, child, region);
         }
     }
 
@@ -73,39 +49,31 @@ class MappedRegionDeviceTest extends DeviceTest {
 
     @Test
     void aPeersDirectWriteLandsInTheMappedRegionBeforeTheStreamDataAfterIt() throws Exception {
-        try (Server server = Server.start(0)) {
-            Echo.Collector clientStream = new Echo.Collector(Long.MAX_VALUE);
-            RdmaSocketChannel client = server.connect(1, clientStream);
-            RdmaSocketChannel child = server.children().poll(60, TimeUnit.SECONDS);
-            Echo.Collector childStream = server.streams().take();
-            try (RdmaMappedRegion region = child.mapRegion(MIB + 4096, 1 << 30).get(60, TimeUnit.SECONDS)) {
+        try (CollectingServer server = CollectingServer.start(0)) {
+            Mapped mapped = Mapped.on(server, MIB + 4096, 1 << 30);
+            try (RdmaMappedRegion region = mapped.region()) {
                 assertEquals(MIB + 4096, region.size());
-                child.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'m'})).sync(); // after the entry, on the wire
-                awaitStream(clientStream, 1);
                 byte[] sent = new byte[MIB + 1];
                 new Random(11).nextBytes(sent);
                 // 1 MiB + 1 at offset 2^30 + 1000: 2 KiB doubling to 64 KiB transfers, an odd start and tail
-                ChannelFuture direct = client.write(new RdmaDirectWrite((1 << 30) + 1000, Unpooled.wrappedBuffer(sent)));
-                client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'d'}));
-                awaitStream(childStream, 1); // 'd' comes after every byte of the direct write is in place
+                ChannelFuture direct = mapped.client().write(new RdmaDirectWrite((1 << 30) + 1000,
+                        Unpooled.wrappedBuffer(sent)));
+                mapped.client().writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'d'}));
+                awaitStream(mapped.child().stream(), 1); // 'd' comes after every byte of the direct write is in place
                 assertTrue(direct.isSuccess(), "the direct write completed before the byte after it: " + direct.cause());
                 assertArrayEquals(sent, region.segment().asSlice(1000, sent.length).toArray(ValueLayout.JAVA_BYTE));
                 assertEquals(0, region.segment().get(ValueLayout.JAVA_BYTE, 999), "nothing before the offset");
             }
-            client.close().sync();
+            mapped.client().close().sync();
         }
     }
 
     @Test
     void aWriteOutsideThePeersRegionsFailsAloneAndTheChannelGoesOn() throws Exception {
-        try (Server server = Server.start(0)) {
-            Echo.Collector clientStream = new Echo.Collector(Long.MAX_VALUE);
-            RdmaSocketChannel client = server.connect(1, clientStream);
-            RdmaSocketChannel child = server.children().poll(60, TimeUnit.SECONDS);
-            Echo.Collector childStream = server.streams().take();
-            try (RdmaMappedRegion region = child.mapRegion(4096, 0).get(60, TimeUnit.SECONDS)) {
-                child.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'m'})).sync();
-                awaitStream(clientStream, 1);
+        try (CollectingServer server = CollectingServer.start(0)) {
+            Mapped mapped = Mapped.on(server, 4096, 0);
+            RdmaSocketChannel client = mapped.client();
+            try (RdmaMappedRegion region = mapped.region()) {
                 ChannelFuture beyond = client.writeAndFlush(new RdmaDirectWrite(4000, Unpooled.wrappedBuffer(new byte[100])))
                         .await();
                 assertInstanceOf(IllegalArgumentException.class, beyond.cause());
@@ -113,9 +81,9 @@ class MappedRegionDeviceTest extends DeviceTest {
                         && beyond.cause().getMessage().contains("[0, 4096)"), beyond.cause().getMessage());
                 client.writeAndFlush(new RdmaDirectWrite(4000, Unpooled.wrappedBuffer(new byte[] {7}))).sync();
                 client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'d'})).sync();
-                awaitStream(childStream, 1);
+                awaitStream(mapped.child().stream(), 1);
                 assertEquals(7, region.segment().get(ValueLayout.JAVA_BYTE, 4000));
-                assertTrue(client.isActive() && child.isActive());
+                assertTrue(client.isActive() && mapped.child().channel().isActive());
             }
             client.close().sync();
         }
@@ -123,9 +91,9 @@ class MappedRegionDeviceTest extends DeviceTest {
 
     @Test
     void mappingFailsWhenThePeerHasNoTableAndAfterTheClose() throws Exception {
-        try (Server server = Server.start(0)) {
+        try (CollectingServer server = CollectingServer.start(0)) {
             RdmaSocketChannel client = server.connect(0, new Echo.Collector(Long.MAX_VALUE));
-            RdmaSocketChannel child = server.children().poll(60, TimeUnit.SECONDS);
+            RdmaSocketChannel child = server.take("the client").channel();
             var noTable = assertThrows(ExecutionException.class, () -> child.mapRegion(4096, 0).get(60, TimeUnit.SECONDS));
             assertInstanceOf(IllegalStateException.class, noTable.getCause());
             assertTrue(noTable.getCause().getMessage().contains("RdmaChannelOption.IOMAP_SIZE"), noTable.getMessage());
@@ -138,23 +106,19 @@ class MappedRegionDeviceTest extends DeviceTest {
 
     @Test
     void aWriteIntoAnUnmappedRegionEndsTheConnectionAndTheMemoryStaysReadable() throws Exception {
-        try (Server server = Server.start(0)) {
-            Echo.Collector clientStream = new Echo.Collector(Long.MAX_VALUE);
-            RdmaSocketChannel client = server.connect(1, clientStream);
-            RdmaSocketChannel child = server.children().poll(60, TimeUnit.SECONDS);
-            RdmaMappedRegion region = child.mapRegion(4096, 0).get(60, TimeUnit.SECONDS);
-            child.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'m'})).sync();
-            awaitStream(clientStream, 1);
+        try (CollectingServer server = CollectingServer.start(0)) {
+            Mapped mapped = Mapped.on(server, 4096, 0);
+            RdmaMappedRegion region = mapped.region();
             region.close(); // riounmap: the peer is not told
             region.close(); // idempotent
             assertEquals(0, region.segment().get(ValueLayout.JAVA_BYTE, 0), "the memory stays readable, as riomap's buf");
-            client.writeAndFlush(new RdmaDirectWrite(0, Unpooled.wrappedBuffer(new byte[64])));
+            mapped.client().writeAndFlush(new RdmaDirectWrite(0, Unpooled.wrappedBuffer(new byte[64])));
             // the write's completion fails (remote access error on the old key): the connection ends on both sides
-            clientStream.inactive.get(60, TimeUnit.SECONDS);
-            Throwable cause = clientStream.failure.getNow(null);
+            mapped.clientStream().inactive.get(60, TimeUnit.SECONDS);
+            Throwable cause = mapped.clientStream().failure.getNow(null);
             assertInstanceOf(java.io.IOException.class, cause, "the writer's pipeline hears why: " + cause);
             assertTrue(cause.getMessage().contains("REM_ACCESS_ERR"), cause.getMessage());
-            assertTrue(child.closeFuture().await(60, TimeUnit.SECONDS), "the mapper's channel ends too");
+            assertTrue(mapped.child().channel().closeFuture().await(60, TimeUnit.SECONDS), "the mapper's channel ends too");
             assertEquals(0, region.segment().get(ValueLayout.JAVA_BYTE, 0), "nothing was written into it");
         }
     }

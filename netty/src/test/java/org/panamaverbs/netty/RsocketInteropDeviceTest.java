@@ -130,41 +130,24 @@ class RsocketInteropDeviceTest extends DeviceTest {
     @Test
     void riostreamClientAndAJavaServerWriteIntoEachOthersMappedRegions() throws Exception {
         String riostream = tool("riostream");
-        java.util.concurrent.LinkedBlockingQueue<RdmaSocketChannel> accepted = new java.util.concurrent.LinkedBlockingQueue<>();
-        java.util.concurrent.LinkedBlockingQueue<Echo.Collector> streams = new java.util.concurrent.LinkedBlockingQueue<>();
-        Channel server = new ServerBootstrap().group(group).channel(RdmaServerSocketChannel.class)
-                .childOption(RdmaChannelOption.IOMAP_SIZE, 1)
-                .childHandler(new ChannelInitializer<RdmaSocketChannel>() {
-                    @Override
-                    protected void initChannel(RdmaSocketChannel child) {
-                        Echo.Collector stream = new Echo.Collector(Long.MAX_VALUE);
-                        child.pipeline().addLast(stream);
-                        streams.add(stream);
-                        accepted.add(child);
-                    }
-                }).bind(new InetSocketAddress(address, 0)).sync().channel();
-        try {
-            int port = ((InetSocketAddress) server.localAddress()).getPort();
+        try (CollectingServer server = CollectingServer.start(1)) {
             // size x count: riowrite's inline path and one transfer; then 2 KiB doubling to 64 KiB, an odd tail
             for (int[] run : new int[][] {{64, 50}, {100_000, 5}}) {
                 // -T b: blocking calls (riostream still spins on the marker byte); -T v: it checks our bytes
                 try (PeerProcess client = PeerProcess.program(Map.of(), "stdbuf", "-oL", riostream, "-s",
-                        address.getHostAddress(), "-p", Integer.toString(port), "-S", Integer.toString(run[0]), "-C",
-                        Integer.toString(run[1]), "-T", "b", "-T", "v")) {
-                    RdmaSocketChannel child = accepted.poll(120, TimeUnit.SECONDS);
-                    assertTrue(child != null, "riostream connected: " + client.describe());
+                        address.getHostAddress(), "-p", Integer.toString(server.port()), "-S", Integer.toString(run[0]),
+                        "-C", Integer.toString(run[1]), "-T", "b", "-T", "v")) {
+                    CollectingServer.Child child = server.take(client.describe());
                     try {
-                        int checked = new Riostream(child, streams.take(), false, run[0], run[1]).run();
+                        int checked = new Riostream(child.channel(), child.stream(), false, run[0], run[1]).run();
                         assertEquals(run[0] - 1, checked);
                         assertEquals(0, client.awaitExit(120), "riostream -S " + run[0] + " -C " + run[1]
                                 + " verified our bytes: " + client.output());
                     } finally {
-                        child.close().sync();
+                        child.channel().close().sync();
                     }
                 }
             }
-        } finally {
-            server.close().sync();
         }
     }
 
