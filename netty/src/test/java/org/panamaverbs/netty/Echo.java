@@ -122,5 +122,14 @@ final class Echo {
                 return received.size();
             }
         }
+
+        /** Waits until {@code bytes} arrived, the channel ended or {@code seconds} passed; returns what arrived. */
+        int awaitSize(int bytes, long seconds) throws InterruptedException {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(seconds);
+            while (size() < bytes && !inactive.isDone() && System.nanoTime() - deadline < 0) {
+                Thread.sleep(2);
+            }
+            return size();
+        }
     }
 }

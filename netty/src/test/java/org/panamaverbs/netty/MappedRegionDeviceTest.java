@@ -40,11 +40,7 @@ class MappedRegionDeviceTest extends DeviceTest {
     }
 
     private static void awaitStream(Echo.Collector stream, int bytes) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (stream.size() < bytes && System.nanoTime() - deadline < 0) {
-            Thread.sleep(2);
-        }
-        assertEquals(bytes, stream.size(), "stream bytes");
+        assertEquals(bytes, stream.awaitSize(bytes, 60), "stream bytes");
     }
 
     @Test

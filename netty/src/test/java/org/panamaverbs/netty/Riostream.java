@@ -103,10 +103,6 @@ final class Riostream {
     }
 
     private void awaitStream(int bytes) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (stream.size() < bytes && System.nanoTime() - deadline < 0 && channel.isActive()) {
-            Thread.sleep(2);
-        }
-        assertEquals(bytes, stream.size(), "riostream's synchronization bytes; " + channel.describeState());
+        assertEquals(bytes, stream.awaitSize(bytes, 120), "riostream's synchronization bytes; " + channel.describeState());
     }
 }

@@ -109,11 +109,7 @@ class RsocketInteropDeviceTest extends DeviceTest {
                     .connect(new InetSocketAddress(address, port)).sync().channel();
             try {
                 client.writeAndFlush(Unpooled.wrappedBuffer(Echo.pattern(0, 16))).sync();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (collector.size() < 16 && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
-                assertEquals(16, collector.size(), "rstream's 16 synchronization bytes");
+                assertEquals(16, collector.awaitSize(16, 60), "rstream's 16 synchronization bytes");
                 for (int t = 0; t < count; t++) {
                     client.write(Unpooled.wrappedBuffer(Echo.pattern(16 + (long) t * size, size)));
                 }
