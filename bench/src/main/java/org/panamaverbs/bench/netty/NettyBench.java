@@ -4,6 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -61,9 +63,13 @@ import org.panamaverbs.netty.RdmaSocketChannel;
  * per iteration COUNT transfers of SIZE bytes to the server and COUNT back; {@code -C 1} is a ping-pong), preceded
  * by a 12-byte header (size, count, iterations) that rstream does not need because it takes them from its command
  * line. It prints rstream's figures (Gb/s counting both directions, microseconds per transfer) and, per
- * iteration, the round trip's percentiles; a warm-up exchange a tenth as long (at least 10 iterations) runs first on
- * a connection of its own and is not counted. {@code grpc} makes unary calls one after the other, after a tenth as
- * many uncounted ones, and prints their latency percentiles. One CSV line each: {@code test,transport,size,count,iterations,seconds,gbps,usec_per_xfer,p50_us,p90_us,p99_us}.
+ * iteration, the round trip's percentiles; a warm-up exchange a tenth as long (at least 10 iterations; the system
+ * property {@code warmup} sets its iterations) runs first on a connection of its own and is not counted (with the
+ * system property {@code settle}, it runs again until the JIT compiled for at most 1% of its time, at most 30 times;
+ * stderr says how often, and how long the JIT compiled during each measured run); the system property {@code runs}
+ * measures that many exchanges one after the other, each on a new connection, a line each.
+ * {@code grpc} makes unary calls one after the other, after a tenth as many uncounted ones, and prints their latency
+ * percentiles. One CSV line each: {@code test,transport,size,count,iterations,seconds,gbps,usec_per_xfer,p50_us,p90_us,p99_us}.
  */
 public final class NettyBench {
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
@@ -84,6 +90,9 @@ public final class NettyBench {
     private static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Echo/Echo")
             .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+
+    /** Warm-up exchanges at most, with the system property {@code settle}. */
+    private static final int MAX_SETTLE_ROUNDS = 30;
 
     /** A connect is not measured: under emulation a cold server JVM's first accept can take longer than Netty's 30 s. */
     private static final int CONNECT_TIMEOUT_MILLIS = 120_000;
@@ -210,9 +219,44 @@ public final class NettyBench {
 
     private static void stream(String transport, EventLoopGroup group, InetSocketAddress server, int size, int count,
             int iterations) throws Exception {
-        // warm-up, not counted: the same exchange, a tenth as long, on a connection of its own (as grpc's calls)
-        exchange(transport, group, server, size, count, Math.max(10, iterations / 10));
-        StreamClient client = exchange(transport, group, server, size, count, iterations);
+        warmUp(transport, group, server, size, count, Integer.getInteger("warmup", Math.max(10, iterations / 10)));
+        for (int run = Integer.getInteger("runs", 1); run > 0; run--) { // each measured on a connection of its own
+            long before = compilationMillis();
+            report(transport, size, count, iterations, exchange(transport, group, server, size, count, iterations));
+            System.err.printf(Locale.ROOT, "measured run: %d ms of compiling%n", compilationMillis() - before);
+        }
+    }
+
+    /**
+     * The warm-up, not counted: the same exchange on a connection of its own (as grpc's calls); with {@code settle},
+     * again until the JIT compiled for at most 1% of it.
+     */
+    private static void warmUp(String transport, EventLoopGroup group, InetSocketAddress server, int size, int count,
+            int iterations) throws Exception {
+        long compiledMillis = compilationMillis();
+        for (int round = 1; ; round++) {
+            long start = System.nanoTime();
+            exchange(transport, group, server, size, count, iterations);
+            long wallMillis = (System.nanoTime() - start) / 1_000_000;
+            long compiled = compilationMillis() - compiledMillis;
+            compiledMillis += compiled;
+            // on one emulated CPU the JIT's threads take the exchange's CPU for minutes; "settle" waits them out
+            if (!Boolean.getBoolean("settle") || compiled * 100 <= wallMillis || round == MAX_SETTLE_ROUNDS) {
+                System.err.printf(Locale.ROOT, "warm-up: %d exchange(s), the last %d ms with %d ms of compiling%n",
+                        round, wallMillis, compiled);
+                return;
+            }
+        }
+    }
+
+    /** The JIT's compiling time so far (all compiler threads), or 0 where the JVM does not say. */
+    private static long compilationMillis() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
+    private static void report(String transport, int size, int count, int iterations, StreamClient client)
+            throws Exception {
         long nanos = client.done.get();
         long bytes = (long) iterations * count * size * 2;
         double usec = nanos / 1000.0;
