@@ -233,13 +233,12 @@ public final class NettyBench {
      */
     private static void warmUp(String transport, EventLoopGroup group, InetSocketAddress server, int size, int count,
             int iterations) throws Exception {
-        long compiledMillis = compilationMillis();
         for (int round = 1; ; round++) {
             long start = System.nanoTime();
+            long compiledBefore = compilationMillis();
             exchange(transport, group, server, size, count, iterations);
             long wallMillis = (System.nanoTime() - start) / 1_000_000;
-            long compiled = compilationMillis() - compiledMillis;
-            compiledMillis += compiled;
+            long compiled = compilationMillis() - compiledBefore;
             // on one emulated CPU the JIT's threads take the exchange's CPU for minutes; "settle" waits them out
             if (!Boolean.getBoolean("settle") || compiled * 100 <= wallMillis || round == MAX_SETTLE_ROUNDS) {
                 System.err.printf(Locale.ROOT, "warm-up: %d exchange(s), the last %d ms with %d ms of compiling%n",
