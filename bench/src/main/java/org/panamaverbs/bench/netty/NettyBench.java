@@ -68,8 +68,8 @@ import org.panamaverbs.netty.RdmaSocketChannel;
  * system property {@code settle}, it runs again until the JIT compiled for at most 1% of its time, at most 30 times;
  * stderr says how often, and how long the JIT compiled during each measured run); the system property {@code runs}
  * measures that many exchanges one after the other, each on a new connection, a line each.
- * {@code grpc} makes unary calls one after the other, after a tenth as many uncounted ones, and prints their latency
- * percentiles. One CSV line each: {@code test,transport,size,count,iterations,seconds,gbps,usec_per_xfer,p50_us,p90_us,p99_us}.
+ * {@code grpc} makes unary calls one after the other, after a tenth as many uncounted ones (at least 10; repeated as
+ * the stream's warm-up with {@code settle}), and prints their latency percentiles. One CSV line each: {@code test,transport,size,count,iterations,seconds,gbps,usec_per_xfer,p50_us,p90_us,p99_us}.
  */
 public final class NettyBench {
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
@@ -219,7 +219,8 @@ public final class NettyBench {
 
     private static void stream(String transport, EventLoopGroup group, InetSocketAddress server, int size, int count,
             int iterations) throws Exception {
-        warmUp(transport, group, server, size, count, Integer.getInteger("warmup", Math.max(10, iterations / 10)));
+        int warmUpIterations = Integer.getInteger("warmup", Math.max(10, iterations / 10));
+        warmUp(() -> exchange(transport, group, server, size, count, warmUpIterations));
         for (int run = Integer.getInteger("runs", 1); run > 0; run--) { // each measured on a connection of its own
             long before = compilationMillis();
             report(transport, size, count, iterations, exchange(transport, group, server, size, count, iterations));
@@ -227,21 +228,23 @@ public final class NettyBench {
         }
     }
 
-    /**
-     * The warm-up, not counted: the same exchange on a connection of its own (as grpc's calls); with {@code settle},
-     * again until the JIT compiled for at most 1% of it.
-     */
-    private static void warmUp(String transport, EventLoopGroup group, InetSocketAddress server, int size, int count,
-            int iterations) throws Exception {
+    /** One uncounted warm-up round: a stream exchange on a connection of its own, or a tenth of the gRPC calls. */
+    @FunctionalInterface
+    private interface WarmUpRound {
+        void run() throws Exception;
+    }
+
+    /** The warm-up, not counted: one round; with {@code settle}, again until the JIT compiled for at most 1% of it. */
+    private static void warmUp(WarmUpRound warmUpRound) throws Exception {
         for (int round = 1; ; round++) {
             long start = System.nanoTime();
             long compiledBefore = compilationMillis();
-            exchange(transport, group, server, size, count, iterations);
+            warmUpRound.run();
             long wallMillis = (System.nanoTime() - start) / 1_000_000;
             long compiled = compilationMillis() - compiledBefore;
             // on one emulated CPU the JIT's threads take the exchange's CPU for minutes; "settle" waits them out
             if (!Boolean.getBoolean("settle") || compiled * 100 <= wallMillis || round == MAX_SETTLE_ROUNDS) {
-                System.err.printf(Locale.ROOT, "warm-up: %d exchange(s), the last %d ms with %d ms of compiling%n",
+                System.err.printf(Locale.ROOT, "warm-up: %d round(s), the last %d ms with %d ms of compiling%n",
                         round, wallMillis, compiled);
                 return;
             }
@@ -351,10 +354,13 @@ public final class NettyBench {
         try {
             byte[] request = new byte[size];
             CallOptions options = CallOptions.DEFAULT.withMaxInboundMessageSize(64 << 20);
-            for (int i = 0; i < Math.max(10, calls / 10); i++) { // warm-up, not counted
-                ClientCalls.blockingUnaryCall(channel, ECHO, options, request);
-            }
+            warmUp(() -> {
+                for (int i = 0; i < Math.max(10, calls / 10); i++) {
+                    ClientCalls.blockingUnaryCall(channel, ECHO, options, request);
+                }
+            });
             Histogram h = new Histogram(3_600_000_000_000L, 3);
+            long compiledBefore = compilationMillis();
             long start = System.nanoTime();
             for (int i = 0; i < calls; i++) {
                 long t = System.nanoTime();
@@ -366,6 +372,7 @@ public final class NettyBench {
                     size, calls, usec / 1e6, (long) calls * size * 2 * 8 / (1000.0 * usec), usec / calls / 2,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(90) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0);
+            System.err.printf(Locale.ROOT, "measured run: %d ms of compiling%n", compilationMillis() - compiledBefore);
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
