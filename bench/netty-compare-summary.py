@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Medians and ratios of bench/compare-netty's CSV: RDMA/TCP per case (Netty stream exchange, gRPC unary), for the
-transport on its own loops (rdma) and on Netty's epoll loops (rdma-epoll, with its time over rdma's), and Java
-transport / C rstream on the stream cases (NettyBench's stream exchange is rstream's, so its java-rdma runs). Each
-ratio is taken within a pair (runs of the same pair ran one after the other) and the table gives the median of the
-per-pair ratios with their range. Prints Markdown tables."""
+transport on its own loops (rdma), on Netty's epoll loops (rdma-epoll, with its time over rdma's) and, with
+BUSY_POLL_AB, on its own loops busy-polling (rdma-busy, with its time over rdma's), and Java transport / C rstream
+on the stream cases for each of them (NettyBench's stream exchange is rstream's). Each ratio is taken within a pair
+(runs of the same pair ran one after the other) and the table gives the median of the per-pair ratios with their
+range. Prints Markdown tables."""
 import csv
 import statistics
 import sys
@@ -39,37 +40,43 @@ def main(path):
     def fmt(v, digits=1):
         return "-" if v is None else f"{v:.{digits}f}"
 
+    java = [label for label in ("java-tcp", "java-rdma", "java-rdma-epoll", "java-rdma-busy")
+            if any(l == label for _, l in runs)]
+    against_rdma = [label for label in ("java-rdma-epoll", "java-rdma-busy") if label in java]
     print("| case | transport | runs | median µs/transfer (p50 round trip µs, p99) | median Gb/s | RDMA/TCP time,"
-          " per pair | epoll/RdmaIoHandler time, per pair |")
-    print("|---|---|---|---|---|---|---|")
+          " per pair |" + "".join(f" {label[5:]}/rdma time, per pair |" for label in against_rdma))
+    print("|---|---|---|---|---|---|" + "---|" * len(against_rdma))
     for key in cases:
         test, size, count, iterations = key
         name = f"{test} {size} B" + (f" x{count}" if test == "stream" else "") + f", {iterations} iter"
-        for label in ("java-tcp", "java-rdma", "java-rdma-epoll"):
+        for label in java:
             n = len(runs.get((key, label), {}))
             if not n:
                 continue
             t = median(key, label, "usec_per_xfer")
             print(f"| {name} | {label[5:]} | {n} | {fmt(t, 2)} ({fmt(median(key, label, 'p50_us'))}, "
                   f"{fmt(median(key, label, 'p99_us'))}) | {fmt(median(key, label, 'gbps'), 3)} | "
-                  f"{ratio_text(key, label, 'java-tcp') if label != 'java-tcp' else ''} | "
-                  f"{ratio_text(key, label, 'java-rdma') if label == 'java-rdma-epoll' else ''} |")
+                  f"{ratio_text(key, label, 'java-tcp') if label != 'java-tcp' else ''} |"
+                  + "".join(f" {ratio_text(key, label, 'java-rdma') if label == other else ''} |"
+                            for other in against_rdma))
+    rdma = [label for label in java if label != "java-tcp"]
     for base, name in (("c-rstream", "C rstream"), ("c-rstream-blocking", "C rstream -T b")):
         if not any(label == base for _, label in runs):
             continue
         print()
-        print(f"| rstream exchange | {name} µs/xfer, Gb/s | Java transport µs/xfer, Gb/s | Java/C time, per pair |")
-        print("|---|---|---|---|")
+        print(f"| rstream exchange | {name} µs/xfer, Gb/s |"
+              + "".join(f" {label[5:]} µs/xfer, Gb/s |" for label in rdma)
+              + "".join(f" {label[5:]}/C time, per pair |" for label in rdma))
+        print("|---|---|" + "---|" * (2 * len(rdma)))
         for key in cases:
             test, size, count, iterations = key
             c = median(key, base, "usec_per_xfer")
-            j = median(key, "java-rdma", "usec_per_xfer")
-            if test != "stream" or (c is None and j is None):
+            if test != "stream" or (c is None and all(median(key, label, "usec_per_xfer") is None for label in rdma)):
                 continue
-            print(f"| -S {size} -C {count} -I {iterations} | {fmt(c, 2)}, {fmt(median(key, base, 'gbps'), 3)} | "
-                  f"{fmt(j, 2)}, {fmt(median(key, 'java-rdma', 'gbps'), 3)} | "
-                  f"{ratio_text(key, 'java-rdma', base)} |")
-
+            print(f"| -S {size} -C {count} -I {iterations} | {fmt(c, 2)}, {fmt(median(key, base, 'gbps'), 3)} |"
+                  + "".join(f" {fmt(median(key, label, 'usec_per_xfer'), 2)}, {fmt(median(key, label, 'gbps'), 3)} |"
+                            for label in rdma)
+                  + "".join(f" {ratio_text(key, label, base)} |" for label in rdma))
 
 if __name__ == "__main__":
     main(sys.argv[1])
