@@ -278,8 +278,12 @@ public final class NettyBench {
                 .sync().channel();
         channel.writeAndFlush(Unpooled.buffer(12).writeInt(size).writeInt(count).writeInt(iterations));
         channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[16]));
-        client.done.get(30, TimeUnit.MINUTES);
-        channel.close().sync();
+        try {
+            client.done.get(30, TimeUnit.MINUTES);
+            channel.close().sync();
+        } finally {
+            client.payload.release(); // each write sent a retained duplicate; this is the client's own reference
+        }
         return client;
     }
 
@@ -290,7 +294,7 @@ public final class NettyBench {
         private final int size;
         private final int count;
         private int iterationsLeft;
-        private final ByteBuf payload;
+        final ByteBuf payload;
         private long expect = 16;
         private long received;
         private long start;
