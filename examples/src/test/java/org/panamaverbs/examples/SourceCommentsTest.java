@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class SourceCommentsTest {
     private static final List<String> SOURCE_ROOTS = List.of("src/main/java", "disni/src/main/java",
-            "junit/src/main/java", "netty/src/main/java", "bench/src/main/java");
+            "junit/src/main/java", "rsocket/src/main/java", "netty/src/main/java", "bench/src/main/java");
     /** A Javadoc comment right before a private field (a declaration that ends before any parenthesis). */
     private static final Pattern FIELD_COMMENT = Pattern.compile("\\n( *)/\\*\\*((?:(?!\\*/).)*?)\\*/\\n\\1private [^(=;{]*[;=]",
             Pattern.DOTALL);

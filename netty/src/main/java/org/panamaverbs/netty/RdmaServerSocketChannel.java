@@ -19,6 +19,7 @@ import org.panamaverbs.cm.CmEvent;
 import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.PortSpace;
+import org.panamaverbs.rsocket.RsocketWire;
 
 /**
  * A Netty server channel that accepts rsocket connections ({@link RdmaSocketChannel}s) from Java and C peers:

@@ -31,6 +31,9 @@ import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
+import org.panamaverbs.rsocket.RsocketFlow;
+import org.panamaverbs.rsocket.RsocketWire;
+import org.panamaverbs.rsocket.WriteStall;
 
 /**
  * A Netty stream channel over RDMA that speaks rsocket's protocol (librdmacm's {@code rsocket.c}, version 1):
@@ -88,6 +91,8 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
     private boolean inputShutdownReported;
     private boolean writeBlocked;
     private WriteStall writeStall;
+    private final ByteBufSource writeSource = new ByteBufSource();
+    private final ByteBufSink readSink = new ByteBufSink();
     private ScheduledFuture<?> keepalive;
 
     /** A channel that connects as a client ({@code bootstrap.channel(RdmaSocketChannel.class)}). */
@@ -364,7 +369,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
                 handle.attemptedBytesRead(buffer.writableBytes());
                 int read;
                 try {
-                    read = flow.read(buffer, buffer.writableBytes());
+                    read = flow.read(readSink.of(buffer));
                 } catch (RuntimeException e) {
                     buffer.release();
                     throw e;
@@ -423,9 +428,9 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
                 }
                 int sent;
                 if (direct == null) {
-                    sent = flow.write(buffer);
+                    sent = flow.write(writeSource.of(buffer));
                 } else if (flow.peerRegionsCover(direct.nextOffset(), buffer.readableBytes())) {
-                    sent = flow.writeDirect(buffer, direct.nextOffset());
+                    sent = flow.writeDirect(writeSource.of(buffer), direct.nextOffset());
                 } else {
                     in.remove(new IllegalArgumentException("the peer mapped no region for offsets ["
                             + direct.nextOffset() + ", " + (direct.nextOffset() + buffer.readableBytes())

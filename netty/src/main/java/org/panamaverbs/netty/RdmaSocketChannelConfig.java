@@ -9,6 +9,8 @@ import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.DuplexChannelConfig;
+import org.panamaverbs.rsocket.RsocketFlow;
+import org.panamaverbs.rsocket.RsocketIomap;
 
 /**
  * The configuration of an {@link RdmaSocketChannel}: Netty's common options, {@code ALLOW_HALF_CLOSURE},

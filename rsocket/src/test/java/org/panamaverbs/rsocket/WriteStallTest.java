@@ -1,51 +1,48 @@
-package org.panamaverbs.netty;
+package org.panamaverbs.rsocket;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * When {@link RdmaWriteStalledException} comes: {@link WriteStall} (the channel's timer) on a real {@link RdmaIoHandler}
- * event loop (it needs no device), fed by a writer that does what {@code RdmaSocketChannel.doWrite} does with an
+ * When a transport's write-stall error comes: {@link WriteStall} (a channel's timer) on a single-threaded scheduler
+ * standing for the channel's event loop, fed by a writer that does what a channel's write does with an
  * {@link RsocketFlow} whose peer, over the {@link SimulatedFabric}, does not read. The time is measured from just
  * before the write attempt that began the stall (so never longer than the stall itself) to the moment the timer's
- * callback ran on the loop, where the channel fires the exception.
+ * callback ran on the loop, where the channel fails the write.
  *
- * <p>{@link #LATE_BOUND_MILLIS}: the timer itself adds at most the loop's latency in running a due task (its wait
- * rounds up to whole milliseconds: under 2 ms on this idle loop, as the printed figures show); the rest is room for a
- * shared 2-core machine descheduling the loop thread or pausing for GC. It still tells the earlier timer apart,
- * which fired up to a whole timeout late (three quarters of it in {@link #aGrantEndsTheStallAndTheNextCountsFromIt}).
+ * <p>{@link #LATE_BOUND_MILLIS}: the timer itself adds at most the loop's latency in running a due task (under 2 ms
+ * on this idle loop, as the printed figures show); the rest is room for a shared 2-core machine descheduling the loop
+ * thread or pausing for GC. It still tells the earlier timer apart, which fired up to a whole timeout late (three
+ * quarters of it in {@link #aGrantEndsTheStallAndTheNextCountsFromIt}).
  */
 class WriteStallTest {
     private static final long LATE_BOUND_MILLIS = 100;
     private static final int[] TIMEOUTS = {150, 300, 600};
 
-    private static EventLoopGroup group;
-    private static EventLoop loop;
+    private static ScheduledExecutorService loop;
 
     @BeforeAll
     static void startLoop() {
-        group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
-        loop = group.next();
+        loop = Executors.newSingleThreadScheduledExecutor();
     }
 
     @AfterAll
     static void stopLoop() throws Exception {
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        loop.shutdownNow();
+        assertTrue(loop.awaitTermination(5, TimeUnit.SECONDS), "the loop stopped");
     }
 
     @Test
@@ -121,7 +118,7 @@ class WriteStallTest {
     private static final class Writer {
         final int timeout;
         final SimulatedFabric fabric = new SimulatedFabric(32, 65536, 16384);
-        final ByteBuf pending = Unpooled.wrappedBuffer(new byte[1 << 20]);
+        final ByteBuffer pending = ByteBuffer.wrap(new byte[1 << 20]);
         final WriteStall stall;
         final CompletableFuture<Long> fired = new CompletableFuture<>();
         final CompletableFuture<Long> granted = new CompletableFuture<>();
@@ -140,7 +137,7 @@ class WriteStallTest {
             long before = System.nanoTime();
             int sent = fabric.a.flow.write(pending);
             fabric.a.flow.flush();
-            stall.afterWrite(sent > 0, pending.isReadable(), System.nanoTime());
+            stall.afterWrite(sent > 0, pending.hasRemaining(), System.nanoTime());
             fabric.deliver();
             assertEquals(mustSend, sent > 0, "bytes sent by this attempt: " + sent + ", " + fabric.a.flow);
             assertFalse(fabric.a.flow.canSend(), "blocked after the attempt: " + fabric.a.flow);
@@ -152,8 +149,7 @@ class WriteStallTest {
          * ({@code onConnectionEvent}), which sends and blocks again. Returns the time before that write attempt.
          */
         long grant() {
-            ByteBuf target = Unpooled.buffer(8192);
-            assertEquals(8192, fabric.b.flow.read(target, 8192));
+            assertEquals(8192, fabric.b.flow.read(ByteBuffer.allocate(8192)));
             fabric.b.flow.afterCompletions();
             fabric.deliver();
             assertTrue(fabric.a.flow.canSend(), "the grant arrived: " + fabric.a.flow);
@@ -170,7 +166,7 @@ class WriteStallTest {
             assertTrue(elapsed <= timeoutNanos + TimeUnit.MILLISECONDS.toNanos(LATE_BOUND_MILLIS), "fired "
                     + elapsed / 1000 + " us after the stall began: more than " + LATE_BOUND_MILLIS
                     + " ms after the timeout of " + timeout + " ms");
-            assertEquals((1 << 20) - pending.readableBytes(), fabric.b.flow.readableBytes() + readByPeer(),
+            assertEquals((1 << 20) - pending.remaining(), fabric.b.flow.readableBytes() + readByPeer(),
                     "nothing sent was lost");
             return elapsed - timeoutNanos;
         }
@@ -179,8 +175,8 @@ class WriteStallTest {
             return granted.isDone() ? 8192 : 0;
         }
 
-        void close() {
-            loop.submit(fabric::close).syncUninterruptibly();
+        void close() throws Exception {
+            loop.submit(fabric::close).get();
         }
     }
 }

@@ -1,11 +1,11 @@
-package org.panamaverbs.netty;
+package org.panamaverbs.rsocket;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 
-import io.netty.buffer.ByteBuf;
 
 /**
  * The two tables of rsocket's iomap extension for one stream ({@code riomap}, {@code riowrite} and
@@ -17,11 +17,11 @@ import io.netty.buffer.ByteBuf;
  * <p>An entry is {@code struct rs_iomap}, 24 bytes: the offset the region is known by (8 bytes), then an {@code rs_sge}
  * (address 8, key 4, length 4), in the byte order of the side whose table it is in.
  */
-final class RsocketIomap {
+public final class RsocketIomap {
     /** {@code sizeof(struct rs_iomap)}. */
     static final int ENTRY_BYTES = 24;
     /** The most entries a table can have: what the one-byte scale in the connection data can say. */
-    static final int MAX_ENTRIES = 127 << 8;
+    public static final int MAX_ENTRIES = 127 << 8;
 
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT_LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -49,8 +49,14 @@ final class RsocketIomap {
         peerLengths = new long[entries];
     }
 
-    /** The table size rsocket's {@code RDMA_IOMAPSIZE} would give for {@code entries} (it keeps what the scale says). */
-    static int roundedSize(int entries) {
+    /**
+     * The table size rsocket's {@code RDMA_IOMAPSIZE} would give for {@code entries} (it keeps what the scale says).
+     *
+     * @param entries the entries asked for, 0 to {@link #MAX_ENTRIES}
+     * @return the entries the table gets
+     * @throws IllegalArgumentException if {@code entries} is negative or above {@link #MAX_ENTRIES}
+     */
+    public static int roundedSize(int entries) {
         if (entries < 0 || entries > MAX_ENTRIES) {
             throw new IllegalArgumentException("an iomap table has 0 to " + MAX_ENTRIES + " entries, not " + entries);
         }
@@ -193,14 +199,12 @@ final class RsocketIomap {
         return peerTableKey;
     }
 
-    /** Writes {@code offer}'s 32-byte entry into {@code entry}, in the byte order of the peer's table. */
-    static void encode(Offer offer, ByteBuf entry, boolean bigEndian) {
-        entry.clear();
-        if (bigEndian) {
-            entry.writeLong(offer.offset()).writeLong(offer.address()).writeInt(offer.rkey()).writeInt(offer.length());
-        } else {
-            entry.writeLongLE(offer.offset()).writeLongLE(offer.address()).writeIntLE(offer.rkey())
-                    .writeIntLE(offer.length());
-        }
+    /**
+     * Writes {@code offer}'s 24-byte entry into {@code entry} (cleared first, then flipped for reading), in the byte
+     * order of the peer's table.
+     */
+    static void encode(Offer offer, ByteBuffer entry, boolean bigEndian) {
+        entry.clear().order(bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        entry.putLong(offer.offset()).putLong(offer.address()).putInt(offer.rkey()).putInt(offer.length()).flip();
     }
 }

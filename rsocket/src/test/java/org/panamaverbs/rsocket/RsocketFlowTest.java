@@ -1,4 +1,4 @@
-package org.panamaverbs.netty;
+package org.panamaverbs.rsocket;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,12 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HexFormat;
 import java.util.Random;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
 /** The rsocket codec and stream state machine, two flows over a simulated fabric: no device needed. */
@@ -90,15 +89,15 @@ class RsocketFlowTest {
                 assertTrue(++rounds < 1_000_000, "no progress: " + fabric.a.flow + " / " + fabric.b.flow);
                 if (offset < sent.length) {
                     int chunk = Math.min(sent.length - offset, 1 + random.nextInt(20000));
-                    ByteBuf source = Unpooled.wrappedBuffer(sent, offset, chunk);
+                    ByteBuffer source = ByteBuffer.wrap(sent, offset, chunk);
                     offset += fabric.a.flow.write(source);
                     fabric.a.flow.flush();
                 }
                 fabric.deliver();
-                ByteBuf target = Unpooled.buffer(1 + random.nextInt(9000));
-                fabric.b.flow.read(target, target.writableBytes());
+                ByteBuffer target = ByteBuffer.allocate(1 + random.nextInt(9000));
+                fabric.b.flow.read(target);
                 fabric.b.flow.afterCompletions();
-                target.readBytes(received, target.readableBytes());
+                received.write(target.array(), 0, target.position());
             }
             assertArrayEquals(sent, received.toByteArray());
             fabric.deliver();
@@ -118,22 +117,22 @@ class RsocketFlowTest {
             fabric.deliver();
             byte[] sent = new byte[100_000];
             new Random(1).nextBytes(sent);
-            ByteBuf source = Unpooled.wrappedBuffer(sent);
+            ByteBuffer source = ByteBuffer.wrap(sent);
             for (int i = 0; i < 20; i++) {
                 fabric.a.flow.write(source);
                 fabric.a.flow.flush();
                 fabric.deliver();
             }
-            int accepted = sent.length - source.readableBytes();
+            int accepted = sent.length - source.remaining();
             assertEquals(16384, accepted, "exactly the receive buffer is in flight while nobody reads");
             assertFalse(fabric.a.flow.canSend());
             assertEquals(16384, fabric.b.flow.readableBytes());
             ByteArrayOutputStream received = new ByteArrayOutputStream();
             while (received.size() < sent.length) {
-                ByteBuf target = Unpooled.buffer(5000);
-                fabric.b.flow.read(target, 5000);
+                ByteBuffer target = ByteBuffer.allocate(5000);
+                fabric.b.flow.read(target);
                 fabric.b.flow.afterCompletions();
-                target.readBytes(received, target.readableBytes());
+                received.write(target.array(), 0, target.position());
                 fabric.deliver();
                 fabric.a.flow.write(source);
                 fabric.a.flow.flush();
@@ -151,7 +150,7 @@ class RsocketFlowTest {
             fabric.deliver();
             int messages = 0;
             for (int i = 0; i < 1000; i++) {
-                int n = fabric.a.flow.write(Unpooled.wrappedBuffer(new byte[] {(byte) i}));
+                int n = fabric.a.flow.write(ByteBuffer.wrap(new byte[] {(byte) i}));
                 fabric.a.flow.flush();
                 fabric.deliver();
                 if (n == 0) {
@@ -162,12 +161,12 @@ class RsocketFlowTest {
             // credits: the receive queue size, less nothing consumed; sends also stop at the send queue
             assertTrue(messages <= queue && messages >= queue / 2, messages + " one-byte messages before the credits ran out");
             assertEquals(messages, fabric.b.flow.readableBytes());
-            ByteBuf all = Unpooled.buffer(messages);
-            fabric.b.flow.read(all, messages);
+            ByteBuffer all = ByteBuffer.allocate(messages);
+            fabric.b.flow.read(all);
             fabric.b.flow.afterCompletions();
             fabric.deliver();
             for (int i = 0; i < messages; i++) {
-                assertEquals((byte) i, all.getByte(i));
+                assertEquals((byte) i, all.get(i));
             }
             assertTrue(fabric.a.flow.canSend(), "credits came back after the reads: " + fabric.a.flow);
         }
@@ -177,18 +176,18 @@ class RsocketFlowTest {
     void shutdownOutputIsAHalfCloseAndCloseDisconnects() {
         try (SimulatedFabric fabric = new SimulatedFabric(16, 8192, 8192)) {
             fabric.connect();
-            fabric.a.flow.write(Unpooled.wrappedBuffer("last words".getBytes()));
+            fabric.a.flow.write(ByteBuffer.wrap("last words".getBytes()));
             fabric.a.flow.flush();
             fabric.a.flow.shutdownOutput();
             fabric.deliver();
             assertFalse(fabric.a.flow.isOutputOpen());
             assertTrue(fabric.b.flow.isPeerOutputDone());
             assertFalse(fabric.b.flow.isPeerDisconnected());
-            ByteBuf data = Unpooled.buffer(64);
-            fabric.b.flow.read(data, 64);
-            assertEquals("last words", data.toString(java.nio.charset.StandardCharsets.US_ASCII));
+            ByteBuffer data = ByteBuffer.allocate(64);
+            fabric.b.flow.read(data);
+            assertEquals("last words", new String(data.array(), 0, data.position(), java.nio.charset.StandardCharsets.US_ASCII));
             // the other direction still works
-            assertEquals(5, fabric.b.flow.write(Unpooled.wrappedBuffer("reply".getBytes())));
+            assertEquals(5, fabric.b.flow.write(ByteBuffer.wrap("reply".getBytes())));
             fabric.b.flow.flush();
             fabric.deliver();
             assertEquals(5, fabric.a.flow.readableBytes());
@@ -268,43 +267,44 @@ class RsocketFlowTest {
         try (SimulatedFabric fabric = new SimulatedFabric(128, 1 << 17, 1 << 17)) {
             fabric.connect();
             fabric.deliver();
-            byte[] sent = Echo.pattern(3, 16 << 20);
-            ByteBuf source = Unpooled.wrappedBuffer(sent);
-            java.util.ArrayDeque<ByteBuf> pending = new java.util.ArrayDeque<>();
+            byte[] sent = new byte[16 << 20];
+            new Random(3).nextBytes(sent);
+            ByteBuffer source = ByteBuffer.wrap(sent);
+            java.util.ArrayDeque<ByteBuffer> pending = new java.util.ArrayDeque<>();
             int pendingBytes = 0;
             ByteArrayOutputStream received = new ByteArrayOutputStream();
             int rounds = 0;
             while (received.size() < sent.length) {
                 assertTrue(++rounds < 1_000_000, "no progress: " + fabric.a.flow + " / " + fabric.b.flow
                         + ", " + pendingBytes + " bytes pending, " + received.size() + " received");
-                if (source.isReadable()) {
+                if (source.hasRemaining()) {
                     fabric.a.flow.write(source);
                     fabric.a.flow.flush();
                 }
                 fabric.deliver();
                 while (!pending.isEmpty()) {
-                    ByteBuf next = pending.peek();
+                    ByteBuffer next = pending.peek();
                     pendingBytes -= fabric.b.flow.write(next);
-                    if (next.isReadable()) {
+                    if (next.hasRemaining()) {
                         break;
                     }
                     pending.poll();
                 }
                 fabric.b.flow.flush();
                 if (pendingBytes < 65536) {
-                    ByteBuf read = Unpooled.buffer(16384);
-                    fabric.b.flow.read(read, 16384);
+                    ByteBuffer read = ByteBuffer.allocate(16384);
+                    fabric.b.flow.read(read);
                     fabric.b.flow.afterCompletions();
-                    if (read.isReadable()) {
+                    if (read.flip().hasRemaining()) {
                         pending.add(read);
-                        pendingBytes += read.readableBytes();
+                        pendingBytes += read.remaining();
                     }
                 }
                 fabric.deliver();
-                ByteBuf echoed = Unpooled.buffer(65536);
-                fabric.a.flow.read(echoed, 65536);
+                ByteBuffer echoed = ByteBuffer.allocate(65536);
+                fabric.a.flow.read(echoed);
                 fabric.a.flow.afterCompletions();
-                received.writeBytes(io.netty.buffer.ByteBufUtil.getBytes(echoed));
+                received.write(echoed.array(), 0, echoed.position());
             }
             assertArrayEquals(sent, received.toByteArray());
         }

@@ -1,4 +1,4 @@
-package org.panamaverbs.netty;
+package org.panamaverbs.rsocket;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  * of every RDMA WRITE WITH IMM, the 40-byte connection private data, and the 16-byte {@code rs_sge} a
  * receiver writes into its peer's target list. docs/rsockets-protocol.md describes each field.
  */
-final class RsocketWire {
+public final class RsocketWire {
     /** Immediate op 0: data, the value is the byte count written into the receive buffer. */
     static final int OP_DATA = 0;
     /** Immediate op 2: a direct write into an iomap; never carried by an immediate. */
@@ -34,7 +34,7 @@ final class RsocketWire {
     /** Connection flag bit 1: the target list is followed by an iomap table. */
     static final int FLAG_IOMAP = 1 << 1;
     /** Size of {@code struct rs_conn_data}. */
-    static final int CONNECTION_DATA_BYTES = 40;
+    public static final int CONNECTION_DATA_BYTES = 40;
     /** Size of {@code struct rs_sge} (address 8, key 4, length 4). */
     static final int SGE_BYTES = 16;
     /** Entries in the target list ({@code RS_SGL_SIZE}). */
@@ -102,11 +102,15 @@ final class RsocketWire {
      * @param bufferKey        its rkey
      * @param bufferLength     its length (half the receive buffer)
      */
-    record ConnectionData(int flags, int credits, int iomapScale, long targetAddress, int targetKey, int targetSlots,
+    public record ConnectionData(int flags, int credits, int iomapScale, long targetAddress, int targetKey, int targetSlots,
             long bufferAddress, int bufferKey, int bufferLength) {
 
-        /** The 40 bytes, as {@code rs_format_conn_data} writes them. */
-        byte[] encode() {
+        /**
+         * The 40 bytes, as {@code rs_format_conn_data} writes them.
+         *
+         * @return {@link #CONNECTION_DATA_BYTES} bytes of private data
+         */
+        public byte[] encode() {
             ByteBuffer out = ByteBuffer.allocate(CONNECTION_DATA_BYTES).order(ByteOrder.BIG_ENDIAN);
             out.put((byte) VERSION).put((byte) flags).putShort((short) credits);
             out.put(new byte[3]).put((byte) iomapScale);
@@ -115,19 +119,25 @@ final class RsocketWire {
             return out.array();
         }
 
-        /** Whether the peer writes its {@code rs_sge} updates big-endian (then ours to it are swapped too). */
-        boolean networkOrder() {
+        /**
+         * Whether the peer writes its {@code rs_sge} updates big-endian (then ours to it are swapped too).
+         *
+         * @return the network-order flag
+         */
+        public boolean networkOrder() {
             return (flags & FLAG_NETWORK_ORDER) != 0;
         }
 
         /**
          * Reads the first 40 bytes of a peer's private data (InfiniBand and RoCE pad it to 56 or more).
          *
+         * @param data the private data of a connect request or an established event
+         * @return its fields
          * @throws MalformedConnectionData if the data is short, of another version or cannot describe a usable
          *                                 stream (no credits, no buffer, no target list): what rsocket would
          *                                 reject or fail on later
          */
-        static ConnectionData decode(byte[] data) {
+        public static ConnectionData decode(byte[] data) {
             if (data == null || data.length < CONNECTION_DATA_BYTES) {
                 throw new MalformedConnectionData("rsocket private data is " + CONNECTION_DATA_BYTES + " bytes, got "
                         + (data == null ? 0 : data.length));
@@ -165,7 +175,7 @@ final class RsocketWire {
     }
 
     /** A peer's private data that is not rsocket's version 1 connection data. */
-    static final class MalformedConnectionData extends RuntimeException {
+    public static final class MalformedConnectionData extends RuntimeException {
         MalformedConnectionData(String message) {
             super(message);
         }

@@ -1,18 +1,16 @@
-package org.panamaverbs.netty;
+package org.panamaverbs.rsocket;
 
-import static org.panamaverbs.netty.RsocketWire.CTRL_DISCONNECT;
-import static org.panamaverbs.netty.RsocketWire.CTRL_SHUTDOWN;
-import static org.panamaverbs.netty.RsocketWire.OP_CTRL;
-import static org.panamaverbs.netty.RsocketWire.OP_DATA;
-import static org.panamaverbs.netty.RsocketWire.OP_SGL;
-import static org.panamaverbs.netty.RsocketWire.SGE_BYTES;
+import static org.panamaverbs.rsocket.RsocketWire.CTRL_DISCONNECT;
+import static org.panamaverbs.rsocket.RsocketWire.CTRL_SHUTDOWN;
+import static org.panamaverbs.rsocket.RsocketWire.OP_CTRL;
+import static org.panamaverbs.rsocket.RsocketWire.OP_DATA;
+import static org.panamaverbs.rsocket.RsocketWire.OP_SGL;
+import static org.panamaverbs.rsocket.RsocketWire.SGE_BYTES;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-
-import io.netty.buffer.ByteBuf;
 
 /**
  * One rsocket stream's sequence numbers, credits and buffers, as {@code rsocket.c} keeps them (its names in
@@ -30,9 +28,9 @@ import io.netty.buffer.ByteBuf;
  * later send (selective signalling) instead of its own; a target list entry is used only after the credit
  * update that wrote it completed here (its receive reports 16 bytes), so a half-written entry is never read.
  */
-final class RsocketFlow {
+public final class RsocketFlow {
     /** {@code RS_SNDLOWAT}: a data send needs this much free send buffer. */
-    static final int SEND_LOW_WATER = 2048;
+    public static final int SEND_LOW_WATER = 2048;
     /** {@code RS_OLAP_START_SIZE}: the first transfer of a write; each next one doubles up to the maximum. */
     static final int FIRST_TRANSFER = 2048;
     /** {@code RS_MAX_TRANSFER}. */
@@ -40,9 +38,9 @@ final class RsocketFlow {
     /** {@code RS_QP_CTRL_SIZE}: control messages in flight at most. */
     static final int CONTROL_SLOTS = 4;
     /** {@code RS_QP_MIN_SIZE}. */
-    static final int MIN_QUEUE = 16;
+    public static final int MIN_QUEUE = 16;
     /** {@code RS_QP_MAX_SIZE}. */
-    static final int MAX_QUEUE = 0xFFFE;
+    public static final int MAX_QUEUE = 0xFFFE;
 
     // layouts made once: a layout made per call (withOrder) costs an allocation and a var handle lookup per update
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -50,7 +48,8 @@ final class RsocketFlow {
     private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    static final long RECEIVE_FLAG = 1L << 63;
+    /** The bit that marks a work request id as a receive's ({@link #receiveId()}); sends' ids never carry it. */
+    public static final long RECEIVE_FLAG = 1L << 63;
     private static final int TAG_SHIFT = 48;
     private static final long SEQUENCE_MASK = (1L << TAG_SHIFT) - 1;
 
@@ -67,7 +66,10 @@ final class RsocketFlow {
     private final WorkPoster poster;
     private final long tag;
     private final RsocketIomap iomap;
-    private final ByteBuf iomapEntry = io.netty.buffer.Unpooled.buffer(RsocketIomap.ENTRY_BYTES);
+    private final ByteBuffer iomapEntry = ByteBuffer.allocate(RsocketIomap.ENTRY_BYTES);
+    private final ByteBufferSource entrySource = new ByteBufferSource(iomapEntry);
+    private final ByteBufferSource bufferSource = new ByteBufferSource(null);
+    private final ByteBufferSink bufferSink = new ByteBufferSink();
 
     // the peer
     private long remoteTargetAddress; // remote_sgl
@@ -119,7 +121,24 @@ final class RsocketFlow {
     private int pendingControl = -1;
     private String failure;
 
-    RsocketFlow(int sendQueueSize, int receiveQueueSize, int sendBufferSize, int receiveBufferSize,
+    /**
+     * A stream over a connection's memory; {@link #start} with the peer's connection data before anything else.
+     *
+     * @param sendQueueSize     the queue pair's send queue depth ({@code sq_size}), control messages included
+     * @param receiveQueueSize  its receive queue depth ({@code rq_size}): the credits this side grants
+     * @param sendBufferSize    the send ring's bytes ({@code sbuf_size}), at least {@code 2 * SEND_LOW_WATER}
+     * @param receiveBufferSize the receive ring's bytes ({@code rbuf_size}), even, at least {@code 2 * SEND_LOW_WATER}
+     * @param iomapEntries      entries of this side's iomap table ({@link RsocketIomap#roundedSize}), 0 for none
+     * @param sendMemory        {@link #sendMemoryBytes} of memory registered for local read; alive until every
+     *                          request posted from it completed or the queue pair is destroyed
+     * @param receiveMemory     {@link #receiveMemoryBytes} of memory registered for remote write; alive as long
+     * @param receiveAddress    {@code receiveMemory}'s address as the peer writes to it
+     * @param receiveKey        its rkey
+     * @param poster            where the flow appends and posts its work requests
+     * @param tag               15 bits that mark this flow's work request ids ({@link #owns}) on a shared queue
+     * @throws IllegalArgumentException if the buffers are too small, the receive buffer odd or the memory short
+     */
+    public RsocketFlow(int sendQueueSize, int receiveQueueSize, int sendBufferSize, int receiveBufferSize,
             int iomapEntries, MemorySegment sendMemory, MemorySegment receiveMemory, long receiveAddress, int receiveKey,
             WorkPoster poster, int tag) {
         if (sendBufferSize < 2 * SEND_LOW_WATER || receiveBufferSize < 2 * SEND_LOW_WATER
@@ -155,16 +174,25 @@ final class RsocketFlow {
         receiveLimit = receiveQueueSize >> 1;
     }
 
-    /** Bytes of send memory a flow with this send buffer uses: the buffer and the control slots. */
-    static int sendMemoryBytes(int sendBufferSize) {
+    /**
+     * Bytes of send memory a flow with this send buffer uses: the buffer and the control slots.
+     *
+     * @param sendBufferSize the send ring's bytes
+     * @return the bytes to register for the flow's send memory
+     */
+    public static int sendMemoryBytes(int sendBufferSize) {
         return sendBufferSize + CONTROL_SLOTS * SGE_BYTES;
     }
 
     /**
      * Bytes of receive memory: the buffer, the target list and the iomap table of {@code iomapEntries} (rounded
      * as {@link RsocketIomap#roundedSize}); the peer writes into all three.
+     *
+     * @param receiveBufferSize the receive ring's bytes
+     * @param iomapEntries      the iomap table's entries, already rounded
+     * @return the bytes to register for the flow's receive memory
      */
-    static int receiveMemoryBytes(int receiveBufferSize, int iomapEntries) {
+    public static int receiveMemoryBytes(int receiveBufferSize, int iomapEntries) {
         return iomapTableOffset(receiveBufferSize) + iomapEntries * RsocketIomap.ENTRY_BYTES;
     }
 
@@ -175,8 +203,10 @@ final class RsocketFlow {
     /**
      * The connection data this side sends ({@code rs_format_conn_data}): our updates are little-endian, and the
      * iomap table follows the target list, as in rsocket.
+     *
+     * @return the 40 bytes' fields, for {@code rdma_connect} or {@code rdma_accept}
      */
-    RsocketWire.ConnectionData localData() {
+    public RsocketWire.ConnectionData localData() {
         return new RsocketWire.ConnectionData(RsocketWire.FLAG_IOMAP, receiveQueueSize,
                 RsocketWire.valueToScale(iomap.size()), receiveAddress + receiveBufferSize, receiveKey,
                 RsocketWire.TARGET_SLOTS, receiveAddress, receiveKey, receiveBufferSize >> 1);
@@ -191,8 +221,10 @@ final class RsocketFlow {
      * Takes the peer's connection data ({@code rs_save_conn_data}). Nothing is posted: once the connection is
      * established, {@link #afterCompletions()} grants the second half of the receive buffer (the passive side
      * calls this before {@code rdma_accept}, when its queue pair cannot send yet).
+     *
+     * @param peer the peer's connection data (from the connect request, or the established event)
      */
-    void start(RsocketWire.ConnectionData peer) {
+    public void start(RsocketWire.ConnectionData peer) {
         remoteTargetAddress = peer.targetAddress();
         remoteTargetKey = peer.targetKey();
         remoteTargetSlots = peer.targetSlots();
@@ -211,8 +243,12 @@ final class RsocketFlow {
 
     // ---------------------------------------------------------------------------------------------- sending
 
-    /** {@code rs_can_send}: a send queue entry, 2 KiB of send buffer, a credit and a granted target. */
-    boolean canSend() {
+    /**
+     * {@code rs_can_send}: a send queue entry, 2 KiB of send buffer, a credit and a granted target.
+     *
+     * @return whether a write would take bytes now
+     */
+    public boolean canSend() {
         return connected && outputOpen && sendQueueAvailable > 0 && sendBufferAvailable >= SEND_LOW_WATER
                 && sendSequence != sendLimit && loadSlot();
     }
@@ -253,14 +289,30 @@ final class RsocketFlow {
      * buffer and appends its RDMA WRITE WITH IMM requests (call {@link #flush()} to post them). Transfers start
      * at 2 KiB and double up to 64 KiB, as rsocket's do.
      *
-     * @return the bytes taken from {@code source} (its reader index moved past them); 0 when nothing can be sent now
+     * @param source the bytes to send, from its position to its limit
+     * @return the bytes taken from {@code source} (its position moved past them); 0 when nothing can be sent now
      */
-    int write(ByteBuf source) {
+    public int write(ByteBuffer source) {
+        bufferSource.buffer = source;
+        try {
+            return write(bufferSource);
+        } finally {
+            bufferSource.buffer = null;
+        }
+    }
+
+    /**
+     * {@link #write(ByteBuffer)} from a transport's own buffer type.
+     *
+     * @param source the bytes to send (it moves past what was taken)
+     * @return the bytes taken from {@code source}; 0 when nothing can be sent now
+     */
+    public int write(ByteSource source) {
         sendOffers();
         int taken = 0;
         transfer = FIRST_TRANSFER;
-        while (source.isReadable() && canSend()) {
-            int size = nextTransfer(source.readableBytes());
+        while (source.remaining() > 0 && canSend()) {
+            int size = nextTransfer(source.remaining());
             size = Math.min(size, Math.min(sendBufferAvailable, slotLeft));
             int offset0 = copyToRing(source, size);
             // rs_write_data
@@ -284,20 +336,38 @@ final class RsocketFlow {
      * regions, from {@code offset} on; the peer's software sees nothing. Transfers start at 2 KiB and double, and
      * end at a region's end, as riowrite's do.
      *
+     * @param source the bytes to write, from its position to its limit (its position moves past what was taken)
+     * @param offset where the first byte goes, in the offsets the peer's regions were offered at
      * @return the bytes taken from {@code source}; 0 when nothing can be sent now or no region of the peer holds
      *         {@code offset} (check with {@link #peerRegionsCover} first)
      */
-    int writeDirect(ByteBuf source, long offset) {
+    public int writeDirect(ByteBuffer source, long offset) {
+        bufferSource.buffer = source;
+        try {
+            return writeDirect(bufferSource, offset);
+        } finally {
+            bufferSource.buffer = null;
+        }
+    }
+
+    /**
+     * {@link #writeDirect(ByteBuffer, long)} from a transport's own buffer type.
+     *
+     * @param source the bytes to write (it moves past what was taken)
+     * @param offset where the first byte goes, in the offsets the peer's regions were offered at
+     * @return the bytes taken from {@code source}; 0 when nothing can be sent now or no region holds {@code offset}
+     */
+    public int writeDirect(ByteSource source, long offset) {
         sendOffers();
         int taken = 0;
         transfer = FIRST_TRANSFER;
-        while (source.isReadable() && canSend()) {
+        while (source.remaining() > 0 && canSend()) {
             long at = offset + taken;
             int entry = iomap.find(at);
             if (entry < 0) {
                 break;
             }
-            int size = nextTransfer(source.readableBytes());
+            int size = nextTransfer(source.remaining());
             size = (int) Math.min(Math.min(size, sendBufferAvailable), iomap.end(entry) - at);
             int offset0 = copyToRing(source, size);
             // rs_write_direct: no sequence number, nothing received on the other side
@@ -310,13 +380,23 @@ final class RsocketFlow {
         return taken;
     }
 
-    /** Whether the regions the peer mapped hold every byte of {@code [offset, offset + length)}. */
-    boolean peerRegionsCover(long offset, long length) {
+    /**
+     * Whether the regions the peer mapped hold every byte of {@code [offset, offset + length)}.
+     *
+     * @param offset the first byte's offset
+     * @param length the bytes
+     * @return true if a direct write of them has somewhere to go
+     */
+    public boolean peerRegionsCover(long offset, long length) {
         return iomap.covers(offset, length);
     }
 
-    /** The regions the peer mapped, for messages. */
-    String describePeerRegions() {
+    /**
+     * The regions the peer mapped, for messages.
+     *
+     * @return their offset ranges, such as {@code [5000, 105000)}
+     */
+    public String describePeerRegions() {
         return iomap.describePeer();
     }
 
@@ -324,18 +404,26 @@ final class RsocketFlow {
      * {@code riomap(PROT_WRITE)}: offers a region of ours to the peer in the first free slot of its table; the
      * entry goes before any data written after this call.
      *
+     * @param offset  the offset the peer's direct writes name the region's first byte by
+     * @param address the region's address
+     * @param length  its bytes
+     * @param rkey    its rkey (registered for remote write)
      * @return the slot, to {@link #withdrawRegion} it
      * @throws IllegalStateException if the peer has no table or no free slot (rsocket's ENOMEM)
      */
-    int offerRegion(long offset, long address, int length, int rkey) {
+    public int offerRegion(long offset, long address, int length, int rkey) {
         int slot = iomap.offer(offset, address, length, rkey);
         sendOffers();
         flush();
         return slot;
     }
 
-    /** {@code riounmap}: the slot is free again; the peer is not told (as in rsocket). */
-    void withdrawRegion(int slot) {
+    /**
+     * {@code riounmap}: the slot is free again; the peer is not told (as in rsocket).
+     *
+     * @param slot what {@link #offerRegion} returned
+     */
+    public void withdrawRegion(int slot) {
         iomap.withdraw(slot);
     }
 
@@ -345,7 +433,7 @@ final class RsocketFlow {
             RsocketIomap.Offer offer = iomap.nextUnsent();
             RsocketIomap.encode(offer, iomapEntry, swapUpdates);
             int size = RsocketIomap.ENTRY_BYTES;
-            int offset0 = copyToRing(iomapEntry, size);
+            int offset0 = copyToRing(entrySource, size);
             // rs_write_iomap
             sendSequence = (sendSequence + 1) & 0xFFFF;
             sendQueueAvailable--;
@@ -370,7 +458,7 @@ final class RsocketFlow {
     }
 
     /** Copies {@code size} bytes of {@code source} to the head of the send buffer, wrapping; returns where they begin. */
-    private int copyToRing(ByteBuf source, int size) {
+    private int copyToRing(ByteSource source, int size) {
         int offset0 = sendBufferHead;
         int first = firstPart(offset0, size);
         copyIn(source, offset0, first);
@@ -386,9 +474,9 @@ final class RsocketFlow {
         return Math.min(size, sendBufferSize - offset0);
     }
 
-    private void copyIn(ByteBuf source, int offset, int length) {
+    private void copyIn(ByteSource source, int offset, int length) {
         sendView.limit(offset + length).position(offset);
-        source.readBytes(sendView);
+        source.copyTo(sendView);
     }
 
     private long track(int bytes) {
@@ -397,16 +485,20 @@ final class RsocketFlow {
         return tag | sequence;
     }
 
-    /** Posts what {@link #write} and the control messages appended. */
-    void flush() {
+    /** Posts what {@link #write} and the control messages appended; a failed post becomes {@link #failure()}. */
+    public void flush() {
         int rc = poster.flush();
         if (rc != 0) {
             fail("ibv_post_send failed with errno " + rc);
         }
     }
 
-    /** {@code rs_conn_all_sends_done}: nothing posted is waiting for its completion. */
-    boolean allSendsDone() {
+    /**
+     * {@code rs_conn_all_sends_done}: nothing posted is waiting for its completion.
+     *
+     * @return true when the send memory is no longer in use by the device
+     */
+    public boolean allSendsDone() {
         return releasedSequence == nextSequence - 1;
     }
 
@@ -416,7 +508,7 @@ final class RsocketFlow {
     }
 
     /** rsocket's keepalive: a zero-byte RDMA WRITE the peer's adapter acknowledges without its software. */
-    void sendKeepalive() {
+    public void sendKeepalive() {
         if (connected && controlAvailable()) {
             controlSequence++;
             poster.writeZeroBytes(track(-1));
@@ -425,7 +517,7 @@ final class RsocketFlow {
     }
 
     /** {@code rshutdown(SHUT_WR)}: SHUTDOWN while the input is open, else DISCONNECT. */
-    void shutdownOutput() {
+    public void shutdownOutput() {
         if (!outputOpen) {
             return;
         }
@@ -436,7 +528,7 @@ final class RsocketFlow {
     }
 
     /** {@code rshutdown(SHUT_RDWR)}, as {@code rclose} does: DISCONNECT, both directions closed. */
-    void close() {
+    public void close() {
         outputOpen = false;
         inputOpen = false;
         closedLocally = true;
@@ -492,22 +584,32 @@ final class RsocketFlow {
 
     // ------------------------------------------------------------------------------------------- completions
 
-    /** Whether a work request id is one of this flow's (its tag) and a receive. */
-    boolean owns(long wrId) {
+    /**
+     * Whether a work request id is one of this flow's (its tag).
+     *
+     * @param wrId a completion's work request id
+     * @return true if this flow posted it; {@link #RECEIVE_FLAG} tells a receive from a send
+     */
+    public boolean owns(long wrId) {
         return (wrId & ~RECEIVE_FLAG & ~SEQUENCE_MASK) == tag;
     }
 
-    /** The id every receive of this flow carries. */
-    long receiveId() {
+    /**
+     * The id every receive of this flow carries.
+     *
+     * @return the work request id for the transport's receives
+     */
+    public long receiveId() {
         return RECEIVE_FLAG | tag;
     }
 
     /**
      * A send completed: it and every earlier send are done ({@code rs_poll_cq}'s send side).
      *
+     * @param wrId   the completion's work request id
      * @param status null on success, else the status's name for the failure message
      */
-    void onSendCompleted(long wrId, String status) {
+    public void onSendCompleted(long wrId, String status) {
         long sequence = wrId & SEQUENCE_MASK;
         while (releasedSequence < sequence && releasedSequence < nextSequence - 1) {
             releasedSequence++;
@@ -527,10 +629,11 @@ final class RsocketFlow {
     /**
      * A receive completed: an RDMA WRITE WITH IMM from the peer ({@code rs_poll_cq}'s receive side).
      *
+     * @param immediate  the completion's immediate data (host order)
      * @param byteLength the bytes the write carried (16 for a credit update with a buffer grant)
      * @param status     null on success, else the status's name
      */
-    void onReceive(int immediate, int byteLength, String status) {
+    public void onReceive(int immediate, int byteLength, String status) {
         if (status != null) {
             if (connected) {
                 fail("a receive completed with " + status);
@@ -594,7 +697,7 @@ final class RsocketFlow {
     }
 
     /** After a batch of completions (or a read): repost receives, grant credits, post what is pending. */
-    void afterCompletions() {
+    public void afterCompletions() {
         if (closedLocally) {
             // after DISCONNECT nothing more is granted or received; only a DISCONNECT still waiting for a slot goes
             if (pendingControl >= 0 && connected) {
@@ -625,19 +728,39 @@ final class RsocketFlow {
 
     // ---------------------------------------------------------------------------------------------- reading
 
-    /** Bytes received and not read yet. */
-    int readableBytes() {
+    /**
+     * Bytes received and not read yet.
+     *
+     * @return what {@link #read} would move into a large enough buffer
+     */
+    public int readableBytes() {
         return messageBytes;
     }
 
     /**
-     * {@code rrecv}: moves up to {@code max} received bytes into {@code target} (call {@link #afterCompletions()}
-     * afterwards to grant what was freed).
+     * {@code rrecv}: moves as many received bytes as {@code target} has room for into it (call
+     * {@link #afterCompletions()} afterwards to grant what was freed).
      *
+     * @param target where the bytes go, from its position (which moves past them) up to its limit
      * @return the bytes moved
      */
-    int read(ByteBuf target, int max) {
-        int left = Math.min(max, Math.min(messageBytes, target.writableBytes()));
+    public int read(ByteBuffer target) {
+        bufferSink.buffer = target;
+        try {
+            return read(bufferSink);
+        } finally {
+            bufferSink.buffer = null;
+        }
+    }
+
+    /**
+     * {@link #read(ByteBuffer)} into a transport's own buffer type.
+     *
+     * @param target where the bytes go, at most {@link ByteSink#room()} of them
+     * @return the bytes moved
+     */
+    public int read(ByteSink target) {
+        int left = Math.min(messageBytes, target.room());
         int moved = 0;
         while (left > 0 && messageHead != messageTail) {
             int size;
@@ -673,9 +796,9 @@ final class RsocketFlow {
         return moved;
     }
 
-    private void copyOut(ByteBuf target, int offset, int length) {
+    private void copyOut(ByteSink target, int offset, int length) {
         receiveView.limit(offset + length).position(offset);
-        target.writeBytes(receiveView);
+        target.copyFrom(receiveView);
     }
 
     // ------------------------------------------------------------------------------------------------ state
@@ -689,8 +812,12 @@ final class RsocketFlow {
         pendingControl = -1;
     }
 
-    /** The first failure (a send or receive in error, a protocol violation), or null. */
-    String failure() {
+    /**
+     * The first failure: a send or receive in error, a failed post or a protocol violation.
+     *
+     * @return what went wrong, or null
+     */
+    public String failure() {
         return failure;
     }
 
@@ -699,17 +826,30 @@ final class RsocketFlow {
         return connected;
     }
 
-    boolean isOutputOpen() {
+    /**
+     * Whether this side may still write: not shut down, closed or disconnected.
+     *
+     * @return true until {@link #shutdownOutput}, {@link #close} or the peer's DISCONNECT
+     */
+    public boolean isOutputOpen() {
         return outputOpen;
     }
 
-    /** The peer shut its output down or disconnected: no data will come after what is readable. */
-    boolean isPeerOutputDone() {
+    /**
+     * The peer shut its output down or disconnected: no data will come after what is readable.
+     *
+     * @return true after the peer's SHUTDOWN or DISCONNECT
+     */
+    public boolean isPeerOutputDone() {
         return peerShutdownOutput || peerDisconnected;
     }
 
-    /** The peer sent DISCONNECT. */
-    boolean isPeerDisconnected() {
+    /**
+     * The peer sent DISCONNECT.
+     *
+     * @return true once it arrived
+     */
+    public boolean isPeerDisconnected() {
         return peerDisconnected;
     }
 

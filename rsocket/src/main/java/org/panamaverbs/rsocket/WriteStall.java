@@ -1,4 +1,4 @@
-package org.panamaverbs.netty;
+package org.panamaverbs.rsocket;
 
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -7,8 +7,8 @@ import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
 
 /**
- * A channel's write stall and the timer of {@link RdmaChannelOption#WRITE_STALL_TIMEOUT_MILLIS}. Event loop thread
- * only.
+ * A channel's write stall and the timer of its write-stall timeout (the netty transport's
+ * {@code RdmaChannelOption.WRITE_STALL_TIMEOUT_MILLIS}). Event loop thread only.
  *
  * <p>A stall <em>begins</em> when a write attempt ends with data still pending that cannot be sent (no credit, no
  * free send buffer or no granted target: the peer has not freed its receive buffer) and no stall is running. It
@@ -22,7 +22,7 @@ import java.util.function.LongConsumer;
  * in running a due task. Stalls that end before their check leave it scheduled rather than cancel and reschedule it
  * on every blocked write.
  */
-final class WriteStall {
+public final class WriteStall {
     private final ScheduledExecutorService loop;
     private final IntSupplier timeoutMillis;
     private final LongConsumer onStall;
@@ -31,11 +31,13 @@ final class WriteStall {
     private ScheduledFuture<?> check;
 
     /**
+     * A channel's stall timer, idle until a write attempt blocks.
+     *
      * @param loop          the channel's event loop, which runs the check
      * @param timeoutMillis the current timeout, 0 for none (read at each write attempt and check)
      * @param onStall       called on the loop with the nanoseconds the stall lasted when it reached the timeout
      */
-    WriteStall(ScheduledExecutorService loop, IntSupplier timeoutMillis, LongConsumer onStall) {
+    public WriteStall(ScheduledExecutorService loop, IntSupplier timeoutMillis, LongConsumer onStall) {
         this.loop = loop;
         this.timeoutMillis = timeoutMillis;
         this.onStall = onStall;
@@ -48,7 +50,7 @@ final class WriteStall {
      * @param blocked whether data is still pending that could not be sent
      * @param now     {@link System#nanoTime()} after the attempt
      */
-    void afterWrite(boolean sent, boolean blocked, long now) {
+    public void afterWrite(boolean sent, boolean blocked, long now) {
         if (!blocked) {
             stalled = false;
             return;
@@ -63,7 +65,7 @@ final class WriteStall {
     }
 
     /** Stops the check (the channel closed). */
-    void cancel() {
+    public void cancel() {
         stalled = false;
         if (check != null) {
             check.cancel(false);

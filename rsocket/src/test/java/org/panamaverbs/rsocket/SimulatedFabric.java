@@ -1,4 +1,4 @@
-package org.panamaverbs.netty;
+package org.panamaverbs.rsocket;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

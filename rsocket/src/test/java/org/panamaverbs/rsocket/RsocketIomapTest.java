@@ -1,4 +1,4 @@
-package org.panamaverbs.netty;
+package org.panamaverbs.rsocket;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,11 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.Random;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
 /** rsocket's iomap extension (riomap, riowrite, riounmap) between two flows over the simulated fabric. */
@@ -48,13 +47,13 @@ class RsocketIomapTest {
     @Test
     void anEntryIsOffsetAddressKeyLengthInThePeersByteOrder() {
         var offer = new RsocketIomap.Offer(0, 0x10, 0x7f00_1122_3344_5500L, 0x20000, 0xabcd);
-        ByteBuf entry = Unpooled.buffer(24);
+        ByteBuffer entry = ByteBuffer.allocate(24);
         RsocketIomap.encode(offer, entry, true);
         assertEquals("0000000000000010" + "7f00112233445500" + "0000abcd" + "00020000",
-                HexFormat.of().formatHex(io.netty.buffer.ByteBufUtil.getBytes(entry)));
+                HexFormat.of().formatHex(entry.array(), 0, entry.limit()));
         RsocketIomap.encode(offer, entry, false);
         assertEquals("1000000000000000" + "005544332211007f" + "cdab0000" + "00000200",
-                HexFormat.of().formatHex(io.netty.buffer.ByteBufUtil.getBytes(entry)));
+                HexFormat.of().formatHex(entry.array(), 0, entry.limit()));
     }
 
     @Test
@@ -74,12 +73,12 @@ class RsocketIomapTest {
 
             byte[] sent = new byte[99_000];
             new Random(3).nextBytes(sent);
-            ByteBuf source = Unpooled.wrappedBuffer(sent);
+            ByteBuffer source = ByteBuffer.wrap(sent);
             int receivesBefore = fabric.b.postedReceives;
             int rounds = 0;
-            while (source.isReadable()) {
+            while (source.hasRemaining()) {
                 assertTrue(++rounds < 10_000, "no progress: " + fabric.a.flow);
-                fabric.a.flow.writeDirect(source, 6000 + source.readerIndex());
+                fabric.a.flow.writeDirect(source, 6000 + source.position());
                 fabric.a.flow.flush();
                 fabric.deliver();
             }
@@ -89,7 +88,7 @@ class RsocketIomapTest {
             assertTrue(fabric.a.flow.allSendsDone(), "the send buffer and queue came back: " + fabric.a.flow);
 
             // the stream still works after them, in order
-            fabric.a.flow.write(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}));
+            fabric.a.flow.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
             fabric.a.flow.flush();
             fabric.deliver();
             assertEquals(3, fabric.b.flow.readableBytes());
@@ -110,9 +109,9 @@ class RsocketIomapTest {
             assertTrue(fabric.a.flow.peerRegionsCover(0, 8000));
             byte[] sent = new byte[8000];
             new Random(4).nextBytes(sent);
-            ByteBuf source = Unpooled.wrappedBuffer(sent);
-            while (source.isReadable()) {
-                fabric.a.flow.writeDirect(source, source.readerIndex());
+            ByteBuffer source = ByteBuffer.wrap(sent);
+            while (source.hasRemaining()) {
+                fabric.a.flow.writeDirect(source, source.position());
                 fabric.a.flow.flush();
                 fabric.deliver();
             }
@@ -156,7 +155,7 @@ class RsocketIomapTest {
             fabric.deliver();
             // use up b's credits to a: a does not read
             while (fabric.b.flow.canSend()) {
-                fabric.b.flow.write(Unpooled.wrappedBuffer(new byte[10]));
+                fabric.b.flow.write(ByteBuffer.wrap(new byte[10]));
                 fabric.b.flow.flush();
                 fabric.deliver();
             }
@@ -164,8 +163,8 @@ class RsocketIomapTest {
             fabric.b.flow.offerRegion(0, region.address(), 4096, REGION_KEY);
             fabric.deliver();
             assertFalse(fabric.a.flow.peerRegionsCover(0, 1), "not sent without a credit");
-            ByteBuf drain = Unpooled.buffer(1 << 16);
-            fabric.a.flow.read(drain, drain.writableBytes());
+            ByteBuffer drain = ByteBuffer.allocate(1 << 16);
+            fabric.a.flow.read(drain);
             fabric.a.flow.afterCompletions(); // credits to b: its entry goes
             fabric.deliver();
             assertTrue(fabric.a.flow.peerRegionsCover(0, 4096), fabric.b.flow.toString());
