@@ -13,8 +13,6 @@ final class ByteBufferSink implements ByteSink {
 
     @Override
     public void copyFrom(ByteBuffer source) {
-        int length = source.remaining();
-        buffer.put(buffer.position(), source, source.position(), length);
-        buffer.position(buffer.position() + length);
+        buffer.put(source);
     }
 }
