@@ -10,6 +10,7 @@ import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmException;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.ConnParam;
+import org.panamaverbs.rsocket.RsocketConnection;
 import org.panamaverbs.rsocket.RsocketWire;
 
 /**

@@ -21,6 +21,8 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import org.panamaverbs.cm.CmEventChannel;
 import org.panamaverbs.cm.CmId;
+import org.panamaverbs.rsocket.RsocketConnection;
+import org.panamaverbs.rsocket.RsocketHost;
 import org.panamaverbs.verbs.CompletionChannel;
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.Context;
@@ -33,9 +35,10 @@ import org.panamaverbs.verbs.CompletionArray;
  * {@code EpollIoHandler} through {@link EpollRdmaLoop}): per device a protection domain, a completion channel and
  * its completion queues, shared by every connection of the loop; the loop's rdma_cm event channel; the RDMA
  * channels registered with the loop; and the one way completions and rdma_cm events are polled and handed to
- * connections. Loop thread only, except {@link #unfollow} and a {@link Registration}'s cancel.
+ * connections (their {@link RsocketHost}). Loop thread only, except {@link #unfollow} and a {@link Registration}'s
+ * cancel.
  */
-final class RdmaLoop {
+final class RdmaLoop implements RsocketHost {
     /** Completions taken per poll. */
     private static final int POLL_BATCH = 64;
     /** Entries per completion queue; a queue pair reserves its send and receive depth in one. */
@@ -146,8 +149,7 @@ final class RdmaLoop {
                 for (int i = 0; i < n; i++) {
                     WorkCompletion wc = completions.get(i);
                     RsocketConnection connection = queue.byQp.get(wc.qpNumber());
-                    if (connection != null && connection.onCompletion(wc) && !connection.queuedReady) {
-                        connection.queuedReady = true;
+                    if (connection != null && connection.onCompletion(wc)) {
                         ready.add(connection);
                     }
                 }
@@ -156,9 +158,7 @@ final class RdmaLoop {
         }
         if (!ready.isEmpty()) {
             for (int i = 0; i < ready.size(); i++) {
-                RsocketConnection connection = ready.get(i);
-                connection.queuedReady = false;
-                connection.afterCompletions();
+                ready.get(i).afterCompletions();
             }
             ready.clear();
         }
@@ -234,7 +234,8 @@ final class RdmaLoop {
     }
 
     /** A connection finished with: freed when its last sends completed or its linger passed. */
-    void closing(RsocketConnection connection) {
+    @Override
+    public void closing(RsocketConnection connection) {
         if (destroyed) {
             connection.free();
             return;
@@ -295,8 +296,45 @@ final class RdmaLoop {
         return device;
     }
 
+    @Override
+    public ProtectionDomain protectionDomain(Context context) {
+        return device(context).pd;
+    }
+
+    @Override
+    public CompletionQueue reserve(Context context, int entries) {
+        return queueWith(device(context), entries).cq;
+    }
+
+    @Override
+    public void dispatch(CompletionQueue cq, int qpNumber, RsocketConnection connection) {
+        Queue queue = queueOf(cq);
+        if (queue == null) {
+            throw new IllegalArgumentException(cq + " is not a completion queue of this event loop");
+        }
+        queue.byQp.put(qpNumber, connection);
+    }
+
+    @Override
+    public void release(CompletionQueue cq, int entries, int qpNumber) {
+        Queue queue = queueOf(cq);
+        if (queue != null) { // else the loop was destroyed and its queues with it
+            queue.byQp.remove(qpNumber);
+            queue.reserved -= entries;
+        }
+    }
+
+    private Queue queueOf(CompletionQueue cq) {
+        for (int i = 0; i < queues.size(); i++) {
+            if (queues.get(i).cq == cq) {
+                return queues.get(i);
+            }
+        }
+        return null;
+    }
+
     /** A completion queue of {@code device} with {@code entries} free, made (and armed) when none has them. */
-    Queue reserve(DeviceQueues device, int entries) {
+    private Queue queueWith(DeviceQueues device, int entries) {
         for (Queue queue : queues) {
             if (queue.device == device && queue.cq.capacity() - queue.reserved >= entries) {
                 queue.reserved += entries;
@@ -314,12 +352,6 @@ final class RdmaLoop {
         queues.add(queue);
         queue.reserved = entries;
         return queue;
-    }
-
-    /** Gives back what {@link #reserve} took. */
-    void release(Queue queue, int entries, int qpNumber) {
-        queue.byQp.remove(qpNumber);
-        queue.reserved -= entries;
     }
 
     // ------------------------------------------------------------------------------------- registrations

@@ -2,6 +2,8 @@ package org.panamaverbs.netty;
 
 import java.lang.foreign.MemorySegment;
 
+import org.panamaverbs.rsocket.RsocketConnection;
+
 /**
  * Memory of this side that the peer may write into directly: rsocket's {@code riomap(fd, buf, size, PROT_WRITE, 0,
  * offset)}, made by {@link RdmaSocketChannel#mapRegion}. The peer's {@code riowrite} (or a Java peer's

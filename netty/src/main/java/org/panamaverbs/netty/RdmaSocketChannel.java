@@ -31,6 +31,7 @@ import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
+import org.panamaverbs.rsocket.RsocketConnection;
 import org.panamaverbs.rsocket.RsocketFlow;
 import org.panamaverbs.rsocket.RsocketWire;
 import org.panamaverbs.rsocket.WriteStall;
@@ -79,6 +80,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
     private RsocketWire.ConnectionData requestData;
     private volatile State state = State.OPEN;
     private RsocketConnection connection;
+    private RdmaLoop connectionLoop; // the host of connection's queues
     private volatile InetSocketAddress remote;
     /** The promise that ESTABLISHED completes: a client's connect, or a child's registration (accepted then). */
     private ChannelPromise connectPromise;
@@ -162,7 +164,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
     @Override
     void registered(ChannelPromise promise) {
         if (connection != null) {
-            connection.attach(registration);
+            connection.attach(registration::notifyHandle);
         }
         if (request != null && connection == null) {
             accept(promise);
@@ -179,9 +181,10 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
         CmId id = request;
         request = null;
         try {
-            connection = RsocketConnection.open(registration.loop(), id, config.settings());
-            connection.attach(registration);
-            connection.flow.start(requestData);
+            connectionLoop = registration.loop();
+            connection = RsocketConnection.open(connectionLoop, id, config.settings());
+            connection.attach(registration::notifyHandle);
+            connection.flow().start(requestData);
             id.accept(new ConnParam(connection.localData(), 0, 0, 7, 7));
         } catch (RuntimeException e) {
             unfollow();
@@ -206,8 +209,8 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
     /** Both sides: the stream starts (credits granted); the peer's death comes as DISCONNECTED ({@link #onCmEvent}). */
     private void established() {
         state = State.ACTIVE;
-        connection.flow.afterCompletions();
-        connection.flow.flush();
+        connection.flow().afterCompletions();
+        connection.flow().flush();
         // what completed while connecting (the peer's first data, its DISCONNECT or SHUTDOWN, a failed send) found the
         // channel not active and was left in the flow: handle it once the pipeline has seen channelActive
         eventLoop().execute(this::onConnectionEventIfActive);
@@ -215,7 +218,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
             long seconds = config.getKeepAliveSeconds();
             keepalive = eventLoop().scheduleAtFixedRate(() -> {
                 if (connection != null && !connection.isClosed()) {
-                    connection.flow.sendKeepalive();
+                    connection.flow().sendKeepalive();
                 }
             }, seconds, seconds, TimeUnit.SECONDS);
         }
@@ -265,7 +268,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
         if (c == null || state != State.ACTIVE) {
             return;
         }
-        RsocketFlow flow = c.flow;
+        RsocketFlow flow = c.flow();
         if (flow.failure() != null) {
             failAndClose(new IOException("rsocket connection to " + remote + " failed: " + flow.failure()));
             return;
@@ -285,7 +288,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
 
     /** The peer closed or shut down its output and everything it sent has been read. */
     private void checkInputEnd() {
-        RsocketFlow flow = connection.flow;
+        RsocketFlow flow = connection.flow();
         if (state != State.ACTIVE || flow.readableBytes() > 0 || !flow.isPeerOutputDone() || inputShutdownReported) {
             return;
         }
@@ -305,11 +308,11 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
         if (state != State.ACTIVE || connection == null) {
             return;
         }
-        connection.loop.pollAll(); // its DISCONNECT may be in our completion queue already
+        connectionLoop.pollAll(); // its DISCONNECT may be in our completion queue already
         if (state != State.ACTIVE) {
             return;
         }
-        RsocketFlow flow = connection.flow;
+        RsocketFlow flow = connection.flow();
         if (flow.isPeerDisconnected()) {
             onConnectionEvent(); // orderly: the end of input follows the data
             return;
@@ -335,7 +338,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
             return;
         }
         readPending = true;
-        if (connection.flow.readableBytes() > 0) {
+        if (connection.flow().readableBytes() > 0) {
             eventLoop().execute(this::onConnectionEventIfActive);
         }
     }
@@ -356,7 +359,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
     }
 
     private void readNow() {
-        RsocketFlow flow = connection.flow;
+        RsocketFlow flow = connection.flow();
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
         handle.reset(config);
         ChannelPipeline pipeline = pipeline();
@@ -387,7 +390,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
             pipeline.fireChannelReadComplete();
         } finally {
             if (connection != null && !connection.isClosed()) {
-                connection.flow.afterCompletions(); // grant what was freed
+                connection.flow().afterCompletions(); // grant what was freed
             }
         }
     }
@@ -408,7 +411,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
         if (state != State.ACTIVE) {
             throw new ClosedChannelException();
         }
-        RsocketFlow flow = connection.flow;
+        RsocketFlow flow = connection.flow();
         if (!flow.isOutputOpen()) {
             throw new ClosedChannelException();
         }
@@ -528,7 +531,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
     @Override
     public boolean isOutputShutdown() {
         RsocketConnection c = connection;
-        return state == State.CLOSED || (c != null && state == State.ACTIVE && !c.flow.isOutputOpen());
+        return state == State.CLOSED || (c != null && state == State.ACTIVE && !c.flow().isOutputOpen());
     }
 
     @Override
@@ -574,10 +577,10 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
             return;
         }
         inputShutdown = true;
-        if (connection.flow.readableBytes() > 0) {
+        if (connection.flow().readableBytes() > 0) {
             readNow(); // discarded: nobody reads a shut input
         }
-        if (!connection.flow.isOutputOpen()) {
+        if (!connection.flow().isOutputOpen()) {
             unsafe().close(voidPromise());
         }
         promise.setSuccess();
@@ -600,8 +603,8 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
         if (state != State.ACTIVE) {
             throw new ClosedChannelException();
         }
-        connection.flow.shutdownOutput();
-        connection.flow.flush();
+        connection.flow().shutdownOutput();
+        connection.flow().flush();
         if (inputShutdown) {
             unsafe().close(voidPromise());
         }
@@ -678,9 +681,10 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
             connectSteps = new RdmaConnectSteps(id, resolved, Duration.ofMillis(timeoutMillis), new RdmaConnectSteps.Outcome() {
                 @Override
                 public RsocketConnection open() {
+                    connectionLoop = rdmaLoop;
                     connection = RsocketConnection.open(rdmaLoop, id, config.settings());
                     connectingId = null; // the connection owns the id now
-                    connection.attach(registration);
+                    connection.attach(registration::notifyHandle);
                     return connection;
                 }
 
@@ -703,7 +707,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
     private void finishConnect(CmId id, RsocketWire.ConnectionData peer) {
         cancel(connectTimeout);
         connectSteps = null;
-        connection.flow.start(peer);
+        connection.flow().start(peer);
         local = id.localAddress();
         remote = id.peerAddress();
         established();

@@ -9,6 +9,7 @@ import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.DuplexChannelConfig;
+import org.panamaverbs.rsocket.RsocketConnection;
 import org.panamaverbs.rsocket.RsocketFlow;
 import org.panamaverbs.rsocket.RsocketIomap;
 
