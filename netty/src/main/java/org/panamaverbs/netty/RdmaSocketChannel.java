@@ -31,6 +31,7 @@ import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.cm.PortSpace;
+import org.panamaverbs.rsocket.RsocketConnectSteps;
 import org.panamaverbs.rsocket.RsocketConnection;
 import org.panamaverbs.rsocket.RsocketFlow;
 import org.panamaverbs.rsocket.RsocketWire;
@@ -86,7 +87,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
     private ChannelPromise connectPromise;
     /** A client's id until its connection is made (which then owns it). */
     private CmId connectingId;
-    private RdmaConnectSteps connectSteps;
+    private RsocketConnectSteps connectSteps;
     private ScheduledFuture<?> connectTimeout;
     private boolean readPending;
     private boolean inputShutdown;
@@ -659,7 +660,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
 
     /**
      * A client's connect, kept on the loop: the id is made on the loop's polled event channel and each step is
-     * started by the event that ends the one before ({@link RdmaConnectSteps}); the connect timeout bounds the whole.
+     * started by the event that ends the one before ({@link RsocketConnectSteps}); the connect timeout bounds the whole.
      */
     private void startConnect(InetSocketAddress target, InetSocketAddress bindTo, ChannelPromise promise) {
         state = State.CONNECTING;
@@ -678,7 +679,7 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
             if (bindTo != null) {
                 id.bind(bindTo);
             }
-            connectSteps = new RdmaConnectSteps(id, resolved, Duration.ofMillis(timeoutMillis), new RdmaConnectSteps.Outcome() {
+            connectSteps = new RsocketConnectSteps(id, resolved, Duration.ofMillis(timeoutMillis), new RsocketConnectSteps.Outcome() {
                 @Override
                 public RsocketConnection open() {
                     connectionLoop = rdmaLoop;
@@ -697,10 +698,10 @@ public final class RdmaSocketChannel extends AbstractRdmaChannel implements Dupl
                 public void failed(Throwable cause) {
                     failConnect(cause);
                 }
-            });
+            }, ConnectTimeoutException::new);
             connectSteps.start();
         } catch (Exception e) {
-            failConnect(RdmaConnectSteps.asConnectFailure(e, target));
+            failConnect(RsocketConnectSteps.asConnectFailure(e, target, ConnectTimeoutException::new));
         }
     }
 
