@@ -73,7 +73,7 @@ public final class RsocketConnectSteps {
     /**
      * The first step, {@code rdma_resolve_addr}.
      *
-     * @throws org.panamaverbs.cm.CmException if the call is refused (no device for the address, among others)
+     * @throws org.panamaverbs.verbs.VerbsException naming {@code rdma_resolve_addr} if the call is refused
      */
     public void start() {
         id.beginResolveAddress(target, timeout);
