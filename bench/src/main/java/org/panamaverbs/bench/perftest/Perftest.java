@@ -31,6 +31,11 @@ public final class Perftest {
 
     /** Runs a tool; {@code err}, if not null, receives the error lines instead of stderr. */
     static int run(PrintWriter err, String... args) {
+        return commandLine(err).execute(args);
+    }
+
+    /** The tools' command line, with their error handling and perftest's options they refuse. */
+    static CommandLine commandLine(PrintWriter err) {
         CommandLine cli = new CommandLine(new Perftest());
         cli.setOverwrittenOptionsAllowed(true); // as perftest's getopt: a flag given twice takes the last value
         if (err != null) {
@@ -45,7 +50,17 @@ public final class Perftest {
             failed.getErr().println(failed.getCommandName() + ": " + describe(e));
             return 1;
         });
-        return cli.execute(args);
+        PerftestRefusals.declare(cli);
+        cli.setExecutionStrategy(parsed -> {
+            String refusal = PerftestRefusals.refusal(parsed);
+            if (refusal != null) {
+                CommandLine tool = parsed.subcommand().commandSpec().commandLine();
+                tool.getErr().println(tool.getCommandName() + ": " + refusal);
+                return 1;
+            }
+            return new CommandLine.RunLast().execute(parsed);
+        });
+        return cli;
     }
 
     /** One line for a failure: the messages of the library's exceptions already say what to do. */

@@ -8,7 +8,7 @@ import picocli.CommandLine.Parameters;
 /**
  * The command line perftest 4.5's tools share, with perftest's names and defaults. Flags a tool does not
  * implement yet are accepted by the parser and then refused with a one-line message ({@link #refuse}), never
- * silently ignored.
+ * silently ignored; perftest's options no tool declares here come from {@link PerftestFlags}.
  */
 public final class PerftestOptions {
     @Parameters(index = "0", arity = "0..1", paramLabel = "SERVER",
@@ -57,7 +57,8 @@ public final class PerftestOptions {
     boolean ignoredCpuFrequencyWarning;
     @Option(names = "--report_gbits", description = "report Gb/sec instead of MB/sec")
     boolean reportGbits;
-    @Option(names = {"-H", "--report-histogram"}, description = "print the latency histogram (latency tests)")
+    @Option(names = {"-H", "--report-histogrm", "--report-histogram"},
+            description = "print the latency histogram (latency tests; --report-histogrm is perftest's own spelling)")
     boolean histogram;
     @Option(names = "--json", description = "print the results as one JSON object on stdout after the table")
     boolean json;

@@ -1,0 +1,358 @@
+package org.panamaverbs.bench.perftest;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Every option of perftest 26.04's tools (and the spellings 4.5 used), what C perftest does with it per tool, and
+ * what the Java tools do: implement it, accept it without effect for a stated reason, or refuse it in one line
+ * saying why. The one place these facts live: the parser learns the options it does not implement from here
+ * ({@link PerftestRefusals}), and the option table of docs/guide/tools.md is generated from here and the parser's
+ * own definitions ({@code PerftestFlagsTableTest} keeps the two equal).
+ */
+final class PerftestFlags {
+    /** perftest's tools; the Java tools are the first six. */
+    enum Tool {
+        WRITE_BW("ib_write_bw"), WRITE_LAT("ib_write_lat"), READ_BW("ib_read_bw"), READ_LAT("ib_read_lat"),
+        SEND_BW("ib_send_bw"), SEND_LAT("ib_send_lat"), ATOMIC_BW("ib_atomic_bw"), ATOMIC_LAT("ib_atomic_lat");
+
+        final String command;
+
+        Tool(String command) {
+            this.command = command;
+        }
+
+        /** The tool run as {@code command}, or null. */
+        static Tool of(String command) {
+            for (Tool tool : values()) {
+                if (tool.command.equals(command)) {
+                    return tool;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** What the Java tools do with an option where they do not implement it. */
+    enum State {
+        /** Implemented on {@link Flag#javaTools}, refused elsewhere with the reason. */
+        IMPLEMENTED,
+        /** Parsed, without effect, for the reason given (it would change nothing in the Java tools). */
+        ACCEPTED,
+        /** Refused with the reason. */
+        REFUSED
+    }
+
+    /**
+     * One option.
+     *
+     * @param shortName     its one-letter name ("-p"), or null
+     * @param longName      its long name ("--port")
+     * @param takesValue    whether a value follows it
+     * @param perftestTools the tools C perftest accepts it on (it refuses it elsewhere, or ignores it)
+     * @param javaTools     the Java tools that implement it
+     * @param state         what the Java tools do where they do not implement it
+     * @param reason        why, in the words of the one-line refusal
+     */
+    record Flag(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools, Set<Tool> javaTools,
+            State state, String reason) {
+        /** The names a command line may use. */
+        String[] names() {
+            return shortName == null ? new String[] {longName} : new String[] {shortName, longName};
+        }
+
+        /** How the table and the refusal name it: "-p, --port". */
+        String display() {
+            return shortName == null ? longName : shortName + ", " + longName;
+        }
+    }
+
+    private static final boolean VALUE = true;
+    private static final boolean NONE = false;
+    private static final Set<Tool> ALL = Collections.unmodifiableSet(EnumSet.allOf(Tool.class));
+    private static final Set<Tool> SIX = set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW,
+            Tool.SEND_LAT);
+    private static final Set<Tool> BW = set(Tool.WRITE_BW, Tool.READ_BW, Tool.SEND_BW, Tool.ATOMIC_BW);
+    private static final Set<Tool> LAT = set(Tool.WRITE_LAT, Tool.READ_LAT, Tool.SEND_LAT, Tool.ATOMIC_LAT);
+    private static final Set<Tool> SEND = set(Tool.SEND_BW, Tool.SEND_LAT);
+    private static final Set<Tool> WRITE = set(Tool.WRITE_BW, Tool.WRITE_LAT);
+    private static final Set<Tool> ATOMIC = set(Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
+    private static final Set<Tool> READ_ATOMIC = set(Tool.READ_BW, Tool.READ_LAT, Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
+    private static final Set<Tool> NOT_WRITE = set(Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW, Tool.SEND_LAT,
+            Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
+    private static final Set<Tool> WRITE_SEND = set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.SEND_BW, Tool.SEND_LAT);
+    private static final Set<Tool> WRITE_READ = set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.READ_BW, Tool.READ_LAT);
+    private static final Set<Tool> NOT_WRITE_LAT = set(Tool.WRITE_BW, Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW,
+            Tool.SEND_LAT, Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
+    private static final Set<Tool> JAVA_BW = set(Tool.WRITE_BW, Tool.READ_BW, Tool.SEND_BW);
+    private static final Set<Tool> JAVA_RDMA_BW = set(Tool.WRITE_BW, Tool.READ_BW);
+    private static final Set<Tool> JAVA_LAT = set(Tool.WRITE_LAT, Tool.READ_LAT, Tool.SEND_LAT);
+    private static final Set<Tool> NONE_OF_THEM = Set.of();
+
+    private static final String NOT_YET = "not implemented by the Java tools yet";
+    private static final String RAW_ETHERNET = "an option of perftest's raw_ethernet_* tools, which have no Java"
+            + " counterpart";
+    private static final String CUDA = "GPU memory (CUDA): the Java tools register host memory only";
+    private static final String ROCM = "GPU memory (ROCm): the Java tools register host memory only";
+    private static final String NEURON = "AWS Neuron memory: the Java tools register host memory only";
+    private static final String MLU = "Cambricon MLU memory: the Java tools register host memory only";
+    private static final String OPENCL = "OpenCL device memory: the Java tools register host memory only";
+    private static final String DC = "mlx5 DC streams (mlx5dv's Dynamically Connected transport), which the Java tools"
+            + " do not speak";
+    private static final String CRYPTO = "mlx5 crypto offload (AES-XTS through mlx5dv), a ConnectX feature the Java"
+            + " tools do not drive";
+    private static final String TPH = "PCIe TLP processing hints (ibv_reg_mr_ex), which the Java tools do not set";
+
+    private static final List<Flag> FLAGS = List.of(
+            // the test and its transport
+            implemented("-p", "--port", VALUE, ALL, SIX),
+            implemented("-d", "--ib-dev", VALUE, ALL, SIX),
+            implemented("-i", "--ib-port", VALUE, ALL, SIX),
+            implemented("-m", "--mtu", VALUE, ALL, SIX),
+            implemented("-s", "--size", VALUE, ALL, SIX),
+            implemented("-n", "--iters", VALUE, ALL, SIX),
+            implemented("-t", "--tx-depth", VALUE, ALL, JAVA_BW,
+                    "the Java latency tools post one request at a time (-t 1)"),
+            implemented("-x", "--gid-index", VALUE, ALL, SIX),
+            implemented("-a", "--all", NONE, SIX, SIX),
+            implemented("-F", "--CPU-freq", NONE, ALL, SIX),
+            implemented("-c", "--connection", VALUE, ALL, SIX),
+            implemented("-q", "--qp", VALUE, BW, JAVA_BW, "several queue pairs: perftest's bandwidth tools only"),
+            implemented("-e", "--events", NONE, NOT_WRITE, set(Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW,
+                    Tool.SEND_LAT), "events are not available on the WRITE tools (perftest refuses them too)"),
+            implemented("-I", "--inline_size", VALUE, WRITE_SEND, set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.SEND_BW,
+                    Tool.SEND_LAT), "RDMA READ and atomics carry no payload to inline (perftest refuses it too)"),
+            implemented("-R", "--rdma_cm", NONE, ALL, SIX),
+            implemented("-r", "--rx-depth", VALUE, SEND, SEND, "only a SEND test posts receives"),
+            implemented("-b", "--bidirectional", NONE, BW, JAVA_RDMA_BW, "not implemented by ib_send_bw yet"),
+            implemented("-Q", "--cq-mod", VALUE, BW, JAVA_BW, "the latency tools signal every request"),
+            implemented("-H", "--report-histogrm", NONE, LAT, JAVA_LAT,
+                    "a latency histogram: the latency tools only (perftest refuses it too)"),
+            implemented("-l", "--post_list", VALUE, BW, JAVA_BW, "post lists: the bandwidth tools only"),
+            implemented("-D", "--duration", VALUE, ALL, JAVA_RDMA_BW, "not implemented by these tools yet"),
+            implemented(null, "--report_gbits", NONE, ALL, SIX),
+            refused("-u", "--qp-timeout", VALUE, ALL, NOT_YET),
+            refused("-S", "--sl", VALUE, ALL, NOT_YET),
+            refused("-X", "--vector", VALUE, NOT_WRITE, NOT_YET),
+            refused("-o", "--outs", VALUE, READ_ATOMIC, NOT_YET),
+            refused("-g", "--mcg", NONE, SEND, NOT_YET),
+            refused("-M", "--MGID", VALUE, SEND, NOT_YET),
+            refused("-z", "--comm_rdma_cm", NONE, ALL, NOT_YET),
+            refused("-T", "--tos", VALUE, ALL, NOT_YET),
+            refused("-N", "--noPeak", NONE, BW, NOT_YET),
+            refused("-C", "--report-cycles", NONE, LAT, NOT_YET),
+            refused("-U", "--report-unsorted", NONE, LAT, NOT_YET),
+            refused("-A", "--atomic_type", VALUE, ATOMIC, NOT_YET),
+            refused("-O", "--dualport", NONE, BW, NOT_YET),
+            refused(null, "--recv_post_list", VALUE, BW, NOT_YET),
+            refused("-f", "--margin", VALUE, ALL, NOT_YET),
+            refused("-w", "--limit_bw", VALUE, BW, NOT_YET),
+            refused("-y", "--limit_msgrate", VALUE, BW, NOT_YET),
+            refused("-W", "--report-counters", VALUE, ALL, NOT_YET),
+            refused(null, "--force-link", VALUE, ALL, NOT_YET),
+            refused(null, "--run_infinitely", NONE, BW, NOT_YET),
+            refused(null, "--use-srq", NONE, SEND, NOT_YET),
+            refused(null, "--report-both", NONE, BW, NOT_YET),
+            refused(null, "--reversed", NONE, BW, NOT_YET),
+            refused(null, "--pkey_index", VALUE, ALL, NOT_YET),
+            refused(null, "--burst_size", VALUE, BW, NOT_YET),
+            refused(null, "--rate_limit", VALUE, BW, NOT_YET),
+            refused(null, "--rate_limit_type", VALUE, BW, NOT_YET),
+            refused(null, "--rate_units", VALUE, BW, NOT_YET),
+            refused(null, "--output", VALUE, ALL, NOT_YET),
+            refused(null, "--cpu_util", NONE, ALL, NOT_YET),
+            refused(null, "--out_json", NONE, ALL, NOT_YET + " (--json prints the Java tools' own JSON line)"),
+            refused(null, "--out_json_file", VALUE, ALL, NOT_YET),
+            refused(null, "--latency_gap", VALUE, LAT, NOT_YET),
+            refused(null, "--flow_label", VALUE, ALL, NOT_YET),
+            refused(null, "--retry_count", VALUE, ALL, NOT_YET),
+            refused(null, "--dont_xchg_versions", NONE, ALL, NOT_YET),
+            refused(null, "--payload_file_path", VALUE, NOT_WRITE_LAT, NOT_YET),
+            refused(null, "--mmap", VALUE, ALL, NOT_YET),
+            refused(null, "--mmap-offset", VALUE, ALL, NOT_YET),
+            refused(null, "--ipv6", NONE, ALL, NOT_YET),
+            refused(null, "--ipv6-addr", NONE, ALL, NOT_YET),
+            refused(null, "--bind_source_ip", VALUE, ALL, NOT_YET),
+            refused(null, "--report-per-port", NONE, BW, NOT_YET),
+            refused(null, "--odp", NONE, ALL, NOT_YET + " (on-demand paging)"),
+            refused(null, "--use_hugepages", NONE, ALL, NOT_YET),
+            accepted(null, "--use_old_post_send", NONE, ALL, "the Java tools always post with ibv_post_send"),
+            refused(null, "--mr_per_qp", NONE, BW, NOT_YET),
+            refused(null, "--dlid", VALUE, ALL, NOT_YET),
+            refused(null, "--tclass", VALUE, ALL, NOT_YET),
+            refused(null, "--wait_destroy", VALUE, BW, NOT_YET),
+            refused(null, "--perform_warm_up", NONE, ALL, NOT_YET + " (--warmup is the Java tools' JIT warm-up)"),
+            refused(null, "--use-null-mr", NONE, WRITE_READ, NOT_YET),
+            refused(null, "--write_with_imm", NONE, WRITE, NOT_YET),
+            refused(null, "--send_with_imm", NONE, SEND, NOT_YET),
+            refused(null, "--connectionless", NONE, set(Tool.SEND_BW), NOT_YET),
+            refused(null, "--cqe_poll", VALUE, ALL, NOT_YET),
+            refused(null, "--disable_dynamic_polling", NONE, BW, NOT_YET),
+            refused(null, "--data_validation", NONE, BW, NOT_YET),
+            refused(null, "--data_validation_debug", NONE, BW, NOT_YET),
+            // vendors' and builds' options
+            refused(null, "--log_dci_streams", VALUE, ALL, DC),
+            refused(null, "--log_active_dci_streams", VALUE, ALL, DC),
+            refused(null, "--aes_xts", NONE, ALL, CRYPTO),
+            refused(null, "--encrypt_on_tx", NONE, ALL, CRYPTO),
+            refused(null, "--sig_before", NONE, ALL, CRYPTO),
+            refused(null, "--aes_block_size", VALUE, ALL, CRYPTO),
+            refused(null, "--data_enc_keys_number", VALUE, ALL, CRYPTO),
+            refused(null, "--kek_path", VALUE, ALL, CRYPTO),
+            refused(null, "--credentials_path", VALUE, ALL, CRYPTO),
+            refused(null, "--data_enc_key_app_path", VALUE, ALL, CRYPTO),
+            refused(null, "--sig_offload", NONE, ALL, "mlx5 signature offload (mlx5dv), which perftest 26.04's own"
+                    + " build leaves out"),
+            refused(null, "--no_enhanced_reorder", NONE, ALL, "mlx5 out-of-order receive requests (mlx5dv), which"
+                    + " the Java tools do not enable, so there is nothing to turn off"),
+            refused(null, "--no_ddp", NONE, ALL, "perftest 25.01's name of --no_enhanced_reorder: mlx5 out-of-order"
+                    + " receive requests (mlx5dv), which the Java tools do not enable"),
+            refused(null, "--use_ooo", NONE, ALL, "out-of-order data placement (IBV_OOO_RW_DATA_PLACEMENT), a"
+                    + " ConnectX queue pair attribute the Java tools do not set"),
+            accepted(null, "--disable_pcie_relaxed", NONE, BW, "the Java tools register no relaxed-ordering memory"),
+            refused(null, "--no_lock", NONE, ALL, "thread domains (ibv_alloc_td), which the Java tools do not use"),
+            refused(null, "--congest_type", VALUE, ALL, "HiSilicon hns congestion control (hnsdv)"),
+            refused(null, "--unsolicited_write", NONE, WRITE, "EFA unsolicited write-with-immediate receive (efadv)"),
+            refused(null, "--tph_mem", VALUE, ALL, TPH),
+            refused(null, "--cpu_id", VALUE, ALL, TPH),
+            refused(null, "--ph", VALUE, ALL, TPH),
+            refused(null, "--use_cuda", VALUE, ALL, CUDA),
+            refused(null, "--use_cuda_bus_id", VALUE, ALL, CUDA),
+            refused(null, "--cuda_mem_type", VALUE, ALL, CUDA),
+            refused(null, "--use_cuda_dmabuf", NONE, ALL, CUDA),
+            refused(null, "--use_cuda_pcie_mapping", NONE, ALL, CUDA),
+            refused(null, "--use_data_direct", NONE, ALL, CUDA + " (mlx5 Data Direct)"),
+            refused(null, "--gpu_touch", VALUE, ALL, CUDA),
+            refused(null, "--use_rocm", VALUE, ALL, ROCM),
+            refused(null, "--use_rocm_dmabuf", NONE, ALL, ROCM),
+            refused(null, "--use_neuron", VALUE, ALL, NEURON),
+            refused(null, "--use_neuron_dmabuf", NONE, ALL, NEURON),
+            refused(null, "--use_hl", VALUE, ALL, "Habana Gaudi memory: the Java tools register host memory only"),
+            refused(null, "--use_mlu", VALUE, ALL, MLU),
+            refused(null, "--use_mlu_dmabuf", NONE, ALL, MLU),
+            refused(null, "--use_opencl", VALUE, ALL, OPENCL),
+            refused(null, "--opencl_platform_id", VALUE, ALL, OPENCL),
+            refused(null, "--use_ib_dm_dmabuf", VALUE, NOT_WRITE_LAT, "on-device memory exported as dma-buf, which"
+                    + " the Java tools do not allocate"),
+            // Raw Ethernet
+            refused("-L", "--hop_limit", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--typical_pkt_size", VALUE, BW, RAW_ETHERNET),
+            refused("-B", "--source_mac", VALUE, ALL, RAW_ETHERNET),
+            refused("-E", "--dest_mac", VALUE, ALL, RAW_ETHERNET),
+            refused("-J", "--dest_ip", VALUE, ALL, RAW_ETHERNET),
+            refused("-j", "--source_ip", VALUE, ALL, RAW_ETHERNET + " (perftest 4.5 also spelled --bind_source_ip"
+                    + " so, but that spelling always meant this one)"),
+            refused("-K", "--dest_port", VALUE, ALL, RAW_ETHERNET),
+            refused("-k", "--source_port", VALUE, ALL, RAW_ETHERNET),
+            refused("-Y", "--ethertype", VALUE, ALL, RAW_ETHERNET),
+            refused("-Z", "--server", NONE, ALL, RAW_ETHERNET),
+            refused("-P", "--client", NONE, ALL, RAW_ETHERNET),
+            refused("-v", "--mac_fwd", NONE, ALL, RAW_ETHERNET),
+            refused("-G", "--use_rss", NONE, ALL, RAW_ETHERNET),
+            refused(null, "--remote_mac", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--local_mac", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--remote_ip", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--local_ip", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--remote_port", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--local_port", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--tcp", NONE, ALL, RAW_ETHERNET),
+            refused(null, "--promiscuous", NONE, ALL, RAW_ETHERNET),
+            refused(null, "--raw_mcast", NONE, ALL, RAW_ETHERNET),
+            refused(null, "--flows", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--flows_burst", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--reply_every", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--vlan_en", NONE, ALL, RAW_ETHERNET),
+            refused(null, "--vlan_pcp", VALUE, ALL, RAW_ETHERNET),
+            refused(null, "--raw_ipv6", NONE, ALL, RAW_ETHERNET),
+            refused(null, "--sniffer", NONE, ALL, RAW_ETHERNET));
+
+    private PerftestFlags() {
+    }
+
+    private static Set<Tool> set(Tool first, Tool... rest) {
+        return Collections.unmodifiableSet(EnumSet.of(first, rest));
+    }
+
+    private static Flag implemented(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools,
+            Set<Tool> javaTools) {
+        return implemented(shortName, longName, takesValue, perftestTools, javaTools, "");
+    }
+
+    private static Flag implemented(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools,
+            Set<Tool> javaTools, String elsewhere) {
+        return new Flag(shortName, longName, takesValue, perftestTools, javaTools, State.IMPLEMENTED, elsewhere);
+    }
+
+    private static Flag refused(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools,
+            String reason) {
+        return new Flag(shortName, longName, takesValue, perftestTools, NONE_OF_THEM, State.REFUSED, reason);
+    }
+
+    private static Flag accepted(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools,
+            String reason) {
+        return new Flag(shortName, longName, takesValue, perftestTools, NONE_OF_THEM, State.ACCEPTED, reason);
+    }
+
+    /** Every option, in perftest's usage order within each group. */
+    static List<Flag> all() {
+        return FLAGS;
+    }
+
+    /** The option named {@code name} (short or long), or null. */
+    static Flag named(String name) {
+        for (Flag flag : FLAGS) {
+            if (name.equals(flag.longName()) || name.equals(flag.shortName())) {
+                return flag;
+            }
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------- the table
+
+    /** The option table of docs/guide/tools.md, one row per option. */
+    static String markdownTable() {
+        StringBuilder table = new StringBuilder();
+        table.append("| option | C perftest's tools | the Java tools |\n|---|---|---|\n");
+        for (Flag flag : FLAGS) {
+            table.append("| `").append(flag.display().replace(", ", "`, `")).append("` | ")
+                    .append(describe(flag.perftestTools())).append(" | ").append(javaColumn(flag)).append(" |\n");
+        }
+        return table.toString();
+    }
+
+    private static String javaColumn(Flag flag) {
+        return switch (flag.state()) {
+            case ACCEPTED -> "accepted, no effect: " + flag.reason();
+            case REFUSED -> "refused: " + flag.reason();
+            case IMPLEMENTED -> {
+                Set<Tool> missing = EnumSet.copyOf(SIX);
+                missing.removeAll(flag.javaTools());
+                missing.retainAll(flag.perftestTools());
+                String where = flag.javaTools().equals(SIX) ? "yes" : describe(flag.javaTools());
+                yield missing.isEmpty() ? where : where + "; refused on " + describe(missing) + ": " + flag.reason();
+            }
+        };
+    }
+
+    /** "all", "all but ib_write_lat", or the tools' names. */
+    static String describe(Set<Tool> tools) {
+        if (tools.equals(ALL)) {
+            return "all";
+        }
+        if (tools.size() == ALL.size() - 1) {
+            Set<Tool> left = EnumSet.allOf(Tool.class);
+            left.removeAll(tools);
+            return "all but " + left.iterator().next().command;
+        }
+        List<String> names = new ArrayList<>();
+        for (Tool tool : tools) {
+            names.add(tool.command);
+        }
+        return names.stream().collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,60 @@
+package org.panamaverbs.bench.perftest;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * Teaches each tool's parser the perftest options it does not implement ({@link PerftestFlags}), so that a perftest
+ * command line pasted as it is gets one line saying why an option is refused (or is parsed, without effect, where it
+ * would change nothing), not picocli's "Unknown option". They stay out of {@code --help}.
+ */
+final class PerftestRefusals {
+    private PerftestRefusals() {
+    }
+
+    /** Adds the options {@code cli}'s tools do not declare themselves, hidden. */
+    static void declare(CommandLine cli) {
+        for (CommandLine tool : cli.getSubcommands().values()) {
+            CommandSpec spec = tool.getCommandSpec();
+            for (PerftestFlags.Flag flag : PerftestFlags.all()) {
+                if (spec.findOption(flag.longName()) != null) {
+                    continue; // the tool's own option: it implements it, or refuses it itself
+                }
+                String[] names = flag.shortName() != null && spec.findOption(flag.shortName()) == null ? flag.names()
+                        : new String[] {flag.longName()};
+                spec.addOption(OptionSpec.builder(names)
+                        .arity(flag.takesValue() ? "1" : "0")
+                        .type(flag.takesValue() ? String.class : boolean.class)
+                        .hidden(true)
+                        .description(flag.reason())
+                        .build());
+            }
+        }
+    }
+
+    /**
+     * The first refused option the command line gave its tool, as its one-line refusal ("--odp: ..."), or null.
+     */
+    static String refusal(ParseResult parsed) {
+        ParseResult tool = parsed.subcommand();
+        if (tool == null) {
+            return null;
+        }
+        PerftestFlags.Tool which = PerftestFlags.Tool.of(tool.commandSpec().name());
+        for (OptionSpec option : tool.matchedOptions()) {
+            if (!option.hidden()) {
+                continue;
+            }
+            PerftestFlags.Flag flag = PerftestFlags.named(option.longestName());
+            if (flag == null || flag.state() != PerftestFlags.State.REFUSED) {
+                continue;
+            }
+            String where = which == null || flag.perftestTools().contains(which) ? ""
+                    : " (C perftest has it on " + PerftestFlags.describe(flag.perftestTools()) + " only)";
+            return flag.display() + " is refused: " + flag.reason() + where;
+        }
+        return null;
+    }
+}
