@@ -36,6 +36,13 @@ class PerftestFlagsTest {
         return Perftest.commandLine(null).getSubcommands().get(tool.command);
     }
 
+    /** {@code tool} as a client of 127.0.0.1, {@code flag} spelled {@code name}, with {@code value} if it takes one. */
+    private static CommandLineTest.Outcome runAsClient(PerftestFlags.Tool tool, PerftestFlags.Flag flag, String name,
+            String value) {
+        return flag.takesValue() ? CommandLineTest.run(tool.command, name, value, "127.0.0.1")
+                : CommandLineTest.run(tool.command, name, "127.0.0.1");
+    }
+
     @Test
     void theGuidesTableIsTheGeneratedOne() throws Exception {
         String guide = Files.readString(GUIDE, StandardCharsets.UTF_8);
@@ -87,9 +94,7 @@ class PerftestFlagsTest {
             PerftestFlags.Tool tool = flag.perftestTools().stream().filter(JAVA_TOOLS::contains).findFirst()
                     .orElse(PerftestFlags.Tool.WRITE_BW);
             for (String name : flag.names()) {
-                CommandLineTest.Outcome outcome = flag.takesValue()
-                        ? CommandLineTest.run(tool.command, name, "1", "127.0.0.1")
-                        : CommandLineTest.run(tool.command, name, "127.0.0.1");
+                CommandLineTest.Outcome outcome = runAsClient(tool, flag, name, "1");
                 String expected = tool.command + ": " + flag.display() + " is refused: " + flag.reason();
                 if (outcome.exit() != 1 || outcome.err().lines().count() != 1
                         || !outcome.err().startsWith(expected)) {
@@ -129,9 +134,7 @@ class PerftestFlagsTest {
                     continue;
                 }
                 String name = flag.shortName() != null ? flag.shortName() : flag.longName();
-                CommandLineTest.Outcome outcome = flag.takesValue()
-                        ? CommandLineTest.run(tool.command, name, "5", "127.0.0.1")
-                        : CommandLineTest.run(tool.command, name, "127.0.0.1");
+                CommandLineTest.Outcome outcome = runAsClient(tool, flag, name, "5");
                 if (outcome.exit() == 0 || outcome.err().lines().count() != 1 || !outcome.err().contains(name)) {
                     failures.add(tool.command + " " + name + ": exit " + outcome.exit() + ", " + outcome.err().strip());
                 }
