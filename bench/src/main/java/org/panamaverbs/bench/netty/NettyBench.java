@@ -63,7 +63,7 @@ import org.panamaverbs.netty.RdmaSocketChannel;
  * per iteration COUNT transfers of SIZE bytes to the server and COUNT back; {@code -C 1} is a ping-pong), preceded
  * by a 12-byte header (size, count, iterations) that rstream does not need because it takes them from its command
  * line. It prints rstream's figures (Gb/s counting both directions, microseconds per transfer) and, per
- * iteration, the round trip's percentiles; a warm-up exchange a tenth as long (at least 10 iterations; the system
+ * iteration, the round trip's percentiles; a warm-up exchange as long (at least 10 iterations; the system
  * property {@code warmup} sets its iterations) runs first on a connection of its own and is not counted (with the
  * system property {@code settle}, it runs again until the JIT compiled for at most 1% of its time, at most 30 times;
  * stderr says how often, and how long the JIT compiled during each measured run); the system property {@code runs}
@@ -219,7 +219,9 @@ public final class NettyBench {
 
     private static void stream(String transport, EventLoopGroup group, InetSocketAddress server, int size, int count,
             int iterations) throws Exception {
-        int warmUpIterations = Integer.getInteger("warmup", Math.max(10, iterations / 10));
+        // as long as the measured exchange: a shorter one leaves paths only a longer one reaches to the JIT, which
+        // then deoptimises and recompiles them during the measured run (docs/benchmarks/netty.md)
+        int warmUpIterations = Integer.getInteger("warmup", Math.max(10, iterations));
         warmUp(() -> exchange(transport, group, server, size, count, warmUpIterations));
         for (int run = Integer.getInteger("runs", 1); run > 0; run--) { // each measured on a connection of its own
             long before = compilationMillis();
