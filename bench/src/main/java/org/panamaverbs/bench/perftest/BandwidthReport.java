@@ -35,15 +35,18 @@ public record BandwidthReport(long size, long iterations, double peak, double av
      * @param posted    post time of every request, in nanoseconds
      * @param completed completion time of every signaled request (others 0), in nanoseconds
      * @param signaled  whether request {@code i} was signaled (perftest: {@code i % cqMod == cqMod - 1} or the last)
+     * @param noPeak    {@code -N}: no peak (reported as 0)
      */
-    public static BandwidthReport of(long size, long[] posted, long[] completed, boolean[] signaled, boolean gbits) {
+    public static BandwidthReport of(long size, long[] posted, long[] completed, boolean[] signaled, boolean gbits,
+            boolean noPeak) {
         int n = posted.length;
         double factor = gbits ? GBITS_FACTOR : MBYTES_FACTOR;
         double seconds = (completed[n - 1] - posted[0]) / 1e9;
         double average = (double) size * n / seconds / factor;
         double messageRate = n / seconds / 1e6;
-        // perftest measures no peak above 20000 iterations (its noPeak), and reports 0
-        double peak = n > NO_PEAK_ABOVE ? 0 : size / (bestNanosPerMessage(posted, completed, signaled) / 1e9) / factor;
+        // perftest measures no peak with -N or above 20000 iterations (its noPeak), and reports 0
+        double peak = noPeak || n > NO_PEAK_ABOVE ? 0
+                : size / (bestNanosPerMessage(posted, completed, signaled) / 1e9) / factor;
         return new BandwidthReport(size, n, peak, average, messageRate);
     }
 

@@ -41,7 +41,9 @@ abstract class Latency implements Callable<Integer> {
 
     @Mixin
     PerftestOptions o;
-    final PrintStream out = System.out;
+    private final PrintStream stdout = System.out;
+    /** stdout, or nowhere with --output (set by call) */
+    PrintStream out = stdout;
     final String tool;
 
     Latency(String tool) {
@@ -102,6 +104,7 @@ abstract class Latency implements Callable<Integer> {
                     awaitByte(buffer, pollByte, (byte) received, s);
                 }
                 if (sent < iterations) {
+                    s.gap();
                     posted[sent] = System.nanoTime();
                     BYTE.set(buffer, postByte, (byte) ++sent);
                     wr.wrId(sent);
@@ -174,6 +177,7 @@ abstract class Latency implements Callable<Integer> {
             wrs.get(0).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(s.buffer(), 0, size)
                     .remote(s.peerVaddr(), s.peerRkey());
             for (int i = 0; i < iterations; i++) {
+                s.gap();
                 posted[i] = System.nanoTime();
                 wrs.get(0).wrId(i);
                 Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", i);
@@ -270,6 +274,7 @@ abstract class Latency implements Callable<Integer> {
                     }
                 }
                 if (sent < iterations) {
+                    s.gap();
                     posted[sent] = System.nanoTime();
                     wr.wrId(sent);
                     sent++;
@@ -350,7 +355,7 @@ abstract class Latency implements Callable<Integer> {
             for (int i = 0; i < 2; i++) {
                 MemoryRegion theirs = buffers[1 - i];
                 sides[i] = new PingPongSide(qps[i], cqs[i], recvCqs[i], buffers[i], slot, theirs.address() + slot,
-                        theirs.rkey(), i == 0, o.timeout(), o.events, wr -> { });
+                        theirs.rkey(), i == 0, o.timeout(), o.events, wr -> { }, 0);
             }
             warmUp(sides[0], sides[1], (int) size, iterations);
         }
@@ -363,6 +368,8 @@ abstract class Latency implements Callable<Integer> {
     public Integer call() {
         o.validate(DEFAULT_SIZE);
         o.refuseUnimplemented(tool);
+        o.checkLatencyOutput();
+        out = o.verbose(stdout);
         if (o.bidirectional) {
             throw new PerftestException("-b: bidirectional is only available in BW tests (as perftest)");
         }
@@ -397,7 +404,7 @@ abstract class Latency implements Callable<Integer> {
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
             List<LatencyReport> reports = run(s, sizes, iterations);
             if (o.json) {
-                out.println(Json.latency(tool, s, reports));
+                stdout.println(Json.latency(tool, s, reports));
             }
             out.flush();
         }
@@ -405,15 +412,20 @@ abstract class Latency implements Callable<Integer> {
     }
 
 
-    /** Prints a report (and the histogram with {@code -H}) and returns it. */
+    /** Prints a report (the samples first with {@code -U}, then sorted with {@code -H}, as perftest) and returns it. */
     LatencyReport report(LatencyReport r) {
+        if (o.unsorted) { // the samples whatever --output says, as perftest
+            stdout.print(r.unsortedLines());
+        }
         if (o.histogram) {
-            out.print(r.histogramLines());
+            stdout.print(r.histogramLines());
+        }
+        if (o.unsorted || o.histogram) {
             out.println(BandwidthReport.RESULT_LINE);
             out.println(LatencyReport.RESULT_FMT_LAT);
         }
-        out.println(r.line());
-        out.flush();
+        stdout.println(o.latencyResult(r));
+        stdout.flush();
         return r;
     }
 }

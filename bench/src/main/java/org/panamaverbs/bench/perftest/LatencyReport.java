@@ -26,9 +26,10 @@ import org.HdrHistogram.Histogram;
  * @param p999       99.9% percentile, µs
  * @param sortedMicros the samples kept, sorted, µs
  * @param histogram  the same samples in nanoseconds
+ * @param unsortedMicros every sample in the order measured, the tail included, µs ({@code -U})
  */
 public record LatencyReport(long size, long iterations, double min, double max, double typical, double average,
-        double stdev, double p99, double p999, double[] sortedMicros, Histogram histogram) {
+        double stdev, double p99, double p999, double[] sortedMicros, Histogram histogram, double[] unsortedMicros) {
     public static final String RESULT_FMT_LAT = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
     static final String REPORT_FMT_LAT = " %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f";
     /** perftest drops this many of the largest samples. */
@@ -48,6 +49,7 @@ public record LatencyReport(long size, long iterations, double min, double max, 
         for (int i = 0; i < count; i++) {
             delta[i] = (posted[i + 1] - posted[i]) / 1000.0 / roundTrips;
         }
+        double[] unsorted = delta.clone();
         Arrays.sort(delta);
         int kept = count - LAT_MEASURE_TAIL;
         double median = (kept - 1) % 2 != 0 ? (delta[kept / 2] + delta[kept / 2 - 1]) / 2 : delta[kept / 2];
@@ -69,7 +71,7 @@ public record LatencyReport(long size, long iterations, double min, double max, 
         }
         return new LatencyReport(size, posted.length, delta[0], delta[kept], median, average,
                 Math.sqrt(stdevSum / kept), delta[Math.min(i99, count - 1)], delta[Math.min(i999, count - 1)],
-                Arrays.copyOf(delta, kept), histogram);
+                Arrays.copyOf(delta, kept), histogram, unsorted);
     }
 
     /** perftest's result line. */
@@ -79,9 +81,18 @@ public record LatencyReport(long size, long iterations, double min, double max, 
 
     /** perftest's {@code -H} output: "#, usec" and every kept sample in order, as {@code %d, %g}. */
     public String histogramLines() {
+        return sampleLines(sortedMicros);
+    }
+
+    /** perftest's {@code -U} output: "#, usec" and every sample as measured, the two dropped ones included. */
+    public String unsortedLines() {
+        return sampleLines(unsortedMicros);
+    }
+
+    private static String sampleLines(double[] micros) {
         StringBuilder b = new StringBuilder("#, usec\n");
-        for (int i = 0; i < sortedMicros.length; i++) {
-            b.append(i + 1).append(", ").append(cG(sortedMicros[i])).append('\n');
+        for (int i = 0; i < micros.length; i++) {
+            b.append(i + 1).append(", ").append(cG(micros[i])).append('\n');
         }
         return b.toString();
     }

@@ -1,6 +1,9 @@
 package org.panamaverbs.bench.perftest;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Locale;
 
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -49,17 +52,49 @@ public final class PerftestOptions {
     String connection;
     @Option(names = {"-b", "--bidirectional"}, description = "traffic in both directions")
     boolean bidirectional;
+    @Option(names = "--report-both", description = "with -b, also this side's and the peer's figures apart")
+    boolean reportBoth;
     @Option(names = {"-e", "--events"}, description = "wait for completion events instead of polling")
     boolean events;
     @Option(names = {"-R", "--rdma_cm"}, description = "connect the queue pairs with rdma_cm")
     boolean rdmaCm;
     @Option(names = {"-F", "--CPU-freq"}, description = "accepted for compatibility (no CPU-frequency warning: time comes from System.nanoTime)")
     boolean ignoredCpuFrequencyWarning;
+    @Option(names = {"-o", "--outs"}, defaultValue = "0", paramLabel = "N",
+            description = "RDMA READs outstanding per queue pair (READ tests; default: the device's maximum)")
+    int outs;
+    @Option(names = {"-u", "--qp-timeout"}, defaultValue = "14", paramLabel = "N",
+            description = "an RC queue pair waits 4.096 us * 2^N for an acknowledgment before it retries, 0-31"
+                    + " (default: ${DEFAULT-VALUE}; with -R rdma_cm sets it, as in perftest)")
+    int qpTimeout;
+    @Option(names = "--retry_count", defaultValue = "7", paramLabel = "N",
+            description = "retries of an unacknowledged request with -R, 0-7 (rdma_cm's retry_count; default:"
+                    + " ${DEFAULT-VALUE}, which is also what an RC queue pair gets without -R, as in perftest)")
+    int retryCount;
+    @Option(names = {"-S", "--sl"}, defaultValue = "0", paramLabel = "SL",
+            description = "service level of the queue pairs' path, 0-15 (default: ${DEFAULT-VALUE})")
+    int serviceLevel;
+    @Option(names = "--tclass", defaultValue = "0", paramLabel = "TC",
+            description = "traffic class of the GRH, 0-255 (on RoCE the IP header's DS field; default: ${DEFAULT-VALUE})")
+    int trafficClass;
+    @Option(names = {"-N", "--noPeak"}, description = "measure no peak bandwidth (the report says 0)")
+    boolean noPeak;
     @Option(names = "--report_gbits", description = "report Gb/sec instead of MB/sec")
     boolean reportGbits;
     @Option(names = {"-H", "--report-histogrm", "--report-histogram"},
             description = "print the latency histogram (latency tests; --report-histogrm is perftest's own spelling)")
     boolean histogram;
+    @Option(names = "--output", paramLabel = "WHAT",
+            description = "print only the average figure, one number per size: bandwidth or message_rate (bandwidth"
+                    + " tests), latency (latency tests)")
+    String output;
+    @Option(names = "--latency_gap", defaultValue = "0", paramLabel = "USEC",
+            description = "spin this long before each post, counted in the latency as perftest counts it (latency"
+                    + " tests; default: ${DEFAULT-VALUE})")
+    int latencyGapMicros;
+    @Option(names = {"-U", "--report-unsorted"},
+            description = "print every sample in the order measured before the report (latency tests)")
+    boolean unsorted;
     @Option(names = "--json", description = "print the results as one JSON object on stdout after the table")
     boolean json;
     @Option(names = "--warmup", defaultValue = "-1", paramLabel = "N",
@@ -76,6 +111,8 @@ public final class PerftestOptions {
     @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
             description = "how long to wait for the peer at each step of the exchange (default: ${DEFAULT-VALUE})")
     int timeoutSeconds;
+
+    private static final PrintStream DISCARD = new PrintStream(OutputStream.nullOutputStream());
 
     /**
      * The largest size {@code -a} runs: perftest's {@code MAX_SIZE}, also the size perftest 26.01 and later negotiate
@@ -146,12 +183,70 @@ public final class PerftestOptions {
         if (duration != null && events) {
             throw new PerftestException("Duration mode doesn't work with events (-D with -e; perftest refuses it too)");
         }
+        if (qpTimeout < 0 || qpTimeout > 31) {
+            throw new PerftestException("-u must be 0 to 31 (the queue pair's 5-bit timeout exponent), not " + qpTimeout);
+        }
+        if (retryCount < 0 || retryCount > 7) {
+            throw new PerftestException("--retry_count must be 0 to 7 (rdma_cm's 3-bit retry count), not " + retryCount);
+        }
+        if (serviceLevel < 0 || serviceLevel > 15) {
+            throw new PerftestException("-S must be a service level from 0 to 15, not " + serviceLevel);
+        }
+        if (trafficClass < 0 || trafficClass > 255) {
+            throw new PerftestException("--tclass must be 0 to 255, not " + trafficClass);
+        }
+        if (latencyGapMicros < 0) {
+            throw new PerftestException("--latency_gap must not be negative, not " + latencyGapMicros);
+        }
+        if (output != null && !output.equals("bandwidth") && !output.equals("message_rate")
+                && !output.equals("latency")) {
+            throw new PerftestException("Invalid verbosity level output flag (--output " + output
+                    + "). Please use bandwidth, latency, message_rate");
+        }
         if (rdmaCm && loopback) {
             throw new PerftestException("-R connects to a peer: it cannot be combined with --loopback");
         }
         if (allSizes && size != null) {
             throw new PerftestException("-a runs every size: it cannot be combined with -s");
         }
+    }
+
+    /**
+     * Where a tool prints its banner, addresses and tables: {@code stdout}, or nowhere with {@code --output}, which
+     * leaves only the figure of each result ({@link #bandwidthResult}, {@link #latencyResult}).
+     */
+    PrintStream verbose(PrintStream stdout) {
+        return output == null ? stdout : DISCARD;
+    }
+
+    /** A bandwidth test's {@code --output}: bandwidth or message_rate only, as perftest. */
+    void checkBandwidthOutput() {
+        if (latencyGapMicros < 0) {
+            throw new PerftestException("--latency_gap must not be negative, not " + latencyGapMicros);
+        }
+        if (output != null && !output.equals("bandwidth") && !output.equals("message_rate")) {
+            throw new PerftestException("Output verbosity level for BW can be: bandwidth, message_rate (not " + output + ")");
+        }
+    }
+
+    /** A latency test's {@code --output}: latency only, as perftest. */
+    void checkLatencyOutput() {
+        if (output != null && !output.equals("latency")) {
+            throw new PerftestException("Output verbosity level for LAT can be: latency (not " + output + ")");
+        }
+    }
+
+    /** A bandwidth result as perftest prints it: its line, or with {@code --output} the average asked for ({@code %lf}). */
+    String bandwidthResult(BandwidthReport report) {
+        if (output == null) {
+            return report.line(reportGbits);
+        }
+        return String.format(Locale.ROOT, "%f", output.equals("bandwidth") ? report.average() : report.messageRate());
+    }
+
+    /** A latency result as perftest prints it: its line, or with {@code --output latency} the average ({@code %lf}). */
+    String latencyResult(LatencyReport report) {
+        return output == null ? report.line() : String.format(Locale.ROOT, "%f", report.average());
     }
 
     /** Requests signaled: every {@code -Q}th; perftest's default 100, or the post list's size with {@code -l}. */
@@ -184,7 +279,7 @@ public final class PerftestOptions {
      * that divides the list, and room for a list in the send queue. Prints perftest's note when the moderation
      * follows the list.
      */
-    void checkPostList(int iterations, int txDepth, java.io.PrintStream out) {
+    void checkPostList(int iterations, int txDepth, PrintStream out) {
         if (postList == 1) {
             return;
         }
@@ -219,6 +314,7 @@ public final class PerftestOptions {
         refuse(tool, !isRc() && !(sendTool && isUd()), "-c " + connection + (sendTool ? " (RC or UD)" : " (only RC)"));
         refuse(tool, isUd() && rdmaCm, "-R with -c UD");
         refuse(tool, isUd() && loopback, "--loopback with -c UD");
+        refuse(tool, isUd() && trafficClass != 0, "--tclass with -c UD (the library's address handle sets no traffic class)");
     }
 
     /** Refuses a flag this tool does not implement (yet): one line, non-zero exit. */

@@ -115,7 +115,7 @@ final class PerftestSession implements AutoCloseable {
                         + " of " + context.name() + " carries (" + port.maxMessageSize() + " bytes)");
             }
             DeviceAttributes attributes = context.attributes();
-            int outReads = readTest ? Math.max(1, attributes.maxQpRdAtom()) : 1;
+            int outReads = readTest ? outstandingReads(options.outs, Math.max(1, attributes.maxQpRdAtom()), out) : 1;
             gidIndex = options.gidIndex >= 0 ? options.gidIndex : context.defaultGidIndex(options.ibPort);
             Gid gid = context.gid(options.ibPort, gidIndex); // refuses an index the port lacks, before any peer waits
             Mtu localMtu = port.activeMtu();
@@ -196,9 +196,11 @@ final class PerftestSession implements AutoCloseable {
                     created.add(pd.createQueuePair(config));
                 }
             } else {
-                // rdma_connect/rdma_accept with perftest's parameters: reads outstanding only for READ tests, retries 7
+                // rdma_connect/rdma_accept with perftest's parameters: reads outstanding only for READ tests,
+                // --retry_count retries, 7 after a receiver-not-ready
                 int reads = readTest ? outReads : 0;
-                created.add(cm.connect(pd, config, new ConnParam(new byte[0], reads, reads, 7, 7), timeout));
+                created.add(cm.connect(pd, config, new ConnParam(new byte[0], reads, reads, options.retryCount, 7),
+                        timeout));
                 wire.handshake("handshake after the rdma_cm connection", PeerAddress.EMPTY, timeout);
             }
             qps = List.copyOf(created);
@@ -269,16 +271,42 @@ final class PerftestSession implements AutoCloseable {
         }
         if (datagram) { // ctx_connect for UD: INIT (with the Q_Key), RTR, RTS, and an address handle to the peer
             qp.readyForDatagrams(QKEY);
-            peerHandle = pd.createAddressHandle(AddressHandle.Target.of(peer.gid(), gidIndex, options.ibPort));
+            peerHandle = pd.createAddressHandle(new AddressHandle.Target(peer.gid(), gidIndex, options.ibPort, 0, 64,
+                    options.serviceLevel));
             return;
         }
         int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
         for (int i = 0; i < qps.size(); i++) {
             PeerAddress theirs = peers.get(i);
-            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()), QpConnectOptions.builder()
-                    .pathMtu(pathMtu).access(access).maxDestReadAtomic(mine.outReads())
-                    .maxReadAtomic(Math.max(1, Math.min(theirs.outReads(), initiatorDepth))).build());
+            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()),
+                    connectOptions(options, pathMtu, access, mine.outReads(), theirs.outReads(), initiatorDepth));
         }
+    }
+
+    /**
+     * perftest's {@code ctx_set_out_reads}: {@code -o}'s reads outstanding, the device's maximum when not given (or
+     * not positive), and the maximum, with perftest's warning, when above it.
+     */
+    static int outstandingReads(int requested, int deviceMax, PrintStream out) {
+        if (requested > deviceMax) {
+            out.println(BandwidthReport.RESULT_LINE);
+            System.err.println(" Number of outstanding reads is above max = " + deviceMax);
+            System.err.println(" Changing to that max value");
+            return deviceMax;
+        }
+        return requested <= 0 ? deviceMax : requested;
+    }
+
+    /**
+     * perftest's RTR and RTS attributes of an RC queue pair ({@code ctx_modify_qp_to_rtr}, {@code _to_rts}): the
+     * path MTU, {@code -S}'s service level and {@code --tclass}'s traffic class, reads outstanding both ways,
+     * {@code -u}'s timeout, 7 retries (perftest's {@code --retry_count} reaches rdma_cm only).
+     */
+    static QpConnectOptions connectOptions(PerftestOptions options, Mtu pathMtu, int access, int myOutReads,
+            int theirOutReads, int initiatorDepth) {
+        return QpConnectOptions.builder().pathMtu(pathMtu).access(access).maxDestReadAtomic(myOutReads)
+                .maxReadAtomic(Math.max(1, Math.min(theirOutReads, initiatorDepth))).timeout(options.qpTimeout)
+                .retryCount(7).serviceLevel(options.serviceLevel).trafficClass(options.trafficClass).build();
     }
 
     /**

@@ -15,14 +15,28 @@ import org.panamaverbs.verbs.SendWorkRequest;
  * runs (and is compiled by the JIT) before the measured run.
  *
  * @param addressing addresses a SEND to the peer (UD: address handle and queue pair; RC: nothing)
+ * @param gapNanos   {@code --latency_gap}: how long to spin before each post (0: none)
  */
 record PingPongSide(QueuePair qp, CompletionQueue cq, CompletionQueue recvCq, MemoryRegion buffer, long half,
         long peerVaddr, int peerRkey, boolean client, Duration timeout, boolean events,
-        Consumer<SendWorkRequest> addressing) {
+        Consumer<SendWorkRequest> addressing, long gapNanos) {
 
     /** This side of the test. */
     static PingPongSide of(PerftestSession s) {
         return new PingPongSide(s.qp, s.cq, s.recvCq, s.buffer, s.half, s.peer.vaddr(), s.peer.rkey(), s.wire.isClient(),
-                s.options.timeout(), s.options.events, s::address);
+                s.options.timeout(), s.options.events, s::address, s.options.latencyGapMicros * 1000L);
+    }
+
+    /**
+     * perftest's {@code --latency_gap}: spins for the gap before a post, so the gap is part of the time from one
+     * post to the next, as in perftest, which waits before it reads the clock.
+     */
+    void gap() {
+        if (gapNanos > 0) {
+            long end = System.nanoTime() + gapNanos;
+            while (System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+            }
+        }
     }
 }

@@ -31,7 +31,9 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
 
     @Mixin
     PerftestOptions o;
-    private final PrintStream out;
+    private final PrintStream stdout = System.out;
+    /** stdout, or nowhere with --output (set by call) */
+    private PrintStream out = stdout;
     private final String tool;
     private final WrOpcode opcode;
     private final String title;
@@ -40,7 +42,6 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         this.tool = tool;
         this.opcode = opcode;
         this.title = title;
-        this.out = System.out;
     }
 
     /** {@code ib_write_bw}. */
@@ -65,7 +66,15 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     public Integer call() {
         o.validate(DEFAULT_SIZE);
         o.refuseUnimplemented(tool);
+        o.checkBandwidthOutput();
+        out = o.verbose(stdout);
         PerftestOptions.refuse(tool, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
+        if (o.unsorted) {
+            throw new PerftestException("-U is Available only on Latency tests (as perftest)");
+        }
+        if (o.latencyGapMicros > 0) {
+            throw new PerftestException("--latency_gap: Latency gap feature is only for latency tests (as perftest)");
+        }
         int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
         // perftest: the send queue is no deeper than the run is long
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH, iterations);
@@ -101,7 +110,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                 // the server only waits for the client's run, then prints the client's report
                 s.handshake("end-of-run handshake", s.runTimeout());
                 BandwidthReport theirs = exchangeReports(s, new BandwidthReport(0, 0, 0, 0, 0), timeout);
-                out.println(theirs.line(o.reportGbits));
+                stdout.println(o.bandwidthResult(theirs));
                 reports.add(theirs);
                 s.wire.closeConnection(s.mine, timeout);
                 out.println(BandwidthReport.RESULT_LINE);
@@ -122,18 +131,22 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                             if (o.bidirectional) { // both sides start together
                                 s.handshake("handshake before the bidirectional run", s.runTimeout());
                             }
-                            report = run.execute(iterations, (int) size).report(size, o.reportGbits);
+                            report = run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak);
                         }
+                        BandwidthReport theirs = null;
                         if (o.bidirectional) {
                             // write_bw.c: with -a one more handshake after each run; then both sides' figures summed
                             if (o.allSizes) {
                                 s.handshake("handshake after the bidirectional run", s.runTimeout());
                             }
-                            report = report.plus(exchangeReports(s, report, s.runTimeout()));
+                            theirs = exchangeReports(s, report, s.runTimeout());
                         }
-                        out.println(report.line(o.reportGbits));
-                        out.flush();
-                        reports.add(report);
+                        stdout.println(o.bandwidthResult(theirs == null ? report : report.plus(theirs)));
+                        if (theirs != null && o.reportBoth && !o.allSizes) {
+                            printBoth(report, theirs);
+                        }
+                        stdout.flush();
+                        reports.add(theirs == null ? report : report.plus(theirs));
                     }
                 }
                 out.println(BandwidthReport.RESULT_LINE);
@@ -144,7 +157,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                 s.wire.closeConnection(s.mine, timeout);
             }
             if (o.json) {
-                out.println(Json.bandwidth(tool, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
+                stdout.println(Json.bandwidth(tool, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
         }
@@ -190,14 +203,14 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                     if (warmup > 0) {
                         run.execute(warmup, (int) size);
                     }
-                    BandwidthReport report = run.execute(iterations, (int) size).report(size, o.reportGbits);
-                    out.println(report.line(o.reportGbits));
+                    BandwidthReport report = run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak);
+                    stdout.println(o.bandwidthResult(report));
                     reports.add(report);
                 }
             }
             out.println(BandwidthReport.RESULT_LINE);
             if (o.json) {
-                out.println(Json.bandwidth(tool, "loopback", rig.context.name(),
+                stdout.println(Json.bandwidth(tool, "loopback", rig.context.name(),
                         (pathMtu == null ? active : Mtu.min(pathMtu, active)).bytes(), o, reports));
             }
             out.flush();
@@ -214,6 +227,26 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     private int warmupIterations(int iterations) {
         int warmup = o.warmup < 0 ? iterations : o.warmup;
         return (warmup + o.postList - 1) / o.postList * o.postList;
+    }
+
+    /**
+     * {@code --report-both}: after the summed line of a bidirectional run, this side's and the peer's figures, each
+     * under a header of its own, as perftest prints them (its headers whatever {@code --output} says).
+     */
+    private void printBoth(BandwidthReport mine, BandwidthReport theirs) {
+        String header = o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT;
+        stdout.println(BandwidthReport.RESULT_LINE);
+        stdout.println();
+        stdout.println(" Local results: ");
+        stdout.println(BandwidthReport.RESULT_LINE);
+        stdout.println(header);
+        stdout.println(o.bandwidthResult(mine));
+        stdout.println(BandwidthReport.RESULT_LINE);
+        stdout.println();
+        stdout.println(" Remote results: ");
+        stdout.println(BandwidthReport.RESULT_LINE);
+        stdout.println(header);
+        stdout.println(o.bandwidthResult(theirs));
     }
 
     /** perftest's {@code xchg_bw_reports}: size, iterations (u64), peak, average, message rate, each its own exchange. */

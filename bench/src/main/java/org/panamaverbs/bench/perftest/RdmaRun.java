@@ -281,8 +281,8 @@ public final class RdmaRun implements AutoCloseable {
             signaled = new boolean[requests];
         }
 
-        public BandwidthReport report(long size, boolean gbits) {
-            return BandwidthReport.of(size, posted, completed, signaled, gbits);
+        public BandwidthReport report(long size, boolean gbits, boolean noPeak) {
+            return BandwidthReport.of(size, posted, completed, signaled, gbits, noPeak);
         }
     }
 }

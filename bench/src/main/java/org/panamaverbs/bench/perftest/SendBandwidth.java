@@ -26,15 +26,27 @@ public final class SendBandwidth implements Callable<Integer> {
 
     @Mixin
     PerftestOptions o;
-    private final PrintStream out = System.out;
+    private final PrintStream stdout = System.out;
+    /** stdout, or nowhere with --output (set by call) */
+    private PrintStream out = stdout;
 
     @Override
     public Integer call() {
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
         o.refuseUnimplemented(TOOL);
+        o.checkBandwidthOutput();
+        out = o.verbose(stdout);
         PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional; ib_write_bw and ib_read_bw have it)");
+        PerftestOptions.refuse(TOOL, o.reportBoth, "--report-both (it reports -b's two directions; ib_write_bw and"
+                + " ib_read_bw have it)");
         PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
+        if (o.unsorted) {
+            throw new PerftestException("-U is Available only on Latency tests (as perftest)");
+        }
+        if (o.latencyGapMicros > 0) {
+            throw new PerftestException("--latency_gap: Latency gap feature is only for latency tests (as perftest)");
+        }
         PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
         int iterations = o.iterations != null ? o.iterations : RdmaBandwidth.DEFAULT_ITERATIONS;
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH, iterations);
@@ -62,7 +74,7 @@ public final class SendBandwidth implements Callable<Integer> {
                     run.addressing(s::address);
                     for (long size : sizes) {
                         s.handshake("handshake before the run", s.runTimeout());
-                        reports.add(printed(run.execute(iterations, (int) size).report(size, o.reportGbits)));
+                        reports.add(printed(run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak)));
                         if (o.allSizes) {
                             s.handshake("handshake after the run", s.runTimeout());
                         }
@@ -96,7 +108,7 @@ public final class SendBandwidth implements Callable<Integer> {
             out.println(BandwidthReport.RESULT_LINE);
             s.wire.closeConnection(s.mine, s.runTimeout());
             if (o.json) {
-                out.println(Json.bandwidth(TOOL, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
+                stdout.println(Json.bandwidth(TOOL, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
         }
@@ -105,8 +117,8 @@ public final class SendBandwidth implements Callable<Integer> {
 
     /** Prints a size's result line as soon as it is known (perftest prints each size as it finishes). */
     private BandwidthReport printed(BandwidthReport report) {
-        out.println(report.line(o.reportGbits));
-        out.flush();
+        stdout.println(o.bandwidthResult(report));
+        stdout.flush();
         return report;
     }
 

@@ -1,6 +1,7 @@
 package org.panamaverbs.bench.perftest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 
@@ -64,12 +65,32 @@ class BandwidthReportTest {
                 signaled[i] = i % 100 == 99 || i == n - 1;
                 completed[i] = signaled[i] ? posted[i] + 500 : 0;
             }
-            BandwidthReport r = BandwidthReport.of(1024, posted, completed, signaled, false);
+            BandwidthReport r = BandwidthReport.of(1024, posted, completed, signaled, false, false);
             assertEquals(n, r.iterations());
             assertEquals(n > 20000, r.peak() == 0, "peak " + r.peak() + " for " + n);
             double seconds = (1000.0 * (n - 1) + 500) / 1e9;
             assertEquals(1024.0 * n / seconds / 0x100000, r.average(), 1e-6);
         }
+    }
+
+    /** {@code -N}: no peak at any length, the same average. */
+    @Test
+    void noPeakReportsAPeakOfZeroAndTheSameAverage() {
+        int n = 1000;
+        long[] posted = new long[n];
+        long[] completed = new long[n];
+        boolean[] signaled = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            posted[i] = 1000L * i;
+            signaled[i] = i % 100 == 99 || i == n - 1;
+            completed[i] = signaled[i] ? posted[i] + 500 : 0;
+        }
+        BandwidthReport measured = BandwidthReport.of(1024, posted, completed, signaled, false, false);
+        BandwidthReport unmeasured = BandwidthReport.of(1024, posted, completed, signaled, false, true);
+        assertTrue(measured.peak() > 0, "peak " + measured.peak());
+        assertEquals(0, unmeasured.peak());
+        assertEquals(measured.average(), unmeasured.average());
+        assertEquals(measured.messageRate(), unmeasured.messageRate());
     }
 
     @Test

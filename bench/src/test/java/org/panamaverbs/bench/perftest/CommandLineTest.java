@@ -8,6 +8,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 
 import org.junit.jupiter.api.Test;
+import org.panamaverbs.verbs.Mtu;
+import org.panamaverbs.verbs.QpConnectOptions;
 
 /** Bad input ends in one line naming what is wrong and a non-zero exit, before any device or peer is touched. */
 class CommandLineTest {
@@ -50,6 +52,96 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "-s", "64", "-s", "0"), 1, "-s must be at least 1");
         assertOneLine(run("ib_write_bw", "-R", "--loopback"), 1, "-R connects to a peer");
         assertOneLine(run("ib_write_bw", "--negotiation-size", "316"), 1, "--negotiation-size must be 320 or 312, not 316");
+    }
+
+    @Test
+    void queuePairAttributesOutsideTheirFieldsAreRefused() {
+        assertOneLine(run("ib_write_bw", "-u", "32"), 1, "-u must be 0 to 31 (the queue pair's 5-bit timeout exponent), not 32");
+        assertOneLine(run("ib_write_bw", "--retry_count", "8"), 1, "--retry_count must be 0 to 7");
+        assertOneLine(run("ib_write_bw", "-S", "16"), 1, "-S must be a service level from 0 to 15, not 16");
+        assertOneLine(run("ib_write_bw", "--tclass", "256"), 1, "--tclass must be 0 to 255, not 256");
+        assertOneLine(run("ib_send_bw", "-c", "UD", "--tclass", "32"), 1, "--tclass with -c UD", "ib_send_bw");
+    }
+
+    /** -u, -S and --tclass reach the RC queue pair's RTR and RTS attributes as perftest sets them; retries stay 7. */
+    @Test
+    void queuePairAttributesReachTheConnection() {
+        PerftestOptions options = new PerftestOptions();
+        new picocli.CommandLine(options).parseArgs("-u", "20", "-S", "3", "--tclass", "96", "--retry_count", "2",
+                "10.0.0.1");
+        QpConnectOptions set = PerftestSession.connectOptions(options, Mtu.MTU_1024, 7, 16, 4, 8);
+        assertEquals(20, set.timeout());
+        assertEquals(3, set.serviceLevel());
+        assertEquals(96, set.trafficClass());
+        assertEquals(7, set.retryCount(), "perftest's --retry_count reaches rdma_cm only");
+        assertEquals(Mtu.MTU_1024, set.pathMtu());
+        assertEquals(16, set.maxDestReadAtomic());
+        assertEquals(4, set.maxReadAtomic());
+        assertEquals(2, options.retryCount);
+
+        PerftestOptions defaults = new PerftestOptions();
+        new picocli.CommandLine(defaults).parseArgs("10.0.0.1");
+        QpConnectOptions plain = PerftestSession.connectOptions(defaults, Mtu.MTU_1024, 7, 16, 4, 8);
+        assertEquals(14, plain.timeout());
+        assertEquals(0, plain.serviceLevel());
+        assertEquals(0, plain.trafficClass());
+        assertEquals(7, defaults.retryCount);
+    }
+
+    /** {@code -o}: the reads asked for, the device's maximum when none or too many (with perftest's warning). */
+    @Test
+    void outstandingReadsAreCappedByTheDevice() {
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream out = new java.io.PrintStream(printed, true);
+        assertEquals(4, PerftestSession.outstandingReads(4, 16, out));
+        assertEquals(16, PerftestSession.outstandingReads(0, 16, out));
+        assertEquals("", printed.toString());
+        assertEquals(16, PerftestSession.outstandingReads(64, 16, out));
+        assertEquals("-".repeat(87) + System.lineSeparator(), printed.toString());
+    }
+
+    @Test
+    void latencyOnlyOptionsAreRefusedByTheBandwidthTools() {
+        assertOneLine(run("ib_write_lat", "--latency_gap", "-1"), 1, "--latency_gap must not be negative", "ib_write_lat");
+        assertOneLine(run("ib_write_bw", "--latency_gap", "5"), 1, "Latency gap feature is only for latency tests");
+        assertOneLine(run("ib_send_bw", "-U"), 1, "-U is Available only on Latency tests", "ib_send_bw");
+    }
+
+    /** {@code --latency_gap}: a side waits at least the gap before each post (perftest counts it in the latency). */
+    @Test
+    void theLatencyGapIsSpentBeforeAPost() {
+        PingPongSide side = new PingPongSide(null, null, null, null, 0, 0, 0, true, null, false, wr -> { }, 3_000_000);
+        long start = System.nanoTime();
+        side.gap();
+        assertTrue(System.nanoTime() - start >= 3_000_000);
+        PingPongSide none = new PingPongSide(null, null, null, null, 0, 0, 0, true, null, false, wr -> { }, 0);
+        start = System.nanoTime();
+        none.gap();
+        assertTrue(System.nanoTime() - start < 3_000_000);
+    }
+
+    @Test
+    void outputNamesAFigureTheToolMeasures() {
+        assertOneLine(run("ib_write_bw", "--output", "speed"), 1, "Invalid verbosity level output flag (--output speed)");
+        assertOneLine(run("ib_write_bw", "--output", "latency"), 1, "Output verbosity level for BW can be: bandwidth, message_rate");
+        assertOneLine(run("ib_send_lat", "--output", "bandwidth"), 1, "Output verbosity level for LAT can be: latency", "ib_send_lat");
+    }
+
+    /** {@code --output}: the one figure asked for, as C's {@code %lf}; without it perftest's whole line. */
+    @Test
+    void outputPrintsOnlyTheFigureAskedFor() {
+        BandwidthReport bandwidth = new BandwidthReport(65536, 5000, 812.345, 790.5, 0.012648);
+        LatencyReport latency = LatencyReport.of(2, new long[] {0, 2000, 4000, 6000, 8000, 10000}, 2);
+        PerftestOptions options = new PerftestOptions();
+        new picocli.CommandLine(options).parseArgs("10.0.0.1");
+        assertEquals(bandwidth.line(false), options.bandwidthResult(bandwidth));
+        assertEquals(latency.line(), options.latencyResult(latency));
+        new picocli.CommandLine(options).parseArgs("--output", "bandwidth", "10.0.0.1");
+        assertEquals("790.500000", options.bandwidthResult(bandwidth));
+        new picocli.CommandLine(options).parseArgs("--output", "message_rate", "10.0.0.1");
+        assertEquals("0.012648", options.bandwidthResult(bandwidth));
+        new picocli.CommandLine(options).parseArgs("--output", "latency", "10.0.0.1");
+        assertEquals("1.000000", options.latencyResult(latency));
     }
 
     @Test

@@ -30,6 +30,19 @@ class LatencyReportTest {
         assertEquals(10_000, r.histogram().getValueAtPercentile(50), 10);
     }
 
+    /** {@code -U}: every sample in the order measured, the two largest that the figures drop included. */
+    @Test
+    void unsortedLinesAreEverySampleAsMeasured() {
+        long[] gapsNanos = {20_000, 500_000, 18_000, 900_000, 24_000};
+        long[] posted = new long[gapsNanos.length + 1];
+        for (int i = 0; i < gapsNanos.length; i++) {
+            posted[i + 1] = posted[i] + gapsNanos[i];
+        }
+        LatencyReport r = LatencyReport.of(2, posted, 2);
+        assertEquals("#, usec\n1, 10\n2, 250\n3, 9\n4, 450\n5, 12\n", r.unsortedLines());
+        assertEquals("#, usec\n1, 9\n2, 10\n3, 12\n", r.histogramLines());
+    }
+
     @Test
     void evenCountTakesTheMeanOfTheMiddleTwo() {
         long[] posted = {0, 2000, 6000, 12000, 20000, 30000, 42000, 56000, 72000};
