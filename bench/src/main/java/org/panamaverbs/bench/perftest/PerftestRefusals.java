@@ -1,5 +1,8 @@
 package org.panamaverbs.bench.perftest;
 
+import java.util.Collection;
+import java.util.List;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -14,9 +17,14 @@ final class PerftestRefusals {
     private PerftestRefusals() {
     }
 
-    /** Adds the options {@code cli}'s tools do not declare themselves, hidden. */
-    static void declare(CommandLine cli) {
-        for (CommandLine tool : cli.getSubcommands().values()) {
+    /**
+     * Adds the options {@code cli}'s tools do not declare themselves, hidden: to the tool named {@code only} if
+     * {@code cli} has it, else to every tool.
+     */
+    static void declare(CommandLine cli, String only) {
+        Collection<CommandLine> tools = cli.getSubcommands().containsKey(only) ? List.of(cli.getSubcommands().get(only))
+                : cli.getSubcommands().values();
+        for (CommandLine tool : tools) {
             CommandSpec spec = tool.getCommandSpec();
             for (PerftestFlags.Flag flag : PerftestFlags.all()) {
                 if (spec.findOption(flag.longName()) != null) {

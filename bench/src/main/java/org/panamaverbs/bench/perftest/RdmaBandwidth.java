@@ -234,19 +234,17 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
      * under a header of its own, as perftest prints them (its headers whatever {@code --output} says).
      */
     private void printBoth(BandwidthReport mine, BandwidthReport theirs) {
-        String header = o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT;
+        printSide("Local", mine);
+        printSide("Remote", theirs);
+    }
+
+    private void printSide(String side, BandwidthReport report) {
         stdout.println(BandwidthReport.RESULT_LINE);
         stdout.println();
-        stdout.println(" Local results: ");
+        stdout.println(" " + side + " results: ");
         stdout.println(BandwidthReport.RESULT_LINE);
-        stdout.println(header);
-        stdout.println(o.bandwidthResult(mine));
-        stdout.println(BandwidthReport.RESULT_LINE);
-        stdout.println();
-        stdout.println(" Remote results: ");
-        stdout.println(BandwidthReport.RESULT_LINE);
-        stdout.println(header);
-        stdout.println(o.bandwidthResult(theirs));
+        stdout.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+        stdout.println(o.bandwidthResult(report));
     }
 
     /** perftest's {@code xchg_bw_reports}: size, iterations (u64), peak, average, message rate, each its own exchange. */

@@ -8,6 +8,23 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class BandwidthReportTest {
+    /** A run posting every {@code gap} ns, every 100th request signaled and completed {@code latency} ns later. */
+    private record SteadyRun(long[] posted, long[] completed, boolean[] signaled) {
+        static SteadyRun of(int n, long gap, long latency) {
+            SteadyRun run = new SteadyRun(new long[n], new long[n], new boolean[n]);
+            for (int i = 0; i < n; i++) {
+                run.posted[i] = gap * i;
+                run.signaled[i] = i % 100 == 99 || i == n - 1;
+                run.completed[i] = run.signaled[i] ? run.posted[i] + latency : 0;
+            }
+            return run;
+        }
+
+        BandwidthReport report(boolean noPeak) {
+            return BandwidthReport.of(1024, posted, completed, signaled, false, noPeak);
+        }
+    }
+
     @Test
     void peakMatchesPerftestsQuadraticLoopsOnRandomRuns() {
         Random random = new Random(0x5eed);
@@ -37,16 +54,9 @@ class BandwidthReportTest {
     @Test
     void peakOfAMillionIterationsIsFast() {
         int n = 1_000_000;
-        long[] posted = new long[n];
-        long[] completed = new long[n];
-        boolean[] signaled = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            posted[i] = 100L * i;
-            signaled[i] = i % 100 == 99 || i == n - 1;
-            completed[i] = signaled[i] ? posted[i] + 5000 : 0;
-        }
+        SteadyRun run = SteadyRun.of(n, 100, 5000);
         long start = System.nanoTime();
-        double best = BandwidthReport.bestNanosPerMessage(posted, completed, signaled);
+        double best = BandwidthReport.bestNanosPerMessage(run.posted, run.completed, run.signaled);
         long millis = (System.nanoTime() - start) / 1_000_000;
         // the full window: (100 * (n - 1) + 5000) / n
         assertEquals((100.0 * (n - 1) + 5000) / n, best, 1e-9);
@@ -57,15 +67,7 @@ class BandwidthReportTest {
     @Test
     void runsAbove20000IterationsReportNoPeak() {
         for (int n : new int[] {20000, 20001}) {
-            long[] posted = new long[n];
-            long[] completed = new long[n];
-            boolean[] signaled = new boolean[n];
-            for (int i = 0; i < n; i++) {
-                posted[i] = 1000L * i;
-                signaled[i] = i % 100 == 99 || i == n - 1;
-                completed[i] = signaled[i] ? posted[i] + 500 : 0;
-            }
-            BandwidthReport r = BandwidthReport.of(1024, posted, completed, signaled, false, false);
+            BandwidthReport r = SteadyRun.of(n, 1000, 500).report(false);
             assertEquals(n, r.iterations());
             assertEquals(n > 20000, r.peak() == 0, "peak " + r.peak() + " for " + n);
             double seconds = (1000.0 * (n - 1) + 500) / 1e9;
@@ -76,17 +78,9 @@ class BandwidthReportTest {
     /** {@code -N}: no peak at any length, the same average. */
     @Test
     void noPeakReportsAPeakOfZeroAndTheSameAverage() {
-        int n = 1000;
-        long[] posted = new long[n];
-        long[] completed = new long[n];
-        boolean[] signaled = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            posted[i] = 1000L * i;
-            signaled[i] = i % 100 == 99 || i == n - 1;
-            completed[i] = signaled[i] ? posted[i] + 500 : 0;
-        }
-        BandwidthReport measured = BandwidthReport.of(1024, posted, completed, signaled, false, false);
-        BandwidthReport unmeasured = BandwidthReport.of(1024, posted, completed, signaled, false, true);
+        SteadyRun run = SteadyRun.of(1000, 1000, 500);
+        BandwidthReport measured = run.report(false);
+        BandwidthReport unmeasured = run.report(true);
         assertTrue(measured.peak() > 0, "peak " + measured.peak());
         assertEquals(0, unmeasured.peak());
         assertEquals(measured.average(), unmeasured.average());
