@@ -221,9 +221,6 @@ public final class PerftestOptions {
 
     /** A bandwidth test's {@code --output}: bandwidth or message_rate only, as perftest. */
     void checkBandwidthOutput() {
-        if (latencyGapMicros < 0) {
-            throw new PerftestException("--latency_gap must not be negative, not " + latencyGapMicros);
-        }
         if (output != null && !output.equals("bandwidth") && !output.equals("message_rate")) {
             throw new PerftestException("Output verbosity level for BW can be: bandwidth, message_rate (not " + output + ")");
         }

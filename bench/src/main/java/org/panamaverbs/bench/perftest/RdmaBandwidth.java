@@ -141,12 +141,13 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                             }
                             theirs = exchangeReports(s, report, s.runTimeout());
                         }
-                        stdout.println(o.bandwidthResult(theirs == null ? report : report.plus(theirs)));
+                        BandwidthReport shown = theirs == null ? report : report.plus(theirs);
+                        stdout.println(o.bandwidthResult(shown));
                         if (theirs != null && o.reportBoth && !o.allSizes) {
                             printBoth(report, theirs);
                         }
                         stdout.flush();
-                        reports.add(theirs == null ? report : report.plus(theirs));
+                        reports.add(shown);
                     }
                 }
                 out.println(BandwidthReport.RESULT_LINE);
