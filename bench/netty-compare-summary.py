@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Medians and ratios of bench/compare-netty's CSV: RDMA/TCP per case (Netty stream exchange, gRPC unary), for the
 transport on its own loops (rdma), on Netty's epoll loops (rdma-epoll, with its time over rdma's) and, with
-BUSY_POLL_AB, on its own loops busy-polling (rdma-busy, with its time over rdma's), and Java transport / C rstream
+BUSY_POLL_AB, on its own loops busy-polling (rdma-busy, with its time over rdma's), with AB_JAR, another build's
+transport on its own loops (rdma-ab, with its time over rdma's), and Java transport / C rstream
 on the stream cases for each of them (NettyBench's stream exchange is rstream's). Each ratio is taken within a pair
 (runs of the same pair ran one after the other) and the table gives the median of the per-pair ratios with their
 range. Prints Markdown tables."""
@@ -40,9 +41,9 @@ def main(path):
     def fmt(v, digits=1):
         return "-" if v is None else f"{v:.{digits}f}"
 
-    java = [label for label in ("java-tcp", "java-rdma", "java-rdma-epoll", "java-rdma-busy")
+    java = [label for label in ("java-tcp", "java-rdma", "java-rdma-epoll", "java-rdma-busy", "java-rdma-ab")
             if any(l == label for _, l in runs)]
-    against_rdma = [label for label in ("java-rdma-epoll", "java-rdma-busy") if label in java]
+    against_rdma = [label for label in ("java-rdma-epoll", "java-rdma-busy", "java-rdma-ab") if label in java]
     print("| case | transport | runs | median µs/transfer (p50 round trip µs, p99) | median Gb/s | RDMA/TCP time,"
           " per pair |" + "".join(f" {label[5:]}/rdma time, per pair |" for label in against_rdma))
     print("|---|---|---|---|---|---|" + "---|" * len(against_rdma))
