@@ -42,6 +42,11 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
 public final class RdmaIoHandler implements IoHandler {
     /** How often a loop that never blocks still looks at its descriptors: 1 ms, a syscall that costs about 1 µs. */
     private static final long DESCRIPTOR_CHECK_NANOS = 1_000_000;
+    /**
+     * ... and only after this many passes without a blocking wait: where a transfer takes milliseconds (under
+     * emulation) the 1 ms alone made an empty {@code epoll_wait} per pass, and the clock is read only then.
+     */
+    private static final int DESCRIPTOR_CHECK_PASSES = 32;
     private final ThreadAwareExecutor executor;
     private final long busyPollNanos;
     private final EpollWaiter waiter;
@@ -49,6 +54,7 @@ public final class RdmaIoHandler implements IoHandler {
     private volatile boolean wakenUp;
     /** When the descriptors were last looked at ({@code epoll_wait}), by {@link System#nanoTime()}. */
     private long lastDescriptorCheck;
+    private int passesSinceDescriptorCheck;
 
     private RdmaIoHandler(ThreadAwareExecutor executor, Duration busyPoll) {
         this.executor = executor;
@@ -118,22 +124,24 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
-        long now = System.nanoTime();
-        if (now - lastDescriptorCheck > DESCRIPTOR_CHECK_NANOS) {
+        if (++passesSinceDescriptorCheck >= DESCRIPTOR_CHECK_PASSES) {
             // a loop kept busy by completions or tasks never blocks in epoll_wait: look at the descriptors anyway,
             // or a connection request or a peer's disconnect would wait for traffic to stop
-            lastDescriptorCheck = now;
-            handleReady(waiter.await(0));
+            long now = System.nanoTime();
+            if (now - lastDescriptorCheck > DESCRIPTOR_CHECK_NANOS) {
+                descriptorsChecked(now);
+                handleReady(waiter.await(0));
+            }
         }
         int handled = loop.pollAll();
         loop.reapClosing(false);
         if (handled > 0 || !context.canBlock()) {
             return handled;
         }
-        long start = System.nanoTime();
+        long now = System.nanoTime();
         if (busyPollNanos > 0) {
-            long until = start + Math.min(busyPollNanos, Math.max(0, context.delayNanos(start)));
-            while (!wakenUp && System.nanoTime() - until < 0) {
+            long until = now + Math.min(busyPollNanos, Math.max(0, context.delayNanos(now)));
+            while (!wakenUp && (now = System.nanoTime()) - until < 0) {
                 handled = loop.pollAll();
                 if (handled > 0) {
                     return handled;
@@ -146,17 +154,22 @@ public final class RdmaIoHandler implements IoHandler {
             wakenUp = false;
             return handled;
         }
-        long delay = context.delayNanos(System.nanoTime());
+        long delay = context.delayNanos(now);
         int millis = delay <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (delay + 999_999) / 1_000_000);
         int ready = waiter.await(millis);
         wakenUp = false;
-        lastDescriptorCheck = System.nanoTime();
+        descriptorsChecked(now); // the clock before the wait: a later pass checks a little early, never late
         handleReady(ready);
         handled = loop.pollAll();
         if (context.shouldReportActiveIoTime()) {
             context.reportActiveIoTime(0);
         }
         return handled;
+    }
+
+    private void descriptorsChecked(long now) {
+        lastDescriptorCheck = now;
+        passesSinceDescriptorCheck = 0;
     }
 
     private void handleReady(int ready) {

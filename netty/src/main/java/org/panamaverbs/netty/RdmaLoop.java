@@ -185,8 +185,8 @@ final class RdmaLoop implements RsocketHost {
 
     /**
      * A watched descriptor is readable. The rdma_cm event channel's: its events are read and handed to the ids'
-     * targets ({@link LoopCmEvents}). A completion channel's: its events are consumed (the library acknowledges them in batches) and its
-     * queues stay disarmed until {@link #armAndPoll()}; the caller polls them next.
+     * targets ({@link LoopCmEvents}). A completion channel's: its events are consumed (the library acknowledges
+     * them in batches) and its queues stay disarmed until {@link #armAndPoll()}; the caller polls them next.
      */
     void onReadable(int fd) {
         if (cm.onReadable(fd)) {
@@ -194,7 +194,10 @@ final class RdmaLoop implements RsocketHost {
         }
         for (DeviceQueues device : devices.values()) {
             if (device.channelFd == fd) {
-                while (device.channel.awaitEvent(Duration.ZERO) != null) {
+                // a queue signals once per arming: as many reads as queues usually empty the channel without one
+                // more that meets EAGAIN; if more were pending, the (level-triggered) descriptor stays readable
+                for (int read = 0; read < device.queueCount && device.channel.awaitEvent(Duration.ZERO) != null;
+                        read++) {
                     // consumed; the queue that signalled is polled next
                 }
             }
@@ -350,6 +353,7 @@ final class RdmaLoop implements RsocketHost {
             throw e;
         }
         queues.add(queue);
+        device.queueCount++;
         queue.reserved = entries;
         return queue;
     }
@@ -403,6 +407,8 @@ final class RdmaLoop implements RsocketHost {
         final ProtectionDomain pd;
         final CompletionChannel channel;
         final int channelFd;
+        /** Completion queues made with {@link #channel}: at most one event each per arming. */
+        int queueCount;
 
         DeviceQueues(Context context) {
             this.context = context;
