@@ -97,19 +97,11 @@ final class PerftestSession implements AutoCloseable {
      * @param rxDepth     receive queue depth
      * @param readTest    a READ test: this side accepts the device's {@code max_qp_rd_atom} reads outstanding
      *                    (perftest's {@code out_reads}; 1 otherwise), and the banner and addresses show it
+     * @param atomicType  an atomic test's type ({@link ParameterNegotiation#CMP_AND_SWAP} or {@code FETCH_AND_ADD}),
+     *                    -1 for none: with {@code readTest}, verb ATOMIC in the negotiation, the address lines without
+     *                    OUT, RKey and VAddr (perftest prints those for READ and WRITE only), and a device without
+     *                    atomics refused before any peer waits
      * @param access      access flags of the buffer and the queue pair
-     */
-    PerftestSession(PerftestOptions options, String testTitle, boolean bandwidth, boolean sendTest,
-            long messageSize, int iterations, int txDepth, int rxDepth, boolean readTest, PrintStream out,
-            Access... access) {
-        this(options, testTitle, bandwidth, sendTest, messageSize, iterations, txDepth, rxDepth, readTest, -1, out,
-                access);
-    }
-
-    /**
-     * As above; {@code atomicType} (not -1) makes an atomic test: reads outstanding as a READ test
-     * ({@code readTest} must be true), verb ATOMIC in the negotiation, the address lines without OUT, RKey and VAddr
-     * (perftest prints those for READ and WRITE only), and a device without atomics refused before any peer waits.
      */
     PerftestSession(PerftestOptions options, String testTitle, boolean bandwidth, boolean sendTest,
             long messageSize, int iterations, int txDepth, int rxDepth, boolean readTest, int atomicType,

@@ -54,7 +54,7 @@ public final class SendBandwidth implements Callable<Integer> {
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
         try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
-                out, Access.LOCAL_WRITE)) {
+                -1, out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
             // a handshake so no send comes before them; the run; each side's own line; close
             s.exchangeAddress();
