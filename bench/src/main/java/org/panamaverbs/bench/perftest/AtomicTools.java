@@ -46,8 +46,8 @@ final class AtomicTools {
                     return type;
                 }
             }
-            throw new PerftestException("Invalid Atomic type " + name + "! please choose from {CMP_AND_SWAP,FETCH_AND_ADD}"
-                    + " (as perftest)");
+            throw new PerftestException("Invalid Atomic type " + name
+                    + "! please choose from {CMP_AND_SWAP,FETCH_AND_ADD} (as perftest)");
         }
 
         /** The banner's test name, e.g. "Atomic FETCH_AND_ADD BW" ({@code ctx_print_test_info}). */

@@ -349,7 +349,7 @@ abstract class Latency implements Callable<Integer> {
             throw new PerftestException("-b: bidirectional is only available in BW tests (as perftest)");
         }
         PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");
-        PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
+        PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
         PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
         if (o.events && tool.equals("ib_write_lat")) {

@@ -36,10 +36,10 @@ public final class SendBandwidth implements Callable<Integer> {
         o.refuseUnimplemented(TOOL);
         o.checkBandwidthOutput();
         out = o.verbose(stdout);
-        PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional; ib_write_bw and ib_read_bw have it)");
-        PerftestOptions.refuse(TOOL, o.reportBoth, "--report-both (it reports -b's two directions; ib_write_bw and"
-                + " ib_read_bw have it)");
-        PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
+        PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
+        PerftestOptions.refuse(TOOL, o.reportBoth, "--report-both (it reports -b's two directions; ib_write_bw,"
+                + " ib_read_bw and ib_atomic_bw have it)");
+        PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         if (o.unsorted) {
             throw new PerftestException("-U is Available only on Latency tests (as perftest)");
