@@ -9,19 +9,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import org.panamaverbs.verbs.Access;
-import org.panamaverbs.verbs.CompletionQueue;
-import org.panamaverbs.verbs.Context;
-import org.panamaverbs.verbs.MemoryRegion;
-import org.panamaverbs.verbs.ProtectionDomain;
-import org.panamaverbs.verbs.QpCapabilities;
-import org.panamaverbs.verbs.QpConfig;
-import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.Rdma;
 import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.SendFlags;
 import org.panamaverbs.verbs.SendWorkRequest;
 import org.panamaverbs.verbs.SendChain;
-import org.panamaverbs.verbs.WorkCompletion;
 import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
@@ -78,7 +69,7 @@ abstract class Latency implements Callable<Integer> {
 
         @Override
         void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
-            bothSides(client, server, side -> {
+            LocalWarmup.bothSides(client, server, side -> {
                 try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
                     writePingPong(side, wrs, wcs, size, new long[iterations], iterations);
                 }
@@ -134,12 +125,24 @@ abstract class Latency implements Callable<Integer> {
         }
     }
 
-    /** {@code ib_read_lat}: only the client reads; the server waits for it to finish. */
+    /**
+     * {@code ib_read_lat}: only the client reads; the server waits for it to finish. {@code ib_atomic_lat} runs the
+     * same sequence with an atomic operation ({@link AtomicLatency}).
+     */
     @Command(name = "ib_read_lat", mixinStandardHelpOptions = true, sortOptions = false,
             description = "RDMA READ latency, client/server, wire-compatible with perftest's ib_read_lat.")
-    public static final class Read extends Latency {
+    public static class Read extends Latency {
         public Read() {
             super("ib_read_lat");
+        }
+
+        Read(String tool) {
+            super(tool);
+        }
+
+        /** Sets the request's operation and its target, the peer's buffer. */
+        void target(SendWorkRequest wr, PingPongSide s) {
+            wr.opcode(WrOpcode.RDMA_READ).remote(s.peerVaddr(), s.peerRkey());
         }
 
         @Override
@@ -171,17 +174,17 @@ abstract class Latency implements Callable<Integer> {
             return reports;
         }
 
-        /** {@code run_iter_lat}: one signaled READ at a time, timed from post to the next post. */
-        private static void reads(PingPongSide s, SendChain wrs, CompletionArray wcs, int size, long[] posted,
+        /** {@code run_iter_lat}: one signaled READ (or atomic) at a time, timed from post to the next post. */
+        private void reads(PingPongSide s, SendChain wrs, CompletionArray wcs, int size, long[] posted,
                 int iterations) {
-            wrs.get(0).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(s.buffer(), 0, size)
-                    .remote(s.peerVaddr(), s.peerRkey());
+            target(wrs.get(0).flags(SendFlags.SIGNALED).sge(s.buffer(), 0, size), s);
+            String what = wrs.get(0).opcode() == WrOpcode.RDMA_READ ? "RDMA READ" : wrs.get(0).opcode().toString();
             for (int i = 0; i < iterations; i++) {
                 s.gap();
                 posted[i] = System.nanoTime();
                 wrs.get(0).wrId(i);
                 Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", i);
-                Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA READ");
+                Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), what);
             }
         }
 
@@ -246,7 +249,7 @@ abstract class Latency implements Callable<Integer> {
         @Override
         void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
             int depth = Math.min(client.qp().capabilities().maxRecvWr(), iterations);
-            bothSides(client, server, side -> {
+            LocalWarmup.bothSides(client, server, side -> {
                 try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1);
                      RecvChain recvs = RecvChain.allocate(1, 1)) {
                     postReceives(side, recvs, size, depth);
@@ -289,6 +292,34 @@ abstract class Latency implements Callable<Integer> {
         return false;
     }
 
+    /** An atomic tool's type code for the parameter negotiation, or -1. */
+    int atomicType() {
+        return -1;
+    }
+
+    /** The banner's test name. */
+    String title() {
+        return switch (tool) {
+            case "ib_write_lat" -> "RDMA_Write Latency";
+            case "ib_read_lat" -> "RDMA_Read Latency";
+            default -> "Send Latency";
+        };
+    }
+
+    /** {@code -s} when not given. */
+    long defaultSize() {
+        return DEFAULT_SIZE;
+    }
+
+    /** {@code -n} when not given. */
+    int defaultIterations() {
+        return DEFAULT_ITERATIONS;
+    }
+
+    /** A tool's own checks of the command line, before anything is opened. */
+    void validate() {
+    }
+
     boolean sendTest() {
         return false;
     }
@@ -304,69 +335,13 @@ abstract class Latency implements Callable<Integer> {
      */
     abstract void warmUp(PingPongSide client, PingPongSide server, int size, int iterations);
 
-    /** Runs {@code loop} for both sides at once: the server's on a thread of its own, the client's on this one. */
-    static void bothSides(PingPongSide client, PingPongSide server, java.util.function.Consumer<PingPongSide> loop) {
-        RuntimeException[] failed = new RuntimeException[1];
-        Thread serverThread = Thread.ofPlatform().name("warm-up server side").start(() -> {
-            try {
-                loop.accept(server);
-            } catch (RuntimeException e) {
-                failed[0] = e;
-            }
-        });
-        loop.accept(client);
-        try {
-            if (!serverThread.join(client.timeout())) {
-                throw new PerftestException("the local warm-up's server side did not finish within "
-                        + client.timeout().toSeconds() + " s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PerftestException("interrupted during the local warm-up");
-        }
-        if (failed[0] != null) {
-            throw failed[0];
-        }
-    }
-
-    /**
-     * The local warm-up: two RC queue pairs of this process on the test's device, connected to each other, each
-     * with a send and a receive queue and a buffer of two slots, run through {@link #warmUp} with the smallest
-     * size. The peer is not involved (a C peer would not take part in a warm-up); everything is freed after.
-     */
-    private void localWarmup(long size, int iterations, int rxDepth) {
-        long slot = PerftestSession.align(Math.max(size, PerftestSession.CYCLE_BUFFER), PerftestSession.CACHE_LINE);
-        try (Context context = o.device == null ? Rdma.openFirst() : Rdma.open(o.device)) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            QueuePair[] qps = new QueuePair[2];
-            CompletionQueue[] cqs = new CompletionQueue[2];
-            CompletionQueue[] recvCqs = new CompletionQueue[2];
-            MemoryRegion[] buffers = new MemoryRegion[2];
-            for (int i = 0; i < 2; i++) {
-                cqs[i] = context.createCompletionQueue(1, o.events ? context.createCompletionChannel() : null);
-                recvCqs[i] = context.createCompletionQueue(rxDepth, o.events ? context.createCompletionChannel() : null);
-                qps[i] = pd.createQueuePair(QpConfig.builder(cqs[i], recvCqs[i])
-                        .capabilities(QpCapabilities.of(1, rxDepth).withMaxInlineData(o.inlineSize()))
-                        .port(o.ibPort).gidIndex(o.gidIndex).build());
-                buffers[i] = pd.allocateAndRegister(slot * 2, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-            }
-            QueuePair.connectLoopback(qps[0], qps[1]);
-            PingPongSide[] sides = new PingPongSide[2];
-            for (int i = 0; i < 2; i++) {
-                MemoryRegion theirs = buffers[1 - i];
-                sides[i] = new PingPongSide(qps[i], cqs[i], recvCqs[i], buffers[i], slot, theirs.address() + slot,
-                        theirs.rkey(), i == 0, o.timeout(), o.events, wr -> { }, 0);
-            }
-            warmUp(sides[0], sides[1], (int) size, iterations);
-        }
-    }
-
     /** The tool's sequence after the banner; returns its reports. */
     abstract List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations);
 
     @Override
     public Integer call() {
-        o.validate(DEFAULT_SIZE);
+        validate();
+        o.validate(defaultSize());
         o.refuseUnimplemented(tool);
         o.checkLatencyOutput();
         out = o.verbose(stdout);
@@ -374,7 +349,7 @@ abstract class Latency implements Callable<Integer> {
             throw new PerftestException("-b: bidirectional is only available in BW tests (as perftest)");
         }
         PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");
-        PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
+        PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
         PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
         if (o.events && tool.equals("ib_write_lat")) {
@@ -382,26 +357,23 @@ abstract class Latency implements Callable<Integer> {
         }
         PerftestOptions.refuse(tool, o.postList != 1, "-l (post lists are supported in bandwidth tests only)");
         PerftestOptions.refuse(tool, readTest() && o.inlineSize() > 0, "-I (RDMA READ carries no payload to inline)");
-        int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
+        int iterations = o.iterations != null ? o.iterations : defaultIterations();
         if (iterations < 4) {
             throw new PerftestException("-n must be at least 4 for a latency test (perftest drops 3 samples), not " + iterations);
         }
-        long largest = o.bufferMessageSize(DEFAULT_SIZE);
-        String title = switch (tool) {
-            case "ib_write_lat" -> "RDMA_Write Latency";
-            case "ib_read_lat" -> "RDMA_Read Latency";
-            default -> "Send Latency";
-        };
-        Access[] access = readTest() ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
+        long largest = o.bufferMessageSize(defaultSize());
+        String title = title();
+        Access[] access = atomicType() >= 0 ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_ATOMIC}
+                : readTest() ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                 : sendTest() ? new Access[] {Access.LOCAL_WRITE} : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE};
         int rxDepth = sendTest() ? PerftestOptions.sendRxDepth(o.rxDepth, iterations) : 1;
         int warmup = o.warmup < 0 ? iterations : o.warmup;
         if (warmup > 0) { // before the peer is involved: a server listens only after it
-            localWarmup(o.allSizes ? 2 : o.size != null ? o.size : DEFAULT_SIZE, warmup, rxDepth);
+            LocalWarmup.run(this, o.allSizes ? 2 : o.size != null ? o.size : defaultSize(), warmup, rxDepth);
         }
         try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, iterations, 1, rxDepth, readTest(),
-                out, access)) {
-            long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
+                atomicType(), out, access)) {
+            long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
             List<LatencyReport> reports = run(s, sizes, iterations);
             if (o.json) {
                 stdout.println(Json.latency(tool, s, reports));

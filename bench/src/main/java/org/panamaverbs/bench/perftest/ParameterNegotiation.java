@@ -60,6 +60,10 @@ final class ParameterNegotiation {
     static final int SEND = 0;
     static final int WRITE = 2;
     static final int READ = 4;
+    static final int ATOMIC = 5;
+    /** {@code CMP_AND_SWAP} and {@code FETCH_AND_ADD}: the atomic types, in perftest's order. */
+    static final int CMP_AND_SWAP = 0;
+    static final int FETCH_AND_ADD = 1;
     static final int LAT = 0;
     static final int BW = 1;
     static final int ITERATIONS = 0;
@@ -115,7 +119,7 @@ final class ParameterNegotiation {
             new Field("tst", Parameters::tst, List.of("LAT", "BW", "LAT_BY_BW", "FS_RATE"),
                     "the tool: a latency tool against a bandwidth tool", false),
             new Field("atomicType", Parameters::atomicType, List.of("CMP_AND_SWAP", "FETCH_AND_ADD"),
-                    "-A (atomic tests, which the Java tools do not implement)", false),
+                    "-A: both sides must run the same atomic operation", false),
             new Field("test_type", Parameters::testType, List.of("ITERATIONS", "DURATION"), "-D on one side only", false),
             new Field("report_fmt", Parameters::reportFmt, List.of("GBS", "MBS"), "--report_gbits on one side only", false),
             new Field("size", Parameters::size, null, "-s (or -a on one side only)", false),

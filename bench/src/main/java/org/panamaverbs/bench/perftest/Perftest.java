@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
 @Command(name = "perftest", mixinStandardHelpOptions = true,
         description = "perftest's tools in Java, wire-compatible with the C ones of perftest 4.5 to 26.04.",
         subcommands = {RdmaBandwidth.Write.class, RdmaBandwidth.Read.class, SendBandwidth.class, Latency.Write.class,
-                Latency.Read.class, Latency.Send.class})
+                Latency.Read.class, Latency.Send.class, AtomicBandwidth.class, AtomicLatency.class})
 public final class Perftest {
     private Perftest() {
     }

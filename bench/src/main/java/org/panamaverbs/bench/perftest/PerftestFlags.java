@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * own definitions ({@code PerftestFlagsTableTest} keeps the two equal).
  */
 final class PerftestFlags {
-    /** perftest's tools; the Java tools are the first six. */
+    /** perftest's tools, all of which the Java tools have. */
     enum Tool {
         WRITE_BW("ib_write_bw"), WRITE_LAT("ib_write_lat"), READ_BW("ib_read_bw"), READ_LAT("ib_read_lat"),
         SEND_BW("ib_send_bw"), SEND_LAT("ib_send_lat"), ATOMIC_BW("ib_atomic_bw"), ATOMIC_LAT("ib_atomic_lat");
@@ -88,9 +88,7 @@ final class PerftestFlags {
     private static final Set<Tool> WRITE_READ = set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.READ_BW, Tool.READ_LAT);
     private static final Set<Tool> NOT_WRITE_LAT = set(Tool.WRITE_BW, Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW,
             Tool.SEND_LAT, Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
-    private static final Set<Tool> JAVA_BW = set(Tool.WRITE_BW, Tool.READ_BW, Tool.SEND_BW);
-    private static final Set<Tool> JAVA_RDMA_BW = set(Tool.WRITE_BW, Tool.READ_BW);
-    private static final Set<Tool> JAVA_LAT = set(Tool.WRITE_LAT, Tool.READ_LAT, Tool.SEND_LAT);
+    private static final Set<Tool> JAVA_RDMA_BW = set(Tool.WRITE_BW, Tool.READ_BW, Tool.ATOMIC_BW);
     private static final Set<Tool> NONE_OF_THEM = Set.of();
 
     private static final String NOT_YET = "not implemented by the Java tools yet";
@@ -109,47 +107,49 @@ final class PerftestFlags {
 
     private static final List<Flag> FLAGS = List.of(
             // the test and its transport
-            implemented("-p", "--port", VALUE, ALL, SIX),
-            implemented("-d", "--ib-dev", VALUE, ALL, SIX),
-            implemented("-i", "--ib-port", VALUE, ALL, SIX),
-            implemented("-m", "--mtu", VALUE, ALL, SIX),
-            implemented("-s", "--size", VALUE, ALL, SIX),
-            implemented("-n", "--iters", VALUE, ALL, SIX),
-            implemented("-t", "--tx-depth", VALUE, ALL, JAVA_BW,
+            implemented("-p", "--port", VALUE, ALL, ALL),
+            implemented("-d", "--ib-dev", VALUE, ALL, ALL),
+            implemented("-i", "--ib-port", VALUE, ALL, ALL),
+            implemented("-m", "--mtu", VALUE, ALL, ALL),
+            implemented("-s", "--size", VALUE, ALL, ALL),
+            implemented("-n", "--iters", VALUE, ALL, ALL),
+            implemented("-t", "--tx-depth", VALUE, ALL, BW,
                     "the Java latency tools post one request at a time (-t 1)"),
-            implemented("-x", "--gid-index", VALUE, ALL, SIX),
+            implemented("-x", "--gid-index", VALUE, ALL, ALL),
             implemented("-a", "--all", NONE, SIX, SIX),
-            implemented("-F", "--CPU-freq", NONE, ALL, SIX),
-            implemented("-c", "--connection", VALUE, ALL, SIX),
-            implemented("-q", "--qp", VALUE, BW, JAVA_BW, "several queue pairs: perftest's bandwidth tools only"),
-            implemented("-e", "--events", NONE, NOT_WRITE, set(Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW,
-                    Tool.SEND_LAT), "events are not available on the WRITE tools (perftest refuses them too)"),
-            implemented("-I", "--inline_size", VALUE, WRITE_SEND, set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.SEND_BW,
-                    Tool.SEND_LAT), "RDMA READ and atomics carry no payload to inline (perftest refuses it too)"),
-            implemented("-R", "--rdma_cm", NONE, ALL, SIX),
+            implemented("-F", "--CPU-freq", NONE, ALL, ALL),
+            implemented("-c", "--connection", VALUE, ALL, ALL),
+            implemented("-q", "--qp", VALUE, BW, BW, "several queue pairs: perftest's bandwidth tools only"),
+            implemented("-e", "--events", NONE, NOT_WRITE, NOT_WRITE,
+                    "events are not available on the WRITE tools (perftest refuses them too)"),
+            implemented("-I", "--inline_size", VALUE, WRITE_SEND, WRITE_SEND,
+                    "RDMA READ and atomics carry no payload to inline (perftest refuses it too)"),
+            implemented("-R", "--rdma_cm", NONE, ALL, ALL),
             implemented("-r", "--rx-depth", VALUE, SEND, SEND, "only a SEND test posts receives"),
             implemented("-b", "--bidirectional", NONE, BW, JAVA_RDMA_BW, "not implemented by ib_send_bw yet"),
-            implemented("-Q", "--cq-mod", VALUE, BW, JAVA_BW, "the latency tools signal every request"),
-            implemented("-H", "--report-histogrm", NONE, LAT, JAVA_LAT,
+            implemented("-Q", "--cq-mod", VALUE, BW, BW, "the latency tools signal every request"),
+            implemented("-H", "--report-histogrm", NONE, LAT, LAT,
                     "a latency histogram: the latency tools only (perftest refuses it too)"),
-            implemented("-l", "--post_list", VALUE, BW, JAVA_BW, "post lists: the bandwidth tools only"),
+            implemented("-l", "--post_list", VALUE, BW, BW, "post lists: the bandwidth tools only"),
             implemented("-D", "--duration", VALUE, ALL, JAVA_RDMA_BW, "not implemented by these tools yet"),
-            implemented(null, "--report_gbits", NONE, ALL, SIX),
-            implemented("-u", "--qp-timeout", VALUE, ALL, SIX),
-            implemented("-S", "--sl", VALUE, ALL, SIX),
+            implemented(null, "--report_gbits", NONE, ALL, ALL),
+            implemented("-u", "--qp-timeout", VALUE, ALL, ALL),
+            implemented("-S", "--sl", VALUE, ALL, ALL),
             refused("-X", "--vector", VALUE, NOT_WRITE, "it picks the completion vector of the events, and the"
                     + " library creates every completion queue on vector 0 (Context.createCompletionQueue takes none)"),
-            implemented("-o", "--outs", VALUE, READ_ATOMIC, set(Tool.READ_BW, Tool.READ_LAT)),
+            implemented("-o", "--outs", VALUE, READ_ATOMIC, READ_ATOMIC, "reads outstanding: the READ and atomic tools"
+                    + " only (perftest refuses it too)"),
             refused("-g", "--mcg", NONE, SEND, NOT_YET),
             refused("-M", "--MGID", VALUE, SEND, NOT_YET),
             refused("-z", "--comm_rdma_cm", NONE, ALL, NOT_YET),
             refused("-T", "--tos", VALUE, ALL, "rdma_cm's type of service (rdma_set_option), which the library's"
                     + " CmId does not set yet"),
-            implemented("-N", "--noPeak", NONE, BW, JAVA_BW),
+            implemented("-N", "--noPeak", NONE, BW, BW),
             refused("-C", "--report-cycles", NONE, LAT, "the Java tools time with System.nanoTime and read no cycle"
                     + " counter, so they have no cycles to report"),
-            implemented("-U", "--report-unsorted", NONE, LAT, JAVA_LAT),
-            refused("-A", "--atomic_type", VALUE, ATOMIC, NOT_YET),
+            implemented("-U", "--report-unsorted", NONE, LAT, LAT),
+            implemented("-A", "--atomic_type", VALUE, ATOMIC, ATOMIC, "the atomic operation: the atomic tools only"
+                    + " (perftest refuses it too)"),
             refused("-O", "--dualport", NONE, BW, NOT_YET),
             refused(null, "--recv_post_list", VALUE, BW, NOT_YET),
             refused("-f", "--margin", VALUE, ALL, NOT_YET),
@@ -168,13 +168,13 @@ final class PerftestFlags {
             refused(null, "--rate_limit", VALUE, BW, NOT_YET),
             refused(null, "--rate_limit_type", VALUE, BW, NOT_YET),
             refused(null, "--rate_units", VALUE, BW, NOT_YET),
-            implemented(null, "--output", VALUE, ALL, SIX),
+            implemented(null, "--output", VALUE, ALL, ALL),
             refused(null, "--cpu_util", NONE, ALL, NOT_YET),
             refused(null, "--out_json", NONE, ALL, NOT_YET + " (--json prints the Java tools' own JSON line)"),
             refused(null, "--out_json_file", VALUE, ALL, NOT_YET),
-            implemented(null, "--latency_gap", VALUE, LAT, JAVA_LAT),
+            implemented(null, "--latency_gap", VALUE, LAT, LAT),
             refused(null, "--flow_label", VALUE, ALL, "the library's QpConnectOptions sets no GRH flow label yet"),
-            implemented(null, "--retry_count", VALUE, ALL, SIX),
+            implemented(null, "--retry_count", VALUE, ALL, ALL),
             refused(null, "--dont_xchg_versions", NONE, ALL, "it skips the version, cycle buffer and MTU exchanges,"
                     + " and perftest then takes its peer for a release before 5.1 (whose report exchange the Java"
                     + " tools do not speak; 26.04's ib_read_bw and atomic tools stop: \"not compatible with versions"
@@ -191,7 +191,7 @@ final class PerftestFlags {
             accepted(null, "--use_old_post_send", NONE, ALL, "the Java tools always post with ibv_post_send"),
             refused(null, "--mr_per_qp", NONE, BW, NOT_YET),
             refused(null, "--dlid", VALUE, ALL, NOT_YET),
-            implemented(null, "--tclass", VALUE, ALL, SIX),
+            implemented(null, "--tclass", VALUE, ALL, ALL),
             refused(null, "--wait_destroy", VALUE, BW, NOT_YET),
             accepted(null, "--perform_warm_up", NONE, ALL, "only perftest's ib_atomic_bw acts on it; the"
                     + " Java tools always run unmeasured iterations first (--warmup, as many as -n by default)"),
@@ -339,10 +339,10 @@ final class PerftestFlags {
             case ACCEPTED -> "accepted, no effect: " + flag.reason();
             case REFUSED -> "refused: " + flag.reason();
             case IMPLEMENTED -> {
-                Set<Tool> missing = EnumSet.copyOf(SIX);
+                // "yes": on every tool C perftest has it on
+                Set<Tool> missing = EnumSet.copyOf(flag.perftestTools());
                 missing.removeAll(flag.javaTools());
-                missing.retainAll(flag.perftestTools());
-                String where = flag.javaTools().equals(SIX) ? "yes" : describe(flag.javaTools());
+                String where = flag.javaTools().containsAll(flag.perftestTools()) ? "yes" : describe(flag.javaTools());
                 yield missing.isEmpty() ? where : where + "; refused on " + describe(missing) + ": " + flag.reason();
             }
         };

@@ -24,9 +24,9 @@ public final class PerftestOptions {
     @Option(names = {"-x", "--gid-index"}, defaultValue = "-1", paramLabel = "INDEX",
             description = "source GID index (default: the first RoCE v2 IPv4 entry)")
     int gidIndex;
-    @Option(names = {"-s", "--size"}, paramLabel = "BYTES", description = "message size (default: 65536 for BW tests, 2 for latency tests)")
+    @Option(names = {"-s", "--size"}, paramLabel = "BYTES", description = "message size (default: 65536 for BW tests, 2 for latency tests; atomic tests: 8 only)")
     Long size;
-    @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "iterations (default: 5000 for BW tests, 1000 for latency tests)")
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "iterations (default: 5000 for BW tests, 1000 for latency and atomic tests)")
     Integer iterations;
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "run for this long instead of -n iterations")
     Integer duration;
@@ -61,7 +61,8 @@ public final class PerftestOptions {
     @Option(names = {"-F", "--CPU-freq"}, description = "accepted for compatibility (no CPU-frequency warning: time comes from System.nanoTime)")
     boolean ignoredCpuFrequencyWarning;
     @Option(names = {"-o", "--outs"}, defaultValue = "0", paramLabel = "N",
-            description = "RDMA READs outstanding per queue pair (READ tests; default: the device's maximum)")
+            description = "RDMA READs (or atomics) outstanding per queue pair (READ and atomic tests; default: the"
+                    + " device's maximum)")
     int outs;
     @Option(names = {"-u", "--qp-timeout"}, defaultValue = "14", paramLabel = "N",
             description = "an RC queue pair waits 4.096 us * 2^N for an acknowledgment before it retries, 0-31"

@@ -56,7 +56,9 @@ final class PerftestRefusals {
                 continue;
             }
             PerftestFlags.Flag flag = PerftestFlags.named(option.longestName());
-            if (flag == null || flag.state() != PerftestFlags.State.REFUSED) {
+            // a hidden option implemented elsewhere (-A: the atomic tools declare it) is refused on this tool
+            if (flag == null || flag.state() == PerftestFlags.State.ACCEPTED
+                    || flag.state() == PerftestFlags.State.IMPLEMENTED && (which == null || flag.javaTools().contains(which))) {
                 continue;
             }
             String where = which == null || flag.perftestTools().contains(which) ? ""

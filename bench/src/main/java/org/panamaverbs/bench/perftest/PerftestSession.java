@@ -76,6 +76,8 @@ final class PerftestSession implements AutoCloseable {
     PeerAddress peer;
     final boolean readTest;
     final boolean sendTest;
+    /** An atomic test's type ({@link ParameterNegotiation#CMP_AND_SWAP} or {@code FETCH_AND_ADD}), or -1. */
+    final int atomicType;
     /** {@code -c UD}: a UD queue pair, an address handle to the peer, receives with room for the GRH. */
     final boolean datagram;
     /** perftest's {@code DEF_QKEY}. */
@@ -95,20 +97,28 @@ final class PerftestSession implements AutoCloseable {
      * @param rxDepth     receive queue depth
      * @param readTest    a READ test: this side accepts the device's {@code max_qp_rd_atom} reads outstanding
      *                    (perftest's {@code out_reads}; 1 otherwise), and the banner and addresses show it
+     * @param atomicType  an atomic test's type ({@link ParameterNegotiation#CMP_AND_SWAP} or {@code FETCH_AND_ADD}),
+     *                    -1 for none: with {@code readTest}, verb ATOMIC in the negotiation, the address lines without
+     *                    OUT, RKey and VAddr (perftest prints those for READ and WRITE only), and a device without
+     *                    atomics refused before any peer waits
      * @param access      access flags of the buffer and the queue pair
      */
     PerftestSession(PerftestOptions options, String testTitle, boolean bandwidth, boolean sendTest,
-            long messageSize, int iterations, int txDepth, int rxDepth, boolean readTest, PrintStream out,
-            Access... access) {
+            long messageSize, int iterations, int txDepth, int rxDepth, boolean readTest, int atomicType,
+            PrintStream out, Access... access) {
         this.options = options;
         this.out = out;
         this.readTest = readTest;
         this.sendTest = sendTest;
+        this.atomicType = atomicType;
         this.access = Access.bits(access);
         this.datagram = options.isUd();
         this.context = options.device == null ? Rdma.openFirst() : Rdma.open(options.device);
         PerftestWire connected = null;
         try {
+            if (atomicType >= 0) {
+                AtomicTools.requireAtomics(context);
+            }
             PortAttributes port = context.queryPort(options.ibPort);
             if (messageSize > port.maxMessageSize()) {
                 throw new PerftestException("-s " + messageSize + " is above the largest message port " + options.ibPort
@@ -239,8 +249,9 @@ final class PerftestSession implements AutoCloseable {
         return new ParameterNegotiation.Parameters(
                 options.allSizes ? ParameterNegotiation.RUN_ALL : ParameterNegotiation.RUN_REGULAR,
                 datagram ? ParameterNegotiation.UD : ParameterNegotiation.RC,
-                readTest ? ParameterNegotiation.READ : sendTest ? ParameterNegotiation.SEND : ParameterNegotiation.WRITE,
-                bandwidth ? ParameterNegotiation.BW : ParameterNegotiation.LAT, 0,
+                atomicType >= 0 ? ParameterNegotiation.ATOMIC : readTest ? ParameterNegotiation.READ
+                        : sendTest ? ParameterNegotiation.SEND : ParameterNegotiation.WRITE,
+                bandwidth ? ParameterNegotiation.BW : ParameterNegotiation.LAT, Math.max(0, atomicType),
                 duration ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,
                 options.reportGbits ? ParameterNegotiation.GBS : ParameterNegotiation.MBS, size,
                 duration ? 0 : iterations, 0, options.queuePairs,
@@ -455,8 +466,9 @@ final class PerftestSession implements AutoCloseable {
     }
 
     private void printAddress(String side, PeerAddress a) {
-        // over rdma_cm perftest prints with its exchange's verb, SEND: no OUT, RKey or VAddr
-        out.print(wire.isRdmaCm() ? addressLines(side, a, false, true) : addressLines(side, a, readTest, sendTest));
+        // over rdma_cm perftest prints with its exchange's verb, SEND, and for ATOMIC as for SEND: no OUT, RKey or VAddr
+        out.print(wire.isRdmaCm() || atomicType >= 0 ? addressLines(side, a, false, true)
+                : addressLines(side, a, readTest, sendTest));
         out.flush();
     }
 

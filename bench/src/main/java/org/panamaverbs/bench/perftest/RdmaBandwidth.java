@@ -35,13 +35,45 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     /** stdout, or nowhere with --output (set by call) */
     private PrintStream out = stdout;
     private final String tool;
-    private final WrOpcode opcode;
-    private final String title;
+    // set by call() from the tool's hooks (an atomic tool's depend on its -A)
+    private WrOpcode opcode;
+    private String title;
+    private final WrOpcode defaultOpcode;
+    private final String defaultTitle;
 
     RdmaBandwidth(String tool, WrOpcode opcode, String title) {
         this.tool = tool;
-        this.opcode = opcode;
-        this.title = title;
+        this.defaultOpcode = opcode;
+        this.defaultTitle = title;
+    }
+
+    /** The operation posted. */
+    WrOpcode opcode() {
+        return defaultOpcode;
+    }
+
+    /** The banner's test name. */
+    String title() {
+        return defaultTitle;
+    }
+
+    /** An atomic tool's type code for the parameter negotiation, or -1. */
+    int atomicType() {
+        return -1;
+    }
+
+    /** {@code -s} when not given. */
+    long defaultSize() {
+        return DEFAULT_SIZE;
+    }
+
+    /** {@code -n} when not given. */
+    int defaultIterations() {
+        return DEFAULT_ITERATIONS;
+    }
+
+    /** A tool's own checks of the command line, before anything is opened. */
+    void validate() {
     }
 
     /** {@code ib_write_bw}. */
@@ -64,7 +96,10 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        o.validate(DEFAULT_SIZE);
+        validate();
+        opcode = opcode();
+        title = title();
+        o.validate(defaultSize());
         o.refuseUnimplemented(tool);
         o.checkBandwidthOutput();
         out = o.verbose(stdout);
@@ -75,11 +110,11 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         if (o.latencyGapMicros > 0) {
             throw new PerftestException("--latency_gap: Latency gap feature is only for latency tests (as perftest)");
         }
-        int iterations = o.iterations != null ? o.iterations : DEFAULT_ITERATIONS;
+        int iterations = o.iterations != null ? o.iterations : defaultIterations();
         // perftest: the send queue is no deeper than the run is long
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH, iterations);
-        long largest = o.bufferMessageSize(DEFAULT_SIZE);
-        if (opcode == WrOpcode.RDMA_READ) {
+        long largest = o.bufferMessageSize(defaultSize());
+        if (opcode != WrOpcode.RDMA_WRITE) {
             PerftestOptions.refuse(tool, o.inlineSize() > 0, "-I (RDMA READ carries no payload to inline)");
         }
         if (o.events && opcode == WrOpcode.RDMA_WRITE) {
@@ -98,10 +133,11 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             PerftestOptions.refuse(tool, o.queuePairs != 1, "-q with --loopback");
             return loopback(iterations, txDepth, largest);
         }
-        boolean read = opcode == WrOpcode.RDMA_READ;
-        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, 1, read, out,
-                read ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
-                        : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE})) {
+        // READ and the atomics take reads outstanding ("Outstand reads"); each its own remote access
+        boolean read = opcode != WrOpcode.RDMA_WRITE;
+        Access remote = atomicType() >= 0 ? Access.REMOTE_ATOMIC : read ? Access.REMOTE_READ : Access.REMOTE_WRITE;
+        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, 1, read,
+                atomicType(), out, Access.LOCAL_WRITE, remote)) {
             s.connectAndPrint();
             s.printBandwidthHeader();
             Duration timeout = o.timeout();
@@ -117,7 +153,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             } else {
                 try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, s.buffer, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
-                    long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE};
+                    long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
                     for (long size : sizes) {
                         BandwidthReport report;
                         if (o.duration != null) { // perftest's margins are the warm-up

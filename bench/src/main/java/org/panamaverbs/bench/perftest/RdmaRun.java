@@ -14,8 +14,8 @@ import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.WrOpcode;
 
 /**
- * The posting loop of perftest's {@code run_iter_bw} for RDMA WRITE, READ or SEND on one or more queue pairs
- * ({@code -q}), which share one completion queue: each queue pair in turn gets requests while it has fewer than
+ * The posting loop of perftest's {@code run_iter_bw} for RDMA WRITE, READ, SEND or an atomic operation on one or more
+ * queue pairs ({@code -q}), which share one completion queue: each queue pair in turn gets requests while it has fewer than
  * {@code tx_depth} outstanding, every {@code cq_mod}-th of its requests (and its last) signaled; local and remote
  * addresses advance by the message size rounded up to the cache line and wrap at the cycle buffer when the
  * message fits in half of it ({@code increase_loc_addr}/{@code increase_rem_addr}). Each queue pair runs
@@ -34,6 +34,8 @@ public final class RdmaRun implements AutoCloseable {
 
     private final Lane[] lanes;
     private final WrOpcode opcode;
+    /** Compare-and-swap or fetch-and-add: the target goes into {@code wr.atomic}, the address steps as RDMA's. */
+    private final boolean atomic;
     private final CompletionQueue cq;
     private final MemoryRegion local;
     private final int txDepth;
@@ -54,7 +56,8 @@ public final class RdmaRun implements AutoCloseable {
     private final long[] offsets;
 
     /**
-     * @param opcode       {@link WrOpcode#RDMA_WRITE}, {@link WrOpcode#RDMA_READ} or {@link WrOpcode#SEND}
+     * @param opcode       {@link WrOpcode#RDMA_WRITE}, {@link WrOpcode#RDMA_READ}, {@link WrOpcode#SEND},
+     *                     {@link WrOpcode#ATOMIC_FETCH_AND_ADD} or {@link WrOpcode#ATOMIC_CMP_AND_SWP} (8 bytes)
      * @param lanes        the queue pairs, which all complete on {@code cq}
      * @param local        the registered buffer written from or read into
      * @param txDepth      requests outstanding at most per queue pair (perftest's {@code -t})
@@ -68,6 +71,7 @@ public final class RdmaRun implements AutoCloseable {
             int cqModeration, long cycleBuffer, long cacheLine, int postList, int inlineSize, boolean events) {
         this.lanes = lanes.toArray(Lane[]::new);
         this.opcode = opcode;
+        this.atomic = opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
         this.cq = cq;
         this.local = local;
         this.txDepth = txDepth;
@@ -194,7 +198,7 @@ public final class RdmaRun implements AutoCloseable {
                 SendWorkRequest wr = chains[q].get(j).opcode(opcode).sge(local, lanes[q].localOffset(), size);
                 addressing.accept(wr);
                 if (opcode != WrOpcode.SEND) {
-                    wr.remote(lanes[q].remoteAddress(), lanes[q].rkey());
+                    target(wr, lanes[q].remoteAddress(), lanes[q].rkey());
                 }
             }
             posted[q] = 0;
@@ -205,6 +209,15 @@ public final class RdmaRun implements AutoCloseable {
         advance = postList == 1 && size <= cycleBuffer / 2;
         step = step(size, cacheLine);
         wrapEvery = Math.max(1, cycleBuffer / step);
+    }
+
+    /** Points a request at the peer's buffer: {@code wr.rdma}, or for an atomic opcode {@code wr.atomic}. */
+    private void target(SendWorkRequest wr, long remoteAddress, int rkey) {
+        if (atomic) {
+            AtomicTools.target(wr, opcode, remoteAddress, rkey);
+        } else {
+            wr.remote(remoteAddress, rkey);
+        }
     }
 
     /**
@@ -224,7 +237,7 @@ public final class RdmaRun implements AutoCloseable {
         long offset = offsets[q];
         if (advance) {
             if (opcode != WrOpcode.SEND) {
-                wr.remote(lanes[q].remoteAddress() + offset, lanes[q].rkey());
+                target(wr, lanes[q].remoteAddress() + offset, lanes[q].rkey());
             }
             wr.sge(local, lanes[q].localOffset() + offset, size);
         }

@@ -36,10 +36,10 @@ public final class SendBandwidth implements Callable<Integer> {
         o.refuseUnimplemented(TOOL);
         o.checkBandwidthOutput();
         out = o.verbose(stdout);
-        PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional; ib_write_bw and ib_read_bw have it)");
-        PerftestOptions.refuse(TOOL, o.reportBoth, "--report-both (it reports -b's two directions; ib_write_bw and"
-                + " ib_read_bw have it)");
-        PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw and ib_read_bw have it)");
+        PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
+        PerftestOptions.refuse(TOOL, o.reportBoth, "--report-both (it reports -b's two directions; ib_write_bw,"
+                + " ib_read_bw and ib_atomic_bw have it)");
+        PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         if (o.unsorted) {
             throw new PerftestException("-U is Available only on Latency tests (as perftest)");
@@ -54,7 +54,7 @@ public final class SendBandwidth implements Callable<Integer> {
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
         try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
-                out, Access.LOCAL_WRITE)) {
+                -1, out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
             // a handshake so no send comes before them; the run; each side's own line; close
             s.exchangeAddress();
