@@ -42,11 +42,6 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
 public final class RdmaIoHandler implements IoHandler {
     /** How often a loop that never blocks still looks at its descriptors: 1 ms, a syscall that costs about 1 µs. */
     private static final long DESCRIPTOR_CHECK_NANOS = 1_000_000;
-    /**
-     * ... and only after this many passes without a blocking wait: where a transfer takes milliseconds (under
-     * emulation) the 1 ms alone made an empty {@code epoll_wait} per pass, and the clock is read only then.
-     */
-    private static final int DESCRIPTOR_CHECK_PASSES = 32;
     private final ThreadAwareExecutor executor;
     private final long busyPollNanos;
     private final EpollWaiter waiter;
@@ -54,7 +49,6 @@ public final class RdmaIoHandler implements IoHandler {
     private volatile boolean wakenUp;
     /** When the descriptors were last looked at ({@code epoll_wait}), by {@link System#nanoTime()}. */
     private long lastDescriptorCheck;
-    private int passesSinceDescriptorCheck;
 
     private RdmaIoHandler(ThreadAwareExecutor executor, Duration busyPoll) {
         this.executor = executor;
@@ -124,24 +118,22 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
-        if (++passesSinceDescriptorCheck >= DESCRIPTOR_CHECK_PASSES) {
+        long now = System.nanoTime();
+        if (now - lastDescriptorCheck > DESCRIPTOR_CHECK_NANOS) {
             // a loop kept busy by completions or tasks never blocks in epoll_wait: look at the descriptors anyway,
             // or a connection request or a peer's disconnect would wait for traffic to stop
-            long now = System.nanoTime();
-            if (now - lastDescriptorCheck > DESCRIPTOR_CHECK_NANOS) {
-                descriptorsChecked(now);
-                handleReady(waiter.await(0));
-            }
+            lastDescriptorCheck = now;
+            handleReady(waiter.await(0));
         }
         int handled = loop.pollAll();
         loop.reapClosing(false);
         if (handled > 0 || !context.canBlock()) {
             return handled;
         }
-        long now = System.nanoTime();
+        long start = System.nanoTime();
         if (busyPollNanos > 0) {
-            long until = now + Math.min(busyPollNanos, Math.max(0, context.delayNanos(now)));
-            while (!wakenUp && (now = System.nanoTime()) - until < 0) {
+            long until = start + Math.min(busyPollNanos, Math.max(0, context.delayNanos(start)));
+            while (!wakenUp && System.nanoTime() - until < 0) {
                 handled = loop.pollAll();
                 if (handled > 0) {
                     return handled;
@@ -154,22 +146,17 @@ public final class RdmaIoHandler implements IoHandler {
             wakenUp = false;
             return handled;
         }
-        long delay = context.delayNanos(now);
+        long delay = context.delayNanos(System.nanoTime());
         int millis = delay <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (delay + 999_999) / 1_000_000);
         int ready = waiter.await(millis);
         wakenUp = false;
-        descriptorsChecked(now); // the clock before the wait: a later pass checks a little early, never late
+        lastDescriptorCheck = System.nanoTime();
         handleReady(ready);
         handled = loop.pollAll();
         if (context.shouldReportActiveIoTime()) {
             context.reportActiveIoTime(0);
         }
         return handled;
-    }
-
-    private void descriptorsChecked(long now) {
-        lastDescriptorCheck = now;
-        passesSinceDescriptorCheck = 0;
     }
 
     private void handleReady(int ready) {
