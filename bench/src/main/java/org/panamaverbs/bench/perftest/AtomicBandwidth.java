@@ -49,9 +49,4 @@ public final class AtomicBandwidth extends RdmaBandwidth {
     long defaultSize() {
         return AtomicTools.SIZE;
     }
-
-    @Override
-    int defaultIterations() {
-        return AtomicTools.DEFAULT_ITERATIONS;
-    }
 }

@@ -48,9 +48,4 @@ public final class AtomicLatency extends Latency.Read {
     long defaultSize() {
         return AtomicTools.SIZE;
     }
-
-    @Override
-    int defaultIterations() {
-        return AtomicTools.DEFAULT_ITERATIONS;
-    }
 }

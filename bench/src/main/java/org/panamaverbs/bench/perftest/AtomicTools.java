@@ -16,8 +16,6 @@ import org.panamaverbs.verbs.WrOpcode;
 final class AtomicTools {
     /** perftest's {@code DEF_SIZE_ATOMIC}: an atomic operation reads and writes one 64-bit word. */
     static final long SIZE = 8;
-    /** perftest's {@code DEF_ITERS}: the atomic tools' default {@code -n}, bandwidth and latency alike. */
-    static final int DEFAULT_ITERATIONS = 1000;
     /** perftest's {@code ATOMIC_ADD_VALUE}: what fetch-and-add adds. */
     static final long ADD_VALUE = 1;
     /** perftest's {@code ATOMIC_SWAP_VALUE}: what compare-and-swap writes (it compares with 0). */

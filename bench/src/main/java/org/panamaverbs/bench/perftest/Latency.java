@@ -27,7 +27,6 @@ import picocli.CommandLine.Mixin;
  */
 abstract class Latency implements Callable<Integer> {
     static final long DEFAULT_SIZE = 2;
-    static final int DEFAULT_ITERATIONS = 1000;
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
 
     @Mixin
@@ -311,11 +310,6 @@ abstract class Latency implements Callable<Integer> {
         return DEFAULT_SIZE;
     }
 
-    /** {@code -n} when not given. */
-    int defaultIterations() {
-        return DEFAULT_ITERATIONS;
-    }
-
     /** A tool's own checks of the command line, before anything is opened. */
     void validate() {
     }
@@ -357,7 +351,7 @@ abstract class Latency implements Callable<Integer> {
         }
         PerftestOptions.refuse(tool, o.postList != 1, "-l (post lists are supported in bandwidth tests only)");
         PerftestOptions.refuse(tool, readTest() && o.inlineSize() > 0, "-I (RDMA READ carries no payload to inline)");
-        int iterations = o.iterations != null ? o.iterations : defaultIterations();
+        int iterations = o.iterations != null ? o.iterations : PerftestOptions.DEFAULT_ITERATIONS;
         if (iterations < 4) {
             throw new PerftestException("-n must be at least 4 for a latency test (perftest drops 3 samples), not " + iterations);
         }

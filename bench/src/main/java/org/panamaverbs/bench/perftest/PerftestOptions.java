@@ -26,7 +26,7 @@ public final class PerftestOptions {
     int gidIndex;
     @Option(names = {"-s", "--size"}, paramLabel = "BYTES", description = "message size (default: 65536 for BW tests, 2 for latency tests; atomic tests: 8 only)")
     Long size;
-    @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "iterations (default: 5000 for BW tests, 1000 for latency and atomic tests)")
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "iterations (default: 5000 for ib_write_bw, 1000 for the other tools, as perftest)")
     Integer iterations;
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "run for this long instead of -n iterations")
     Integer duration;
@@ -120,6 +120,10 @@ public final class PerftestOptions {
      * with {@code -a} (a UD test's path MTU lowers it).
      */
     static final long MAX_ALL_SIZE = 1L << 23;
+    /** perftest's {@code DEF_ITERS}: {@code -n} when not given, on every tool but {@code ib_write_bw}. */
+    static final int DEFAULT_ITERATIONS = 1000;
+    /** perftest's {@code DEF_ITERS_WB}: {@code ib_write_bw}'s {@code -n} when not given. */
+    static final int DEFAULT_WRITE_BW_ITERATIONS = 5000;
 
     boolean isClient() {
         return server != null;

@@ -26,7 +26,6 @@ import picocli.CommandLine.Mixin;
  */
 public abstract class RdmaBandwidth implements Callable<Integer> {
     static final long DEFAULT_SIZE = 65536;
-    static final int DEFAULT_ITERATIONS = 5000;
     static final int DEFAULT_TX_DEPTH = 128;
 
     @Mixin
@@ -69,7 +68,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
 
     /** {@code -n} when not given. */
     int defaultIterations() {
-        return DEFAULT_ITERATIONS;
+        return defaultOpcode == WrOpcode.RDMA_WRITE ? PerftestOptions.DEFAULT_WRITE_BW_ITERATIONS
+                : PerftestOptions.DEFAULT_ITERATIONS;
     }
 
     /** A tool's own checks of the command line, before anything is opened. */

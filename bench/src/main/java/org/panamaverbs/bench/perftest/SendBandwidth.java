@@ -48,7 +48,7 @@ public final class SendBandwidth implements Callable<Integer> {
             throw new PerftestException("--latency_gap: Latency gap feature is only for latency tests (as perftest)");
         }
         PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
-        int iterations = o.iterations != null ? o.iterations : RdmaBandwidth.DEFAULT_ITERATIONS;
+        int iterations = o.iterations != null ? o.iterations : PerftestOptions.DEFAULT_ITERATIONS;
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH, iterations);
         int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);

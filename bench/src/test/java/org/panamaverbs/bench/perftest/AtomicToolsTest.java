@@ -48,6 +48,8 @@ class AtomicToolsTest {
         assertEquals(ParameterNegotiation.FETCH_AND_ADD, bw.atomicType());
         assertEquals(8, bw.defaultSize());
         assertEquals(1000, bw.defaultIterations()); // perftest's DEF_ITERS: only the WRITE bandwidth test runs 5000
+        assertEquals(1000, new RdmaBandwidth.Read().defaultIterations());
+        assertEquals(5000, new RdmaBandwidth.Write().defaultIterations());
 
         AtomicLatency lat = new AtomicLatency();
         new CommandLine(lat).parseArgs("-A", "CMP_AND_SWAP", "-s", "8", "10.0.0.1");
