@@ -64,6 +64,16 @@ public final class CompletionArray extends InFlight implements AutoCloseable {
         return new CompletionArray(capacity);
     }
 
+    /**
+     * Gives this array up from the calling thread, its owner: the next thread that polls with it owns it. For
+     * threads that take turns with one array under a lock of their own (a connection driven by whichever thread holds
+     * its lock), each releasing it before it unlocks; the lock orders the turns. On a thread that does not own it (or
+     * a closed array) this does nothing: a thread inside a call keeps its array until it releases it itself.
+     */
+    public void releaseThread() {
+        releaseOwner();
+    }
+
     /** {@return how many completions the array holds, as allocated} */
     public int capacity() {
         return capacity;

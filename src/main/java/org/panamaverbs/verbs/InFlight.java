@@ -143,6 +143,16 @@ abstract sealed class InFlight permits PostProof, CompletionArray {
         }
     }
 
+    /**
+     * The owner gives the holder up between its calls: the next thread that calls or sets with it owns it. A thread
+     * that does not own it changes nothing, so no thread can take a holder from one that is inside a call.
+     */
+    final synchronized void releaseOwner() {
+        if (owner == Thread.currentThread()) {
+            owner = null;
+        }
+    }
+
     private IllegalStateException closedHolder() {
         return new IllegalStateException("this " + what + " is closed");
     }
@@ -158,7 +168,8 @@ abstract sealed class InFlight permits PostProof, CompletionArray {
 
     private WrongThreadException wrongThread() {
         return new WrongThreadException("this " + what + " belongs to " + owner
-                + ", the first thread that posted or polled with it; allocate one per thread");
+                + ", the first thread that posted or polled with it; allocate one per thread, or release it on that thread"
+                + " (releaseThread) before another takes its turn");
     }
 
     /**

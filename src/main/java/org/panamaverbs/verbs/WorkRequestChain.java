@@ -97,6 +97,16 @@ abstract sealed class WorkRequestChain extends PostProof implements AutoCloseabl
         }
     }
 
+    /**
+     * Gives this chain up from the calling thread, its owner: the next thread that posts or sets with it owns it. For
+     * threads that take turns with one chain under a lock of their own (a connection driven by whichever thread holds
+     * its lock), each releasing it before it unlocks; the lock orders the turns. On a thread that does not own it (or
+     * a closed chain) this does nothing: a thread inside a call keeps its chain until it releases it itself.
+     */
+    public final void releaseThread() {
+        releaseOwner();
+    }
+
     /** {@return how many work requests the chain holds, at least 1: the largest count one post accepts} */
     public final int capacity() {
         return capacity;

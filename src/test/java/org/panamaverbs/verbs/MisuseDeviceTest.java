@@ -513,6 +513,27 @@ class MisuseDeviceTest extends DeviceTest {
             Throwable other = onAnotherThread(() -> t.qp.postRecv(t.recvs, 1));
             assertEquals(WrongThreadException.class, other == null ? null : other.getClass(), String.valueOf(other));
         }));
+        cases.add(misuse("threads taking turns with a chain and an array, each releasing its turn", t -> {
+            QueuePair.connectLoopback(t.qp, t.qp);
+            t.recvs.get(0).sge(t.mr, 0, 8);
+            assertEquals(0, t.qp.postRecv(t.recvs, 1));
+            assertEquals(0, t.cq.poll(t.wcs));
+            Throwable notOwner = onAnotherThread(() -> {
+                t.recvs.releaseThread(); // not this thread's: changes nothing
+                t.wcs.releaseThread();
+                t.qp.postRecv(t.recvs, 1);
+            });
+            assertEquals(WrongThreadException.class, notOwner == null ? null : notOwner.getClass(), String.valueOf(notOwner));
+            t.recvs.releaseThread();
+            t.wcs.releaseThread();
+            Throwable nextTurn = onAnotherThread(() -> {
+                assertEquals(0, t.qp.postRecv(t.recvs, 1));
+                assertEquals(0, t.cq.poll(t.wcs));
+            });
+            assertNull(nextTurn, "the other thread's turn after the release");
+            Throwable backHere = onAnotherThread(() -> t.qp.postRecv(t.recvs, 1)); // that thread did not release
+            assertEquals(WrongThreadException.class, backHere == null ? null : backHere.getClass(), String.valueOf(backHere));
+        }));
         cases.add(misuse("polling into one completion array from two threads", t -> {
             assertEquals(0, t.cq.poll(t.wcs));
             Throwable other = onAnotherThread(() -> t.cq.poll(t.wcs));

@@ -29,7 +29,8 @@ import org.panamaverbs.verbs.WrOpcode;
  * of its {@link RsocketHost}), its two registered buffers ({@code ibv_reg_mr}) and the {@link RsocketFlow} that drives
  * them, posting with {@code ibv_post_send} / {@code ibv_post_recv}. The transport keeps the id's rdma_cm events and
  * the connection handshake ({@code rdma_connect} / {@code rdma_accept} with {@link #localData()}); made, used and freed
- * on the thread that drives the host (not thread-safe).
+ * on the thread that drives the host, or by threads taking turns under the transport's lock, each ending its turn
+ * with {@link #releaseThread()} (not thread-safe).
  *
  * <p>Errors: {@link VerbsException} (with the verb and errno) when the queue pair, a buffer or a
  * post fails; {@link UnsupportedOperationException} on iWARP, whose devices rsocket does not run on. The buffers are
@@ -354,6 +355,17 @@ public final class RsocketConnection implements WorkPoster {
             mapped.region().close();
             flow.withdrawRegion(mapped.slot());
         }
+    }
+
+    /**
+     * The calling thread's turn with the connection ends: its work-request chains, which the library confines to one
+     * thread at a time, go to whichever thread drives it next. For a transport whose threads take turns under a lock
+     * of its own (blocking channels), called before the lock is released; an event loop, always one thread, never
+     * needs it.
+     */
+    public void releaseThread() {
+        sends.releaseThread();
+        receives.releaseThread();
     }
 
     // ---------------------------------------------------------------------------------------------- close

@@ -1,0 +1,67 @@
+package org.panamaverbs.nio;
+
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import org.panamaverbs.rsocket.RsocketConnection;
+
+/**
+ * The socket options of a channel that mean something to an rsocket: {@code SO_SNDBUF} and {@code SO_RCVBUF} size
+ * the send and receive rings of a connection made after they were set (as rsocket's {@code rsetsockopt} before
+ * {@code rconnect}); {@code TCP_NODELAY} is kept and reported, rsocket never delays a send; {@code SO_REUSEADDR} on a
+ * server is kept, rdma_cm's ports having no TIME_WAIT to reuse. A server's options are its accepted channels' first.
+ */
+final class RsocketOptions {
+    private final Map<SocketOption<?>, Object> values = new HashMap<>();
+
+    RsocketOptions() {
+        RsocketConnection.Settings defaults = RsocketConnection.Settings.DEFAULT;
+        values.put(StandardSocketOptions.SO_SNDBUF, defaults.sendBufferSize());
+        values.put(StandardSocketOptions.SO_RCVBUF, defaults.receiveBufferSize());
+        values.put(StandardSocketOptions.TCP_NODELAY, Boolean.FALSE);
+        values.put(StandardSocketOptions.SO_REUSEADDR, Boolean.FALSE);
+    }
+
+    private RsocketOptions(Map<SocketOption<?>, Object> from) {
+        values.putAll(from);
+    }
+
+    synchronized RsocketOptions copy() {
+        return new RsocketOptions(values);
+    }
+
+    /** Sets {@code name}, one of {@code supported}; sizes must be positive. */
+    synchronized <T> void set(SocketOption<T> name, T value, Set<SocketOption<?>> supported) {
+        Objects.requireNonNull(name, "name");
+        if (!supported.contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported by an rsocket channel");
+        }
+        if (!name.type().isInstance(value)) {
+            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+        }
+        if ((name == StandardSocketOptions.SO_SNDBUF || name == StandardSocketOptions.SO_RCVBUF)
+                && (Integer) value <= 0) {
+            throw new IllegalArgumentException("Invalid send/receive buffer size: " + value);
+        }
+        values.put(name, value);
+    }
+
+    synchronized <T> T get(SocketOption<T> name, Set<SocketOption<?>> supported) {
+        Objects.requireNonNull(name, "name");
+        if (!supported.contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported by an rsocket channel");
+        }
+        return name.type().cast(values.get(name));
+    }
+
+    /** What a connection is made with: rsocket's queue depth and no iomap table, the rings as the options say. */
+    synchronized RsocketConnection.Settings settings() {
+        RsocketConnection.Settings defaults = RsocketConnection.Settings.DEFAULT;
+        return new RsocketConnection.Settings(defaults.queueDepth(), (Integer) values.get(StandardSocketOptions.SO_SNDBUF),
+                (Integer) values.get(StandardSocketOptions.SO_RCVBUF), defaults.iomapSize());
+    }
+}

@@ -1,0 +1,75 @@
+package org.panamaverbs.nio;
+
+import java.io.IOException;
+import java.net.ProtocolFamily;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.Pipe;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.AbstractSelector;
+import java.nio.channels.spi.SelectorProvider;
+
+/**
+ * The {@link SelectorProvider} whose socket channels speak librdmacm's rsocket protocol over RDMA, so that an
+ * unchanged program written against {@code java.nio.channels} moves to RDMA with one system property:
+ *
+ * <pre>{@code
+ * java --enable-native-access=ALL-UNNAMED \
+ *      -Djava.nio.channels.spi.SelectorProvider=org.panamaverbs.nio.RsocketSelectorProvider \
+ *      -cp app.jar:panama-verbs.jar:panama-verbs-rsocket.jar:panama-verbs-nio.jar app.Main
+ * }</pre>
+ *
+ * <p>{@code SocketChannel.open()} then gives a channel whose connect is rdma_cm's ({@code rdma_resolve_addr},
+ * {@code rdma_resolve_route}, {@code rdma_connect} with rsocket's private data) and whose reads and writes move bytes
+ * through a queue pair's send and receive rings ({@code ibv_post_send} of RDMA WRITE WITH IMMEDIATE,
+ * {@code ibv_poll_cq}), as C's {@code rsocket} does: its peer may be a C program under
+ * {@code LD_PRELOAD=librspreload.so}, {@code rstream}, or a Java program on this provider or on the netty transport.
+ * {@code ServerSocketChannel.open()} listens with {@code rdma_listen} on rdma_cm's TCP port space. Both channels work
+ * in blocking and non-blocking mode; what the application writes is copied into the connection's registered send
+ * ring, so its buffers need to live only for the call.
+ *
+ * <p>Not yet provided (each refused with {@link UnsupportedOperationException} naming it): selectors
+ * ({@link #openSelector()}), pipes, datagram channels, the {@code socket()} adaptors, and the fallback to TCP for
+ * an address that no RDMA device serves: a connect to one fails with {@link java.net.ConnectException} (rdma_cm's
+ * {@code ADDR_ERROR}). Errors: a connect that finds no rsocket listener fails with a {@code ConnectException}
+ * ("connection refused"), one that gets no answer within 30 s with a {@code ConnectException} ("timed out"); a
+ * connection whose work requests fail (the peer's adapter gone) reads and writes an {@link IOException} naming the
+ * completion status.
+ */
+public final class RsocketSelectorProvider extends SelectorProvider {
+    /** The provider; made by {@link SelectorProvider#provider()} from the system property or a service file. */
+    public RsocketSelectorProvider() {
+    }
+
+    @Override
+    public SocketChannel openSocketChannel() throws IOException {
+        return new RsocketSocketChannel(this);
+    }
+
+    @Override
+    public ServerSocketChannel openServerSocketChannel() throws IOException {
+        return new RsocketServerSocketChannel(this);
+    }
+
+    @Override
+    public AbstractSelector openSelector() {
+        throw new UnsupportedOperationException("Selector.open(): selectors over rsocket channels are not implemented"
+                + " yet by panama-verbs-nio; use its channels in blocking mode, or the netty transport");
+    }
+
+    @Override
+    public Pipe openPipe() {
+        throw new UnsupportedOperationException("Pipe.open(): pipes are not provided by panama-verbs-nio yet");
+    }
+
+    @Override
+    public DatagramChannel openDatagramChannel() {
+        throw new UnsupportedOperationException("DatagramChannel.open(): rsockets carry streams; panama-verbs-nio"
+                + " provides no datagram channels");
+    }
+
+    @Override
+    public DatagramChannel openDatagramChannel(ProtocolFamily family) {
+        return openDatagramChannel();
+    }
+}

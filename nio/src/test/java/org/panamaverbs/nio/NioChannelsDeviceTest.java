@@ -1,0 +1,294 @@
+package org.panamaverbs.nio;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.panamaverbs.junit.RdmaExtension;
+
+/**
+ * The provider's channels on a real device (the JUnit kit's: {@code RDMA_TEST_DEVICE} or the first, skipped without
+ * one, failed under {@code panamaverbs.requireDevice}): an unchanged NIO echo program ({@link NioEcho}) as server and
+ * client in two JVMs switched to RDMA by the system property alone; C {@code rstream} as client of that server and
+ * as server of this JVM's client, with rstream's verification on; and, in this JVM, the JDK's contracts: non-blocking
+ * accept, connect and read, gathering and scattering, half-close, a close from another thread and an interrupt
+ * ending a blocked read, a connect to nothing refused. Every exchange compares the bytes that moved.
+ */
+@Tag("rdma-device")
+@ExtendWith(RdmaExtension.class)
+class NioChannelsDeviceTest {
+    private static final SelectorProvider RDMA = new RsocketSelectorProvider();
+    private static InetAddress address;
+    private ServerSocketChannel server;
+
+    @BeforeAll
+    static void device(InetAddress deviceAddress) {
+        address = deviceAddress;
+    }
+
+    @BeforeEach
+    void listen() throws Exception {
+        server = RDMA.openServerSocketChannel().bind(new InetSocketAddress(address, 0));
+    }
+
+    @AfterEach
+    void closeServer() throws Exception {
+        server.close();
+    }
+
+    private static byte[] pattern(long start, int length) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) (start + i);
+        }
+        return bytes;
+    }
+
+    private InetSocketAddress serverAddress() throws Exception {
+        return (InetSocketAddress) server.getLocalAddress();
+    }
+
+    /** A blocking client connected to {@link #server}. */
+    private SocketChannel connected() throws Exception {
+        SocketChannel client = RDMA.openSocketChannel();
+        client.connect(serverAddress());
+        return client;
+    }
+
+    private static void readFully(SocketChannel channel, ByteBuffer into) throws Exception {
+        while (into.hasRemaining()) {
+            assertTrue(channel.read(into) >= 0, "the stream ended with " + into.remaining() + " bytes to come");
+        }
+    }
+
+    @Test
+    void unchangedNioProgramsEchoOverRdmaInTwoJvms() throws Exception {
+        try (Peer echoServer = Peer.nioEcho("server", address.getHostAddress())) {
+            assertEquals("provider " + RsocketSelectorProvider.class.getName(), echoServer.awaitLine("provider", 120));
+            String port = echoServer.awaitLine("listening", 120).split(" ")[1];
+            // a size that is no multiple of the rings or of a transfer: the last bytes take a partial one
+            try (Peer client = Peer.nioEcho("client", address.getHostAddress(), port, "300007")) {
+                assertEquals(0, client.awaitExit(300), "the client compared the echo: " + client.output());
+                assertTrue(client.output().contains("echoed 300007"), client.output().toString());
+                assertTrue(client.output().contains("provider " + RsocketSelectorProvider.class.getName()));
+            }
+        }
+    }
+
+    @Test
+    void rstreamClientAgainstAnUnchangedNioServer() throws Exception {
+        Peer.tool("rstream");
+        try (Peer echoServer = Peer.nioEcho("server", address.getHostAddress())) {
+            String port = echoServer.awaitLine("listening", 120).split(" ")[1];
+            // count x size: small messages (credits), a 64 KiB transfer, a size that is not a power of two
+            for (String[] run : new String[][] {{"1", "200"}, {"65536", "4"}, {"1000000", "1"}}) {
+                try (Peer rstream = Peer.program("rstream", "-s", address.getHostAddress(), "-p", port, "-S", run[0],
+                        "-C", run[1], "-T", "v")) {
+                    assertEquals(0, rstream.awaitExit(300), "rstream -S " + run[0] + " -C " + run[1] + " (verifying): "
+                            + rstream.output());
+                    assertTrue(rstream.output().stream().noneMatch(l -> l.contains("verification failed")));
+                }
+            }
+        }
+    }
+
+    @Test
+    void nioClientAgainstAnRstreamServer() throws Exception {
+        int port = 17100 + (int) (ProcessHandle.current().pid() % 800);
+        int size = 100_000;
+        int count = 10;
+        try (Peer rstream = Peer.program("rstream", "-b", address.getHostAddress(), "-p", Integer.toString(port), "-S",
+                Integer.toString(size), "-C", Integer.toString(count), "-T", "v")) {
+            rstream.awaitLine("name", 60); // the table header: rstream listens
+            try (SocketChannel client = RDMA.openSocketChannel()) {
+                assertTrue(client.connect(new InetSocketAddress(address, port)));
+                // rstream's exchange: 16 bytes each way, then count x size to the server and back, one counter mod 256
+                client.write(ByteBuffer.wrap(pattern(0, 16)));
+                ByteBuffer sync = ByteBuffer.allocate(16);
+                readFully(client, sync);
+                assertArrayEquals(pattern(0, 16), sync.array());
+                CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
+                    try {
+                        for (int t = 0; t < count; t++) {
+                            ByteBuffer transfer = ByteBuffer.wrap(pattern(16 + (long) t * size, size));
+                            while (transfer.hasRemaining()) {
+                                client.write(transfer);
+                            }
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                ByteBuffer echoed = ByteBuffer.allocateDirect(size * count);
+                readFully(client, echoed);
+                sent.get(60, TimeUnit.SECONDS);
+                byte[] bytes = new byte[size * count];
+                echoed.flip().get(bytes);
+                assertArrayEquals(pattern(16, size * count), bytes, "rstream's bytes, as it sent them");
+            }
+            assertEquals(0, rstream.awaitExit(120), "rstream verified our bytes: " + rstream.output());
+        }
+    }
+
+    @Test
+    void nonBlockingAcceptConnectAndRead() throws Exception {
+        server.configureBlocking(false);
+        assertNull(server.accept(), "no request yet");
+        try (SocketChannel client = RDMA.openSocketChannel()) {
+            client.configureBlocking(false);
+            boolean connected = client.connect(serverAddress());
+            assertTrue(connected || client.isConnectionPending());
+            SocketChannel accepted = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!connected || accepted == null) {
+                assertTrue(System.nanoTime() < deadline, "connected " + connected + ", accepted " + accepted);
+                if (!connected) {
+                    connected = client.finishConnect();
+                }
+                if (accepted == null) {
+                    accepted = server.accept();
+                }
+                Thread.sleep(5);
+            }
+            try (SocketChannel peer = accepted) {
+                assertTrue(client.isConnected() && peer.isConnected());
+                assertEquals(client.getLocalAddress(), peer.getRemoteAddress());
+                peer.configureBlocking(false);
+                ByteBuffer into = ByteBuffer.allocate(64);
+                assertEquals(0, peer.read(into), "nothing sent yet");
+                ByteBuffer hello = ByteBuffer.wrap(pattern(7, 40));
+                while (hello.hasRemaining()) {
+                    client.write(hello);
+                }
+                while (into.position() < 40) {
+                    assertTrue(System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(30), "read " + into.position());
+                    assertTrue(peer.read(into) >= 0);
+                }
+                into.flip();
+                byte[] got = new byte[into.remaining()];
+                into.get(got);
+                assertArrayEquals(pattern(7, 40), got);
+            }
+        }
+    }
+
+    @Test
+    void gatheringAndScatteringThenHalfCloseBothWays() throws Exception {
+        try (SocketChannel client = connected(); SocketChannel peer = server.accept()) {
+            ByteBuffer[] out = {ByteBuffer.wrap(pattern(0, 1)), ByteBuffer.wrap(pattern(1, 5000)),
+                    ByteBuffer.wrap(pattern(5001, 70_000))};
+            CompletableFuture<Long> written = CompletableFuture.supplyAsync(() -> {
+                try {
+                    long total = 0;
+                    while (out[2].hasRemaining()) {
+                        total += client.write(out);
+                    }
+                    client.shutdownOutput();
+                    return total;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            ByteBuffer[] in = {ByteBuffer.allocate(3), ByteBuffer.allocateDirect(4000), ByteBuffer.allocate(71_000)};
+            long read = 0;
+            for (long n; (n = peer.read(in)) >= 0; ) {
+                read += n;
+            }
+            assertEquals(75_001, read);
+            assertEquals(75_001L, written.get(60, TimeUnit.SECONDS));
+            byte[] all = new byte[75_001];
+            int at = 0;
+            for (ByteBuffer b : in) {
+                b.flip();
+                int n = b.remaining();
+                b.get(all, at, n);
+                at += n;
+            }
+            assertArrayEquals(pattern(0, 75_001), all, "the bytes in order across the three buffers");
+            // the client's output is shut, its input is not: the answer still arrives, then the end
+            peer.write(ByteBuffer.wrap(pattern(9, 3)));
+            peer.close();
+            ByteBuffer answer = ByteBuffer.allocate(3);
+            readFully(client, answer);
+            assertArrayEquals(pattern(9, 3), answer.array());
+            assertEquals(-1, client.read(ByteBuffer.allocate(1)));
+            assertThrows(ClosedChannelException.class, () -> client.write(ByteBuffer.allocate(1)),
+                    "a write after shutdownOutput");
+        }
+    }
+
+    @Test
+    void aCloseFromAnotherThreadEndsABlockedRead() throws Exception {
+        try (SocketChannel client = connected(); SocketChannel peer = server.accept()) {
+            CompletableFuture<Throwable> blocked = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new AssertionError("read returned " + peer.read(ByteBuffer.allocate(8)));
+                } catch (Throwable e) {
+                    return e;
+                }
+            });
+            Thread.sleep(500);
+            assertFalse(blocked.isDone(), "the read waits for data");
+            peer.close();
+            assertInstanceOf(AsynchronousCloseException.class, blocked.get(10, TimeUnit.SECONDS));
+            assertFalse(peer.isOpen());
+            assertEquals(-1, client.read(ByteBuffer.allocate(8)), "the peer's close ends the client's stream");
+        }
+    }
+
+    @Test
+    void anInterruptEndsABlockedReadAndClosesTheChannel() throws Exception {
+        try (SocketChannel client = connected(); SocketChannel peer = server.accept()) {
+            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+            Thread reader = Thread.ofPlatform().start(() -> {
+                try {
+                    outcome.complete(new AssertionError("read returned " + client.read(ByteBuffer.allocate(8))));
+                } catch (Throwable e) {
+                    outcome.complete(Thread.currentThread().isInterrupted() ? e : new AssertionError("not interrupted", e));
+                }
+            });
+            Thread.sleep(500);
+            reader.interrupt();
+            assertInstanceOf(ClosedByInterruptException.class, outcome.get(10, TimeUnit.SECONDS));
+            assertFalse(client.isOpen(), "an interrupt closes the channel, as the JDK's");
+            assertEquals(-1, peer.read(ByteBuffer.allocate(8)));
+        }
+    }
+
+    @Test
+    void aConnectToAPortWithoutListenerIsRefusedAndClosesTheChannel() throws Exception {
+        int port = serverAddress().getPort();
+        server.close();
+        SocketChannel client = RDMA.openSocketChannel();
+        ConnectException refused = assertThrows(ConnectException.class,
+                () -> client.connect(new InetSocketAddress(address, port)));
+        assertNotNull(refused.getMessage());
+        assertTrue(refused.getMessage().contains("refused") || refused.getMessage().contains("cannot connect"),
+                refused.getMessage());
+        assertFalse(client.isOpen());
+    }
+}

@@ -1,0 +1,121 @@
+package org.panamaverbs.nio;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A peer process: {@link NioEcho} in a JVM of its own, on the provider named by the system property alone, or a C
+ * program ({@code rstream}). Its lines are echoed with its pid and kept; closing it closes its standard input and
+ * kills it if it is still there.
+ */
+final class Peer implements AutoCloseable {
+    private final Process process;
+    private final List<String> lines = new ArrayList<>();
+    private final Thread reader;
+
+    private Peer(List<String> command) throws IOException {
+        process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        reader = Thread.ofPlatform().daemon().start(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    System.out.println("[" + process.pid() + "] " + line);
+                    synchronized (lines) {
+                        lines.add(line);
+                        lines.notifyAll();
+                    }
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+        });
+    }
+
+    /**
+     * {@link NioEcho} with {@code args} in a new JVM whose only change is the system property naming
+     * {@link RsocketSelectorProvider} (and native access); interpreted under {@code panamaverbs.test.peerJvmOptions}.
+     */
+    static Peer nioEcho(String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(List.of(System.getProperty("panamaverbs.test.peerJvmOptions",
+                "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split(" +")));
+        command.add("-Djava.nio.channels.spi.SelectorProvider=" + RsocketSelectorProvider.class.getName());
+        command.addAll(List.of("-cp", System.getProperty("surefire.test.class.path",
+                System.getProperty("java.class.path")), NioEcho.class.getName()));
+        command.addAll(List.of(args));
+        return new Peer(command);
+    }
+
+    /** A C program, found on PATH or in /usr/bin; the test is skipped (failed under requireTools) without it. */
+    static Peer program(String name, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("stdbuf", "-oL", tool(name)));
+        command.addAll(List.of(args));
+        return new Peer(command);
+    }
+
+    static String tool(String name) {
+        List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(":")));
+        dirs.addAll(List.of("/usr/bin", "/usr/local/bin"));
+        for (String dir : dirs) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
+                return dir + "/" + name;
+            }
+        }
+        String missing = name + " is not installed (Debian: apt-get install rdmacm-utils)";
+        assertTrue(!Boolean.getBoolean("panamaverbs.requireTools") && !Boolean.getBoolean("panamaverbs.requireDevice"),
+                missing + " (requireTools or requireDevice is set, so the test may not be skipped)");
+        Assumptions.abort(missing);
+        return null;
+    }
+
+    /** The first line starting with {@code prefix}; fails if the process ends or {@code seconds} pass first. */
+    String awaitLine(String prefix, long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        synchronized (lines) {
+            for (;;) {
+                for (String line : lines) {
+                    if (line.startsWith(prefix)) {
+                        return line;
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                assertTrue(left > 0 && (process.isAlive() || reader.isAlive()), "no line starting with \"" + prefix
+                        + "\" within " + seconds + " s: " + lines);
+                lines.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200)));
+            }
+        }
+    }
+
+    /** Waits for the end (failing after {@code seconds}) and returns the exit code. */
+    int awaitExit(long seconds) throws InterruptedException {
+        assertTrue(process.waitFor(seconds, TimeUnit.SECONDS), "ended within " + seconds + " s: " + output());
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+        return process.exitValue();
+    }
+
+    List<String> output() {
+        synchronized (lines) {
+            return List.copyOf(lines);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        process.getOutputStream().close();
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}
