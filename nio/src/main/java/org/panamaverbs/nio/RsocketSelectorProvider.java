@@ -28,8 +28,10 @@ import java.nio.channels.spi.SelectorProvider;
  * in blocking and non-blocking mode; what the application writes is copied into the connection's registered send
  * ring, so its buffers need to live only for the call.
  *
- * <p>Not yet provided (each refused with {@link UnsupportedOperationException} naming it): selectors
- * ({@link #openSelector()}), pipes, datagram channels, the {@code socket()} adaptors, and the fallback to TCP for
+ * <p>{@link #openSelector()} gives a selector over these channels (as C's {@code rpoll}: completions polled, then a
+ * wait in {@code poll} on the channels' completion and rdma_cm event channels); a channel of another provider is
+ * refused by it. Not yet provided (each refused with {@link UnsupportedOperationException} naming it): pipes,
+ * datagram channels, the {@code socket()} adaptors, and the fallback to TCP for
  * an address that no RDMA device serves: a connect to one fails with {@link java.net.ConnectException} (rdma_cm's
  * {@code ADDR_ERROR}). Errors: a connect that finds no rsocket listener fails with a {@code ConnectException}
  * ("connection refused"), one that gets no answer within 30 s with a {@code ConnectException} ("timed out"); a
@@ -52,9 +54,8 @@ public final class RsocketSelectorProvider extends SelectorProvider {
     }
 
     @Override
-    public AbstractSelector openSelector() {
-        throw new UnsupportedOperationException("Selector.open(): selectors over rsocket channels are not implemented"
-                + " yet by panama-verbs-nio; use its channels in blocking mode, or the netty transport");
+    public AbstractSelector openSelector() throws IOException {
+        return new RsocketSelector(this);
     }
 
     @Override

@@ -9,14 +9,17 @@ import java.net.StandardSocketOptions;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NotYetBoundException;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -36,7 +39,7 @@ import org.panamaverbs.rsocket.RsocketWire;
  * connection from it: a blocking accept waits, a non-blocking one returns null. The port is rdma_cm's: it does not collide with a TCP
  * socket's on the same number. Closing the channel leaves the connections it accepted open.
  */
-final class RsocketServerSocketChannel extends ServerSocketChannel {
+final class RsocketServerSocketChannel extends ServerSocketChannel implements RsocketSelectable {
     /** rdma_listen's backlog when the caller gives none (as the JDK's default of 50 is too small for rdma_cm). */
     private static final int DEFAULT_BACKLOG = 1024;
     private static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
@@ -53,6 +56,8 @@ final class RsocketServerSocketChannel extends ServerSocketChannel {
     /** What the listener's thread could not accept, for the next {@link #accept()} to throw. */
     private final ConcurrentLinkedQueue<Exception> failures = new ConcurrentLinkedQueue<>();
     private int backlogLimit = DEFAULT_BACKLOG;
+    /** The selectors this channel is registered with, woken when the listener's thread fills the backlog. */
+    private final List<RsocketSelector> selectors = new CopyOnWriteArrayList<>();
     private final RsocketOptions options = new RsocketOptions();
     private CmEvents events;
     private CmId listening;
@@ -139,6 +144,9 @@ final class RsocketServerSocketChannel extends ServerSocketChannel {
                         failures.add(e); // the next accept() reports it; the request was refused
                     }
                     acceptable.signalAll();
+                    for (RsocketSelector selector : selectors) {
+                        selector.wakeup();
+                    }
                 }
                 waits.await(events.fd(), -1, ChannelWaits.FOREVER);
             }
@@ -244,6 +252,36 @@ final class RsocketServerSocketChannel extends ServerSocketChannel {
         } finally {
             unlock();
         }
+    }
+
+    @Override
+    public int readyOps() {
+        lock.lock();
+        try {
+            return isOpen() && (!backlog.isEmpty() || !failures.isEmpty()) ? SelectionKey.OP_ACCEPT : 0;
+        } finally {
+            unlock();
+        }
+    }
+
+    @Override
+    public void arm() {
+        // the listener's thread wakes the selectors; there is no queue to arm
+    }
+
+    @Override
+    public int descriptors(int[] into, int at) {
+        return 0;
+    }
+
+    @Override
+    public void selectorAdded(RsocketSelector selector) {
+        selectors.add(selector);
+    }
+
+    @Override
+    public void selectorRemoved(RsocketSelector selector) {
+        selectors.remove(selector);
     }
 
     @Override

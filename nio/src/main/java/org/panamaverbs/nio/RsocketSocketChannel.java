@@ -15,14 +15,17 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NoConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -46,7 +49,7 @@ import org.panamaverbs.rsocket.RsocketWire;
  * {@code rdma_connect}) is bounded by {@link #CONNECT_TIMEOUT}; a closed channel lingers up to
  * {@link RsocketConnection#LINGER_MILLIS} for its last sends, as {@code rclose} waits for them.
  */
-final class RsocketSocketChannel extends SocketChannel {
+final class RsocketSocketChannel extends SocketChannel implements RsocketSelectable {
     /** The bound of a connect, and of an accepted connection's wait for rdma_cm's ESTABLISHED. */
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
     /** Each address and route resolution's own bound, as librdmacm's rsocket sets it. */
@@ -77,6 +80,10 @@ final class RsocketSocketChannel extends SocketChannel {
     private boolean outputShutdown;
     /** rdma_cm said DISCONNECTED (or the device went) after the stream started. */
     private boolean peerGone;
+    /** A connect was started and finishConnect has not yet said it ended (OP_CONNECT's subject). */
+    private boolean connectPending;
+    /** The selectors this channel is registered with, woken when its readiness changes off their thread. */
+    private final List<RsocketSelector> selectors = new CopyOnWriteArrayList<>();
 
     /** A client's channel, unconnected. */
     RsocketSocketChannel(SelectorProvider provider) throws IOException {
@@ -144,6 +151,9 @@ final class RsocketSocketChannel extends SocketChannel {
     private void deliver(CmEvent event) {
         inbox.add(event);
         waits.wakeup();
+        for (RsocketSelector selector : selectors) {
+            selector.wakeup();
+        }
     }
 
     /** Under the lock: reads the rdma_cm events and the completions that arrived, and acts on them. */
@@ -261,6 +271,7 @@ final class RsocketSocketChannel extends SocketChannel {
             remote = target;
             steps = new RsocketConnectSteps(created, target, RESOLVE_TIMEOUT, new Outcome(), ConnectException::new);
             state = State.CONNECTING;
+            connectPending = true;
             connectDeadline = System.nanoTime() + CONNECT_TIMEOUT.toNanos();
             steps.start();
         } catch (RuntimeException e) {
@@ -307,6 +318,7 @@ final class RsocketSocketChannel extends SocketChannel {
             try {
                 ensureOpen();
                 if (state == State.CONNECTED || state == State.ACCEPTING) {
+                    connectPending = false;
                     return ended = true;
                 }
                 if (state != State.CONNECTING) {
@@ -321,6 +333,7 @@ final class RsocketSocketChannel extends SocketChannel {
                         throw failure;
                     }
                     if (state == State.CONNECTED) {
+                        connectPending = false;
                         return ended = true;
                     }
                     long left = connectDeadline - System.nanoTime();
@@ -615,6 +628,88 @@ final class RsocketSocketChannel extends SocketChannel {
         }
     }
 
+    // ------------------------------------------------------------------------------------------- selection
+
+    @Override
+    public int readyOps() {
+        lock.lock();
+        try {
+            if (state == State.CLOSED) {
+                return 0;
+            }
+            progress();
+            boolean expired = connectDeadline - System.nanoTime() <= 0;
+            return switch (state) {
+                case CONNECTING -> connectPending && (connectFailure != null || expired) ? SelectionKey.OP_CONNECT : 0;
+                case ACCEPTING -> connectFailure != null || expired ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : 0;
+                case CONNECTED -> (connectPending ? SelectionKey.OP_CONNECT : 0) | connectedReadyOps();
+                default -> 0;
+            };
+        } finally {
+            unlock();
+        }
+    }
+
+    /** Under the lock: read when data, the end or a failure waits; write when a write takes bytes or throws. */
+    private int connectedReadyOps() {
+        RsocketFlow flow = connection.flow();
+        boolean broken = flow.failure() != null || peerGone;
+        int ops = 0;
+        if (inputShutdown || broken || flow.readableBytes() > 0 || flow.isPeerOutputDone()) {
+            ops |= SelectionKey.OP_READ;
+        }
+        if (broken || outputShutdown || !flow.isOutputOpen() || flow.canSend()) {
+            ops |= SelectionKey.OP_WRITE;
+        }
+        return ops;
+    }
+
+    @Override
+    public void arm() {
+        lock.lock();
+        try {
+            if (state != State.CLOSED && queues != null) {
+                queues.arm();
+            }
+        } finally {
+            unlock();
+        }
+    }
+
+    @Override
+    public int descriptors(int[] into, int at) {
+        lock.lock();
+        try {
+            int n = 0;
+            int completions = queues == null ? -1 : queues.fd();
+            if (completions >= 0) {
+                into[at + n++] = completions;
+            }
+            int cm = events == null ? -1 : events.fd();
+            if (cm >= 0) {
+                into[at + n++] = cm;
+            }
+            return n;
+        } finally {
+            unlock();
+        }
+    }
+
+    @Override
+    public void selectorAdded(RsocketSelector selector) {
+        selectors.add(selector);
+    }
+
+    @Override
+    public void selectorRemoved(RsocketSelector selector) {
+        selectors.remove(selector);
+        if (!isOpen() && !isRegistered()) {
+            // a selector may still have polled our descriptors: they go now that the last one let the channel go,
+            // lingering for the last sends off the selector's thread
+            Thread.ofVirtual().name("rsocket close").start(this::lingerAndRelease);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------- close
 
     @Override
@@ -629,6 +724,25 @@ final class RsocketSocketChannel extends SocketChannel {
             waits.close(TimeUnit.SECONDS.toNanos(1)); // blocked readers and writers return (closed)
             if (connection != null) {
                 connection.close(); // DISCONNECT to the peer
+            }
+        } finally {
+            unlock();
+        }
+        if (isRegistered()) {
+            // the keys are cancelled next; the descriptors a selector may be polling go when the last lets go
+            for (RsocketSelector selector : selectors) {
+                selector.wakeup();
+            }
+        } else {
+            lingerAndRelease();
+        }
+    }
+
+    /** Waits up to the linger for the last sends to complete, then frees the connection and the rest. */
+    private void lingerAndRelease() {
+        lock.lock();
+        try {
+            if (connection != null) {
                 long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RsocketConnection.LINGER_MILLIS);
                 while (!connection.canBeFreed(System.nanoTime()) && deadline - System.nanoTime() > 0) {
                     queues.poll();

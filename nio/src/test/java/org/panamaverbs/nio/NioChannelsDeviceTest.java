@@ -16,10 +16,17 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -34,14 +41,17 @@ import org.panamaverbs.junit.RdmaExtension;
  * The provider's channels on a real device (the JUnit kit's: {@code RDMA_TEST_DEVICE} or the first, skipped without
  * one, failed under {@code panamaverbs.requireDevice}): an unchanged NIO echo program ({@link NioEcho}) as server and
  * client in two JVMs switched to RDMA by the system property alone; C {@code rstream} as client of that server and
- * as server of this JVM's client, with rstream's verification on; and, in this JVM, the JDK's contracts: non-blocking
- * accept, connect and read, gathering and scattering, half-close, a close from another thread and an interrupt
+ * as server of this JVM's client, with rstream's verification on; the same echo as an unchanged selector loop with
+ * four clients at once and rstream; and, in this JVM, the JDK's contracts: one selector driving a connect, an accept,
+ * writes and reads; non-blocking accept, connect and read, gathering and scattering, half-close, a close from another thread and an interrupt
  * ending a blocked read, a connect to nothing refused. Every exchange compares the bytes that moved.
  */
 @Tag("rdma-device")
 @ExtendWith(RdmaExtension.class)
 class NioChannelsDeviceTest {
     private static final SelectorProvider RDMA = new RsocketSelectorProvider();
+    /** A thread per task: the common pool has one thread on a two-CPU guest, and these tasks block. */
+    private static final ExecutorService THREADS = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().factory());
     private static InetAddress address;
     private ServerSocketChannel server;
 
@@ -142,7 +152,7 @@ class NioChannelsDeviceTest {
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
-                });
+                }, THREADS);
                 ByteBuffer echoed = ByteBuffer.allocateDirect(size * count);
                 readFully(client, echoed);
                 sent.get(60, TimeUnit.SECONDS);
@@ -151,6 +161,97 @@ class NioChannelsDeviceTest {
                 assertArrayEquals(pattern(16, size * count), bytes, "rstream's bytes, as it sent them");
             }
             assertEquals(0, rstream.awaitExit(120), "rstream verified our bytes: " + rstream.output());
+        }
+    }
+
+    /** A blocking client of this JVM sends {@code bytes} of the pattern from one thread, reads the echo on another. */
+    private static void echoThrough(InetSocketAddress echoServer, int bytes) throws Exception {
+        try (SocketChannel client = RDMA.openSocketChannel()) {
+            client.connect(echoServer);
+            CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
+                try {
+                    ByteBuffer out = ByteBuffer.wrap(pattern(0, bytes));
+                    while (out.hasRemaining()) {
+                        client.write(out);
+                    }
+                    client.shutdownOutput();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, THREADS);
+            ByteBuffer echoed = ByteBuffer.allocate(bytes);
+            readFully(client, echoed);
+            assertEquals(-1, client.read(ByteBuffer.allocate(1)), "the server closes after the echo");
+            sent.get(60, TimeUnit.SECONDS);
+            assertArrayEquals(pattern(0, bytes), echoed.array());
+        }
+    }
+
+    @Test
+    void anUnchangedSelectorLoopServerEchoesManyClientsAndRstream() throws Exception {
+        try (Peer echoServer = Peer.nioEcho("select-server", address.getHostAddress())) {
+            InetSocketAddress at = new InetSocketAddress(address,
+                    Integer.parseInt(echoServer.awaitLine("listening", 120).split(" ")[1]));
+            List<CompletableFuture<Void>> clients = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                int bytes = 40_000 + 1_001 * i;
+                clients.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        echoThrough(at, bytes);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, THREADS));
+            }
+            CompletableFuture.allOf(clients.toArray(CompletableFuture[]::new)).get(240, TimeUnit.SECONDS);
+            try (Peer rstream = Peer.program("rstream", "-s", address.getHostAddress(), "-p",
+                    Integer.toString(at.getPort()), "-S", "4096", "-C", "20", "-T", "v")) {
+                assertEquals(0, rstream.awaitExit(300), "rstream against the selector loop: " + rstream.output());
+            }
+        }
+    }
+
+    @Test
+    void oneSelectorDrivesConnectAcceptWriteAndRead() throws Exception {
+        int bytes = 100_003;
+        try (Selector selector = RDMA.openSelector(); SocketChannel client = RDMA.openSocketChannel()) {
+            server.configureBlocking(false);
+            SelectionKey acceptKey = server.register(selector, SelectionKey.OP_ACCEPT);
+            client.configureBlocking(false);
+            client.connect(serverAddress());
+            client.register(selector, SelectionKey.OP_CONNECT);
+            ByteBuffer out = ByteBuffer.wrap(pattern(0, bytes));
+            ByteBuffer in = ByteBuffer.allocate(bytes);
+            SocketChannel accepted = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (in.hasRemaining()) {
+                assertTrue(System.nanoTime() < deadline, "written " + out.position() + ", read " + in.position());
+                selector.select(1000);
+                for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
+                    SelectionKey key = it.next();
+                    it.remove();
+                    if (key == acceptKey) {
+                        assertTrue(key.isAcceptable());
+                        accepted = server.accept();
+                        assertNotNull(accepted, "OP_ACCEPT with nothing to accept");
+                        accepted.configureBlocking(false);
+                        accepted.register(selector, SelectionKey.OP_READ);
+                    } else if (key.isConnectable()) {
+                        assertTrue(client.finishConnect(), "OP_CONNECT before the connect ended");
+                        key.interestOps(SelectionKey.OP_WRITE);
+                    } else if (key.isWritable()) {
+                        client.write(out);
+                        if (!out.hasRemaining()) {
+                            key.interestOps(0);
+                        }
+                    } else if (key.isReadable()) {
+                        assertTrue(((SocketChannel) key.channel()).read(in) >= 0);
+                    }
+                }
+            }
+            assertArrayEquals(pattern(0, bytes), in.array(), "the bytes, read as the selector said");
+            assertEquals(0, selector.selectNow(), "nothing more is ready");
+            accepted.close();
         }
     }
 
@@ -212,7 +313,7 @@ class NioChannelsDeviceTest {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            });
+            }, THREADS);
             ByteBuffer[] in = {ByteBuffer.allocate(3), ByteBuffer.allocateDirect(4000), ByteBuffer.allocate(71_000)};
             long read = 0;
             for (long n; (n = peer.read(in)) >= 0; ) {
@@ -250,7 +351,7 @@ class NioChannelsDeviceTest {
                 } catch (Throwable e) {
                     return e;
                 }
-            });
+            }, THREADS);
             Thread.sleep(500);
             assertFalse(blocked.isDone(), "the read waits for data");
             peer.close();

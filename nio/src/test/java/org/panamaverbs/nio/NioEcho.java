@@ -4,10 +4,14 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
@@ -15,6 +19,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  * comes from {@code -Djava.nio.channels.spi.SelectorProvider} only. {@code server ADDRESS}: prints the provider and
  * "listening PORT", then echoes every connection it accepts, a reader and a writer thread each (the reader queues
  * what it read, so a client that sends everything before it reads, as rstream's does, never holds both up).
+ * {@code select-server ADDRESS}: the same echo as one thread's {@link Selector} loop over non-blocking channels.
  * {@code client ADDRESS PORT BYTES}: sends BYTES of a counter pattern from one thread while another reads the echo,
  * compares, and prints "echoed BYTES" (exit 0) or what differed (exit 1).
  */
@@ -27,6 +32,8 @@ public final class NioEcho {
         InetAddress address = InetAddress.getByName(args[1]);
         if (args[0].equals("server")) {
             serve(address);
+        } else if (args[0].equals("select-server")) {
+            selectLoop(address);
         } else {
             System.exit(echo(new InetSocketAddress(address, Integer.parseInt(args[2])), Long.parseLong(args[3])));
         }
@@ -35,14 +42,7 @@ public final class NioEcho {
     private static void serve(InetAddress address) throws IOException {
         ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(address, 0));
         System.out.println("listening " + ((InetSocketAddress) server.getLocalAddress()).getPort());
-        Thread.ofPlatform().daemon().start(() -> { // ends with standard input: the test is done
-            try {
-                System.in.transferTo(java.io.OutputStream.nullOutputStream());
-            } catch (IOException e) {
-                // ended all the same
-            }
-            System.exit(0);
-        });
+        exitWithStandardInput();
         for (;;) {
             SocketChannel connection = server.accept();
             LinkedBlockingQueue<ByteBuffer> echoes = new LinkedBlockingQueue<>();
@@ -72,6 +72,76 @@ public final class NioEcho {
                 }
             });
         }
+    }
+
+    private static void selectLoop(InetAddress address) throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(address, 0));
+        server.configureBlocking(false);
+        Selector selector = Selector.open();
+        server.register(selector, SelectionKey.OP_ACCEPT);
+        System.out.println("listening " + ((InetSocketAddress) server.getLocalAddress()).getPort());
+        exitWithStandardInput();
+        ByteBuffer buffer = ByteBuffer.allocateDirect(65536);
+        for (;;) {
+            selector.select();
+            for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
+                SelectionKey key = it.next();
+                it.remove();
+                if (key.isValid() && key.isAcceptable()) {
+                    for (SocketChannel accepted; (accepted = server.accept()) != null; ) {
+                        accepted.configureBlocking(false);
+                        accepted.register(selector, SelectionKey.OP_READ, new Echoes());
+                    }
+                    continue;
+                }
+                SocketChannel channel = (SocketChannel) key.channel();
+                Echoes echoes = (Echoes) key.attachment();
+                try {
+                    if (key.isValid() && key.isReadable()) {
+                        int n = channel.read(buffer.clear());
+                        if (n < 0) {
+                            echoes.ended = true;
+                        } else if (n > 0) {
+                            echoes.pending.add(ByteBuffer.allocate(n).put(buffer.flip()).flip());
+                        }
+                    }
+                    if (key.isValid() && key.isWritable()) {
+                        for (ByteBuffer next; (next = echoes.pending.peek()) != null; echoes.pending.poll()) {
+                            channel.write(next);
+                            if (next.hasRemaining()) {
+                                break;
+                            }
+                        }
+                    }
+                    if (echoes.ended && echoes.pending.isEmpty()) {
+                        channel.close();
+                    } else {
+                        key.interestOps((echoes.ended ? 0 : SelectionKey.OP_READ)
+                                | (echoes.pending.isEmpty() ? 0 : SelectionKey.OP_WRITE));
+                    }
+                } catch (IOException e) {
+                    System.out.println("echo: " + e);
+                    channel.close();
+                }
+            }
+        }
+    }
+
+    /** What a selected connection has read and not yet written back, and whether its peer's stream ended. */
+    private static final class Echoes {
+        final ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
+        boolean ended;
+    }
+
+    private static void exitWithStandardInput() {
+        Thread.ofPlatform().daemon().start(() -> { // ends with standard input: the test is done
+            try {
+                System.in.transferTo(java.io.OutputStream.nullOutputStream());
+            } catch (IOException e) {
+                // ended all the same
+            }
+            System.exit(0);
+        });
     }
 
     private static int echo(InetSocketAddress server, long bytes) throws Exception {

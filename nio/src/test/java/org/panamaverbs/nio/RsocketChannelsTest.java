@@ -104,8 +104,6 @@ class RsocketChannelsTest {
 
     @Test
     void whatIsNotProvidedYetIsRefusedByName() {
-        assertTrue(assertThrows(UnsupportedOperationException.class, provider::openSelector).getMessage()
-                .contains("Selector.open()"));
         assertTrue(assertThrows(UnsupportedOperationException.class, provider::openPipe).getMessage()
                 .contains("Pipe.open()"));
         assertThrows(UnsupportedOperationException.class, provider::openDatagramChannel);
