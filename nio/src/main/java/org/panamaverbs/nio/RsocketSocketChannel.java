@@ -20,21 +20,15 @@ import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.channels.spi.SelectorProvider;
-import java.time.Duration;
-import java.util.Objects;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.panamaverbs.cm.CmEvent;
 import org.panamaverbs.cm.CmId;
-import org.panamaverbs.cm.ConnParam;
-import org.panamaverbs.cm.PortSpace;
-import org.panamaverbs.rsocket.RsocketConnectSteps;
 import org.panamaverbs.rsocket.RsocketConnection;
 import org.panamaverbs.rsocket.RsocketFlow;
 import org.panamaverbs.rsocket.RsocketWire;
@@ -46,40 +40,22 @@ import org.panamaverbs.rsocket.RsocketWire;
  * them: a blocking read waits for data or the end of the stream, a blocking write until every byte was taken into
  * the send ring; a close from another thread or an interrupt ends them with {@code AsynchronousCloseException} or
  * {@code ClosedByInterruptException}. A connect ({@code rdma_resolve_addr}, {@code rdma_resolve_route},
- * {@code rdma_connect}) is bounded by {@link #CONNECT_TIMEOUT}; a closed channel lingers up to
+ * {@code rdma_connect}) is bounded by {@link RsocketStream#CONNECT_TIMEOUT}; a closed channel lingers up to
  * {@link RsocketConnection#LINGER_MILLIS} for its last sends, as {@code rclose} waits for them.
  */
 final class RsocketSocketChannel extends SocketChannel implements RsocketSelectable {
-    /** The bound of a connect, and of an accepted connection's wait for rdma_cm's ESTABLISHED. */
-    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
-    /** Each address and route resolution's own bound, as librdmacm's rsocket sets it. */
-    private static final Duration RESOLVE_TIMEOUT = Duration.ofSeconds(2);
     private static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
             StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.TCP_NODELAY);
-
-    private enum State { UNCONNECTED, CONNECTING, ACCEPTING, CONNECTED, CLOSED }
 
     private final ChannelWaits waits;
     private final ReentrantLock lock;
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
-    /** rdma_cm events routed here by whichever thread read the event channel; handled under {@link #lock}. */
-    private final ConcurrentLinkedQueue<CmEvent> inbox = new ConcurrentLinkedQueue<>();
     private final RsocketOptions options;
-    private State state = State.UNCONNECTED;
-    private CmEvents events;
-    private CmId id;
-    private RsocketConnectSteps steps;
-    private ConnectionQueues queues;
-    private RsocketConnection connection;
-    private IOException connectFailure;
-    private long connectDeadline;
-    private InetSocketAddress local;
-    private InetSocketAddress remote;
+    /** The connection; under {@link #lock}. */
+    private final RsocketStream stream;
     private boolean inputShutdown;
     private boolean outputShutdown;
-    /** rdma_cm said DISCONNECTED (or the device went) after the stream started. */
-    private boolean peerGone;
     /** A connect was started and finishConnect has not yet said it ended (OP_CONNECT's subject). */
     private boolean connectPending;
     /** The selectors this channel is registered with, woken when its readiness changes off their thread. */
@@ -95,12 +71,13 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         this.options = options;
         this.waits = new ChannelWaits(this::endTurn);
         this.lock = waits.lock;
+        this.stream = new RsocketStream(this::wake);
     }
 
     /**
      * A connection a server channel accepts: the queue pair on the request's id, the stream started with the
      * client's rsocket data, and {@code rdma_accept}; ESTABLISHED is awaited by the first read or write (as rsocket's
-     * {@code raccept} leaves it), within {@link #CONNECT_TIMEOUT}.
+     * {@code raccept} leaves it), within {@link RsocketStream#CONNECT_TIMEOUT}.
      */
     static RsocketSocketChannel accepted(SelectorProvider provider, CmEvents events, CmEvent request,
             RsocketWire.ConnectionData client, RsocketOptions inherited) throws IOException {
@@ -112,22 +89,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     private void accept(CmEvents shared, CmId request, RsocketWire.ConnectionData client) throws IOException {
         lock.lock();
         try {
-            shared.retain();
-            events = shared;
-            id = request;
-            events.follow(request, this::deliver);
-            queues = new ConnectionQueues();
-            connection = RsocketConnection.open(queues, request, options.settings());
-            connection.flow().start(client);
-            request.accept(new ConnParam(connection.localData(), 0, 0, 7, 7));
-            local = request.localAddress();
-            remote = request.peerAddress();
-            state = State.ACCEPTING;
-            connectDeadline = System.nanoTime() + CONNECT_TIMEOUT.toNanos();
-        } catch (RuntimeException e) {
-            releaseConnection();
-            throw new IOException("accepting the rsocket connection from " + request.peerAddress() + " failed: "
-                    + e.getMessage(), e);
+            stream.accept(shared, request, client, options.settings());
         } finally {
             unlock();
         }
@@ -140,74 +102,27 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     /** Under the lock, before it is released: this thread's turn with the connection ends. */
     private void endTurn() {
-        if (queues != null) {
-            queues.releaseThread();
-        }
+        stream.releaseThread();
     }
 
     // ----------------------------------------------------------------------------------------------- events
 
-    /** An rdma_cm event of this channel's id, from any thread: queued, and the channel's waiters woken. */
-    private void deliver(CmEvent event) {
-        inbox.add(event);
+    /** The stream heard from another thread (an rdma_cm event): the channel's waiters and selectors look again. */
+    private void wake() {
         waits.wakeup();
         for (RsocketSelector selector : selectors) {
             selector.wakeup();
         }
     }
 
-    /** Under the lock: reads the rdma_cm events and the completions that arrived, and acts on them. */
-    private void progress() {
-        if (events != null) {
-            events.poll();
-        }
-        for (CmEvent event; (event = inbox.poll()) != null; ) {
-            onCmEvent(event);
-        }
-        if (queues != null) {
-            queues.poll();
-        }
-    }
-
-    private void onCmEvent(CmEvent event) {
-        switch (state) {
-            case CONNECTING -> steps.onCmEvent(event);
-            case ACCEPTING -> {
-                switch (event.type()) {
-                    case ESTABLISHED -> established();
-                    case REJECTED, CONNECT_ERROR, UNREACHABLE, DISCONNECTED, DEVICE_REMOVAL -> connectFailure =
-                            new IOException("the connection from " + remote + " did not complete: rdma_cm reported "
-                                    + event.type());
-                    default -> { }
-                }
-            }
-            case CONNECTED -> {
-                switch (event.type()) {
-                    case DISCONNECTED, DEVICE_REMOVAL -> peerGone = true;
-                    default -> { }
-                }
-            }
-            default -> { }
-        }
-    }
-
-    private void established() {
-        state = State.CONNECTED;
-        RsocketFlow flow = connection.flow();
-        flow.afterCompletions();
-        flow.flush();
-    }
-
     /** Before a wait: arms the completion queue, then takes what arrived before the arming. */
     private void armAndProgress() {
-        if (queues != null) {
-            queues.arm();
-        }
-        progress();
+        stream.arm();
+        stream.progress();
     }
 
     private void await(long nanos) {
-        waits.await(queues == null ? -1 : queues.fd(), events == null ? -1 : events.fd(), nanos);
+        waits.await(stream.completionFd(), stream.eventFd(), nanos);
     }
 
     // ---------------------------------------------------------------------------------------------- connect
@@ -254,55 +169,18 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     private void startConnect(InetSocketAddress target) throws IOException {
         ensureOpen();
-        if (state == State.CONNECTED || state == State.ACCEPTING) {
+        if (stream.isConnected()) {
             throw new AlreadyConnectedException();
         }
-        if (state == State.CONNECTING) {
+        if (stream.state() == RsocketStream.State.CONNECTING) {
             throw new ConnectionPendingException();
         }
         try {
-            events = new CmEvents();
-            CmId created = CmId.create(events.channel(), PortSpace.TCP);
-            id = created;
-            events.follow(created, this::deliver);
-            if (local != null) {
-                created.bind(local);
-            }
-            remote = target;
-            steps = new RsocketConnectSteps(created, target, RESOLVE_TIMEOUT, new Outcome(), ConnectException::new);
-            state = State.CONNECTING;
+            stream.connect(target, stream.local(), options.settings());
             connectPending = true;
-            connectDeadline = System.nanoTime() + CONNECT_TIMEOUT.toNanos();
-            steps.start();
-        } catch (RuntimeException e) {
-            Throwable failure = RsocketConnectSteps.asConnectFailure(e, target, ConnectException::new);
+        } catch (IOException e) {
             closeAfterFailedConnect();
-            throw failure instanceof IOException io ? io : new IOException("cannot connect to " + target + ": "
-                    + e.getMessage(), e);
-        }
-    }
-
-    /** What the connect steps do at the points that concern the channel (under the lock, from progress()). */
-    private final class Outcome implements RsocketConnectSteps.Outcome {
-        @Override
-        public RsocketConnection open() {
-            queues = new ConnectionQueues();
-            connection = RsocketConnection.open(queues, id, options.settings());
-            return connection;
-        }
-
-        @Override
-        public void established(RsocketWire.ConnectionData peer) {
-            steps = null;
-            connection.flow().start(peer);
-            local = id.localAddress();
-            remote = id.peerAddress();
-            RsocketSocketChannel.this.established();
-        }
-
-        @Override
-        public void failed(Throwable cause) {
-            connectFailure = cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
+            throw e;
         }
     }
 
@@ -317,31 +195,31 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
             lock.lock();
             try {
                 ensureOpen();
-                if (state == State.CONNECTED || state == State.ACCEPTING) {
+                if (stream.isConnected()) {
                     connectPending = false;
                     return ended = true;
                 }
-                if (state != State.CONNECTING) {
+                if (stream.state() != RsocketStream.State.CONNECTING) {
                     throw new NoConnectionPendingException();
                 }
                 for (;;) {
-                    progress();
-                    if (connectFailure != null) {
-                        IOException failure = connectFailure;
+                    stream.progress();
+                    IOException failure = stream.connectFailure();
+                    if (failure != null) {
                         ended = true;
                         closeAfterFailedConnect();
                         throw failure;
                     }
-                    if (state == State.CONNECTED) {
+                    if (stream.state() == RsocketStream.State.CONNECTED) {
                         connectPending = false;
                         return ended = true;
                     }
-                    long left = connectDeadline - System.nanoTime();
+                    long left = stream.connectNanosLeft();
                     if (left <= 0) {
                         ended = true;
                         closeAfterFailedConnect();
-                        throw new ConnectException("connection timed out after " + CONNECT_TIMEOUT.toSeconds()
-                                + " s: " + remote);
+                        throw new ConnectException("connection timed out after "
+                                + RsocketStream.CONNECT_TIMEOUT.toSeconds() + " s: " + stream.remote());
                     }
                     if (!blocking) {
                         return false;
@@ -375,7 +253,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     public boolean isConnected() {
         lock.lock();
         try {
-            return state == State.CONNECTED || state == State.ACCEPTING;
+            return stream.isConnected();
         } finally {
             unlock();
         }
@@ -385,7 +263,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     public boolean isConnectionPending() {
         lock.lock();
         try {
-            return state == State.CONNECTING;
+            return stream.state() == RsocketStream.State.CONNECTING;
         } finally {
             unlock();
         }
@@ -421,7 +299,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
                     if (read != 1) {
                         return read;
                     }
-                    RsocketFlow flow = connection.flow();
+                    RsocketFlow flow = stream.flow();
                     if (single != null) {
                         read = flow.read(single);
                     } else {
@@ -456,25 +334,25 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
             if (inputShutdown) {
                 return -1;
             }
-            progress();
-            if (state == State.ACCEPTING && !awaitEstablished(blocking)) {
+            stream.progress();
+            if (stream.state() == RsocketStream.State.ACCEPTING && !awaitEstablished(blocking)) {
                 return 0;
             }
-            RsocketFlow flow = connection.flow();
+            RsocketFlow flow = stream.flow();
             if (flow.readableBytes() > 0) {
                 return 1;
             }
-            if (flow.isPeerOutputDone() || peerGone) {
+            if (flow.isPeerOutputDone() || stream.peerGone()) {
                 return -1;
             }
             if (flow.failure() != null) {
-                throw new IOException("rsocket connection to " + remote + " failed: " + flow.failure());
+                throw new IOException("rsocket connection to " + stream.remote() + " failed: " + flow.failure());
             }
             if (!blocking) {
                 return 0;
             }
             armAndProgress();
-            if (flow.readableBytes() == 0 && !flow.isPeerOutputDone() && !peerGone && flow.failure() == null) {
+            if (flow.readableBytes() == 0 && !flow.isPeerOutputDone() && !stream.peerGone() && flow.failure() == null) {
                 ensureOpen();
                 await(ChannelWaits.FOREVER);
             }
@@ -483,21 +361,21 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     /** An accepted connection before ESTABLISHED: whether it came (waiting for it when blocking). */
     private boolean awaitEstablished(boolean blocking) throws IOException {
-        while (state == State.ACCEPTING) {
-            if (connectFailure != null) {
-                throw connectFailure;
+        while (stream.state() == RsocketStream.State.ACCEPTING) {
+            if (stream.connectFailure() != null) {
+                throw stream.connectFailure();
             }
-            long left = connectDeadline - System.nanoTime();
+            long left = stream.connectNanosLeft();
             if (left <= 0) {
-                throw new IOException("the client " + remote + " did not complete the connection within "
-                        + CONNECT_TIMEOUT.toSeconds() + " s of rdma_accept");
+                throw new IOException("the client " + stream.remote() + " did not complete the connection within "
+                        + RsocketStream.CONNECT_TIMEOUT.toSeconds() + " s of rdma_accept");
             }
             if (!blocking) {
                 return false;
             }
             ensureOpen();
             await(left);
-            progress();
+            stream.progress();
         }
         ensureConnected();
         return true;
@@ -532,10 +410,10 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
                     int next = offset;
                     for (;;) {
                         ensureWritable(blocking);
-                        if (state == State.ACCEPTING) {
+                        if (stream.state() == RsocketStream.State.ACCEPTING) {
                             return 0; // a non-blocking channel's connection is not yet established
                         }
-                        RsocketFlow flow = connection.flow();
+                        RsocketFlow flow = stream.flow();
                         int took;
                         if (single != null) {
                             took = flow.write(single);
@@ -559,12 +437,12 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
                         }
                         if (took == 0 && !flow.canSend()) {
                             armAndProgress();
-                            if (!flow.canSend() && flow.failure() == null && !peerGone) {
+                            if (!flow.canSend() && flow.failure() == null && !stream.peerGone()) {
                                 ensureOpen();
                                 await(ChannelWaits.FOREVER);
                             }
                         }
-                        progress();
+                        stream.progress();
                     }
                 } finally {
                     unlock();
@@ -585,16 +463,16 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         if (outputShutdown) {
             throw new ClosedChannelException(); // as the JDK's channel after shutdownOutput
         }
-        progress();
-        if (state == State.ACCEPTING && !awaitEstablished(blocking)) {
+        stream.progress();
+        if (stream.state() == RsocketStream.State.ACCEPTING && !awaitEstablished(blocking)) {
             return;
         }
-        RsocketFlow flow = connection.flow();
+        RsocketFlow flow = stream.flow();
         if (flow.failure() != null) {
-            throw new IOException("rsocket connection to " + remote + " failed: " + flow.failure());
+            throw new IOException("rsocket connection to " + stream.remote() + " failed: " + flow.failure());
         }
-        if (peerGone || flow.isPeerDisconnected() || !flow.isOutputOpen()) {
-            throw new IOException("Broken pipe: the peer " + remote + " closed the connection");
+        if (stream.peerGone() || flow.isPeerDisconnected() || !flow.isOutputOpen()) {
+            throw new IOException("Broken pipe: the peer " + stream.remote() + " closed the connection");
         }
     }
 
@@ -617,10 +495,10 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         lock.lock();
         try {
             ensureConnected();
-            if (!outputShutdown && connection != null) {
+            if (!outputShutdown) {
                 outputShutdown = true;
-                connection.flow().shutdownOutput(); // SHUTDOWN, or DISCONNECT when the input is done too
-                connection.flow().flush();
+                stream.flow().shutdownOutput(); // SHUTDOWN, or DISCONNECT when the input is done too
+                stream.flow().flush();
             }
             return this;
         } finally {
@@ -634,14 +512,14 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     public int readyOps() {
         lock.lock();
         try {
-            if (state == State.CLOSED) {
+            if (stream.state() == RsocketStream.State.CLOSED) {
                 return 0;
             }
-            progress();
-            boolean expired = connectDeadline - System.nanoTime() <= 0;
-            return switch (state) {
-                case CONNECTING -> connectPending && (connectFailure != null || expired) ? SelectionKey.OP_CONNECT : 0;
-                case ACCEPTING -> connectFailure != null || expired ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : 0;
+            stream.progress();
+            boolean ended = stream.connectFailure() != null || stream.connectNanosLeft() <= 0;
+            return switch (stream.state()) {
+                case CONNECTING -> connectPending && ended ? SelectionKey.OP_CONNECT : 0;
+                case ACCEPTING -> ended ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : 0;
                 case CONNECTED -> (connectPending ? SelectionKey.OP_CONNECT : 0) | connectedReadyOps();
                 default -> 0;
             };
@@ -652,8 +530,8 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     /** Under the lock: read when data, the end or a failure waits; write when a write takes bytes or throws. */
     private int connectedReadyOps() {
-        RsocketFlow flow = connection.flow();
-        boolean broken = flow.failure() != null || peerGone;
+        RsocketFlow flow = stream.flow();
+        boolean broken = flow.failure() != null || stream.peerGone();
         int ops = 0;
         if (inputShutdown || broken || flow.readableBytes() > 0 || flow.isPeerOutputDone()) {
             ops |= SelectionKey.OP_READ;
@@ -668,9 +546,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     public void arm() {
         lock.lock();
         try {
-            if (state != State.CLOSED && queues != null) {
-                queues.arm();
-            }
+            stream.arm();
         } finally {
             unlock();
         }
@@ -680,16 +556,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     public int descriptors(int[] into, int at) {
         lock.lock();
         try {
-            int n = 0;
-            int completions = queues == null ? -1 : queues.fd();
-            if (completions >= 0) {
-                into[at + n++] = completions;
-            }
-            int cm = events == null ? -1 : events.fd();
-            if (cm >= 0) {
-                into[at + n++] = cm;
-            }
-            return n;
+            return stream.descriptors(into, at);
         } finally {
             unlock();
         }
@@ -716,15 +583,11 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     protected void implCloseSelectableChannel() throws IOException {
         lock.lock();
         try {
-            State previous = state;
-            state = State.CLOSED;
-            if (previous == State.CLOSED) {
+            if (stream.state() == RsocketStream.State.CLOSED) {
                 return;
             }
             waits.close(TimeUnit.SECONDS.toNanos(1)); // blocked readers and writers return (closed)
-            if (connection != null) {
-                connection.close(); // DISCONNECT to the peer
-            }
+            stream.close(); // DISCONNECT to the peer
         } finally {
             unlock();
         }
@@ -742,39 +605,9 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     private void lingerAndRelease() {
         lock.lock();
         try {
-            if (connection != null) {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RsocketConnection.LINGER_MILLIS);
-                while (!connection.canBeFreed(System.nanoTime()) && deadline - System.nanoTime() > 0) {
-                    queues.poll();
-                    LockSupport.parkNanos(100_000);
-                }
-            }
-            releaseConnection();
+            stream.lingerAndRelease();
         } finally {
             unlock();
-        }
-    }
-
-    /** Frees the connection (queue pair, id, buffers), its queues and this channel's hold on the event channel. */
-    private void releaseConnection() {
-        if (events != null && id != null) {
-            events.unfollow(id);
-        }
-        if (connection != null) {
-            connection.free(); // the id with it
-            connection = null;
-        } else if (id != null) {
-            id.closeAsync();
-        }
-        id = null;
-        steps = null;
-        if (queues != null) {
-            queues.free();
-            queues = null;
-        }
-        if (events != null) {
-            events.release();
-            events = null;
         }
     }
 
@@ -790,10 +623,10 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         lock.lock();
         try {
             ensureOpen();
-            if (state == State.CONNECTING) {
+            if (stream.state() == RsocketStream.State.CONNECTING) {
                 throw new ConnectionPendingException();
             }
-            if (state != State.UNCONNECTED || local != null) {
+            if (stream.state() != RsocketStream.State.UNCONNECTED || stream.local() != null) {
                 throw new AlreadyBoundException();
             }
             if (address != null && !(address instanceof InetSocketAddress)) {
@@ -803,7 +636,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
             if (inet.isUnresolved()) {
                 throw new UnresolvedAddressException();
             }
-            local = inet; // rdma_bind_addr when connecting, before rdma_resolve_addr
+            stream.bindLocal(inet); // rdma_bind_addr when connecting, before rdma_resolve_addr
             return this;
         } finally {
             unlock();
@@ -815,7 +648,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         lock.lock();
         try {
             ensureOpen();
-            return local;
+            return stream.local();
         } finally {
             unlock();
         }
@@ -826,7 +659,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         lock.lock();
         try {
             ensureOpen();
-            return state == State.CONNECTED || state == State.ACCEPTING ? remote : null;
+            return stream.isConnected() ? stream.remote() : null;
         } finally {
             unlock();
         }
@@ -859,21 +692,20 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     // ---------------------------------------------------------------------------------------------- checks
 
     private void ensureOpen() throws ClosedChannelException {
-        if (!isOpen() || state == State.CLOSED) {
+        if (!isOpen() || stream.state() == RsocketStream.State.CLOSED) {
             throw new ClosedChannelException();
         }
     }
 
     private void ensureConnected() throws IOException {
         ensureOpen();
-        if (state != State.CONNECTED && state != State.ACCEPTING) {
+        if (!stream.isConnected()) {
             throw new NotYetConnectedException();
         }
     }
 
     @Override
     public String toString() {
-        return "RsocketSocketChannel[" + state + (local == null ? "" : " local=" + local)
-                + (remote == null ? "" : " remote=" + remote) + "]";
+        return "RsocketSocketChannel[" + stream + "]";
     }
 }
