@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -43,8 +44,9 @@ import org.panamaverbs.junit.RdmaExtension;
  * client in two JVMs switched to RDMA by the system property alone; C {@code rstream} as client of that server and
  * as server of this JVM's client, with rstream's verification on; the same echo as an unchanged selector loop with
  * four clients at once and rstream; and, in this JVM, the JDK's contracts: one selector driving a connect, an accept,
- * writes and reads; non-blocking accept, connect and read, gathering and scattering, half-close, a close from another thread and an interrupt
- * ending a blocked read, a connect to nothing refused. Every exchange compares the bytes that moved.
+ * writes and reads; non-blocking accept, connect and read, gathering and scattering, half-close, a close from
+ * another thread and an interrupt ending a blocked read, a killed peer ending one and failing the writes, a connect
+ * to nothing refused. Every exchange compares the bytes that moved.
  */
 @Tag("rdma-device")
 @ExtendWith(RdmaExtension.class)
@@ -377,6 +379,37 @@ class NioChannelsDeviceTest {
             assertInstanceOf(ClosedByInterruptException.class, outcome.get(10, TimeUnit.SECONDS));
             assertFalse(client.isOpen(), "an interrupt closes the channel, as the JDK's");
             assertEquals(-1, peer.read(ByteBuffer.allocate(8)));
+        }
+    }
+
+    @Test
+    void aKilledPeerEndsABlockedReadAndFailsTheWrites() throws Exception {
+        try (Peer echoServer = Peer.nioEcho("server", address.getHostAddress());
+                SocketChannel client = RDMA.openSocketChannel()) {
+            client.connect(new InetSocketAddress(address,
+                    Integer.parseInt(echoServer.awaitLine("listening", 120).split(" ")[1])));
+            client.write(ByteBuffer.wrap(pattern(0, 10)));
+            ByteBuffer echoed = ByteBuffer.allocate(10);
+            readFully(client, echoed);
+            assertArrayEquals(pattern(0, 10), echoed.array());
+            CompletableFuture<Integer> blocked = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.read(ByteBuffer.allocate(8));
+                } catch (Exception e) {
+                    return -2; // an IOException is as good an answer as the end of the stream
+                }
+            }, THREADS);
+            Thread.sleep(300);
+            assertFalse(blocked.isDone(), "the read waits for data");
+            echoServer.kill(); // its kernel destroys its rdma_cm id: ours hears DISCONNECTED
+            int read = blocked.get(60, TimeUnit.SECONDS);
+            assertTrue(read == -1 || read == -2, "read " + read);
+            IOException write = assertThrows(IOException.class, () -> {
+                for (int i = 0; i < 1000; i++) {
+                    client.write(ByteBuffer.wrap(pattern(0, 1000)));
+                }
+            });
+            assertNotNull(write.getMessage());
         }
     }
 

@@ -105,6 +105,11 @@ final class Peer implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Kills the process (SIGKILL), as a crash would end it, and waits for it to go. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+
     List<String> output() {
         synchronized (lines) {
             return List.copyOf(lines);
