@@ -6,7 +6,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * How the threads of one channel wait for its descriptors (a completion channel, an rdma_cm event channel): its
@@ -24,13 +23,9 @@ final class ChannelWaits {
     /** The channel's state: whoever holds it may drive the connection. */
     final ReentrantLock lock = new ReentrantLock();
     private final Condition leaderReturned = lock.newCondition();
-    /** Keeps the eventfd open while a wake-up writes to it (read side), and closes it (write side). */
-    private final ReentrantReadWriteLock descriptorGuard = new ReentrantReadWriteLock();
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment pollFds = arena.allocate(3 * NativeDescriptors.POLLFD_BYTES, 8);
-    private final MemorySegment drainScratch = arena.allocate(8, 8);
-    private final MemorySegment signalScratch = arena.allocate(8, 8);
-    private final int wakeFd;
+    private final WakeupFd wakeFd;
+    /** The leader's {@code struct pollfd}s; freed with the channel (automatic arena). */
+    private final MemorySegment pollFds = Arena.ofAuto().allocate(3 * NativeDescriptors.POLLFD_BYTES, 8);
     /** Run before the lock is released: the channel's thread gives its verbs objects up for the next one. */
     private final Runnable endTurn;
     private boolean leading;
@@ -38,12 +33,7 @@ final class ChannelWaits {
 
     ChannelWaits(Runnable endTurn) throws IOException {
         this.endTurn = endTurn;
-        try {
-            wakeFd = NativeDescriptors.eventFd();
-        } catch (IOException e) {
-            arena.close();
-            throw e;
-        }
+        this.wakeFd = new WakeupFd();
     }
 
     /**
@@ -66,7 +56,7 @@ final class ChannelWaits {
         }
         leading = true;
         int count = 0;
-        NativeDescriptors.watch(pollFds, count++, wakeFd);
+        NativeDescriptors.watch(pollFds, count++, wakeFd.fd());
         if (fdA >= 0) {
             NativeDescriptors.watch(pollFds, count++, fdA);
         }
@@ -78,7 +68,7 @@ final class ChannelWaits {
         try {
             NativeDescriptors.poll(pollFds, count, millis);
             if (NativeDescriptors.ready(pollFds, 0)) {
-                NativeDescriptors.drain(wakeFd, drainScratch);
+                wakeFd.drain();
             }
         } finally {
             lock.lock();
@@ -95,15 +85,7 @@ final class ChannelWaits {
 
     /** Makes a waiting leader return (and with it its followers); from any thread, with or without a lock. */
     void wakeup() {
-        ReentrantReadWriteLock.ReadLock guard = descriptorGuard.readLock();
-        guard.lock();
-        try {
-            if (!closed) {
-                NativeDescriptors.signal(wakeFd, signalScratch);
-            }
-        } finally {
-            guard.unlock();
-        }
+        wakeFd.signal();
     }
 
     /**
@@ -125,15 +107,7 @@ final class ChannelWaits {
                 break;
             }
         }
-        descriptorGuard.writeLock().lock();
-        try {
-            closed = true;
-        } finally {
-            descriptorGuard.writeLock().unlock();
-        }
-        if (!leading) { // else a leader stuck in poll still reads them: they stay (a few bytes and one descriptor)
-            NativeDescriptors.close(wakeFd);
-            arena.close();
-        }
+        closed = true;
+        wakeFd.close(leading);
     }
 }

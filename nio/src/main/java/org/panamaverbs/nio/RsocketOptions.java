@@ -16,9 +16,26 @@ import org.panamaverbs.rsocket.RsocketConnection;
  * server is kept, rdma_cm's ports having no TIME_WAIT to reuse. A server's options are its accepted channels' first.
  */
 final class RsocketOptions {
-    private final Map<SocketOption<?>, Object> values = new HashMap<>();
+    private static final Set<SocketOption<?>> SOCKET = Set.of(StandardSocketOptions.SO_SNDBUF,
+            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.TCP_NODELAY);
+    private static final Set<SocketOption<?>> SERVER = Set.of(StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_REUSEADDR);
 
-    RsocketOptions() {
+    private final Map<SocketOption<?>, Object> values = new HashMap<>();
+    private final Set<SocketOption<?>> supported;
+
+    /** A socket channel's options, with rsocket's defaults. */
+    static RsocketOptions forSocket() {
+        return new RsocketOptions(SOCKET);
+    }
+
+    /** A server channel's options, with rsocket's defaults. */
+    static RsocketOptions forServer() {
+        return new RsocketOptions(SERVER);
+    }
+
+    private RsocketOptions(Set<SocketOption<?>> supported) {
+        this.supported = supported;
         RsocketConnection.Settings defaults = RsocketConnection.Settings.DEFAULT;
         values.put(StandardSocketOptions.SO_SNDBUF, defaults.sendBufferSize());
         values.put(StandardSocketOptions.SO_RCVBUF, defaults.receiveBufferSize());
@@ -26,16 +43,20 @@ final class RsocketOptions {
         values.put(StandardSocketOptions.SO_REUSEADDR, Boolean.FALSE);
     }
 
-    private RsocketOptions(Map<SocketOption<?>, Object> from) {
-        values.putAll(from);
+    /** A socket channel's options that start as this server's (a connection it accepted). */
+    synchronized RsocketOptions forAccepted() {
+        RsocketOptions accepted = forSocket();
+        accepted.values.putAll(values);
+        return accepted;
     }
 
-    synchronized RsocketOptions copy() {
-        return new RsocketOptions(values);
+    /** The options a channel of this kind supports. */
+    Set<SocketOption<?>> supported() {
+        return supported;
     }
 
-    /** Sets {@code name}, one of {@code supported}; sizes must be positive. */
-    synchronized <T> void set(SocketOption<T> name, T value, Set<SocketOption<?>> supported) {
+    /** Sets {@code name}, one the channel supports; sizes must be positive. */
+    synchronized <T> void set(SocketOption<T> name, T value) {
         Objects.requireNonNull(name, "name");
         if (!supported.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported by an rsocket channel");
@@ -50,7 +71,7 @@ final class RsocketOptions {
         values.put(name, value);
     }
 
-    synchronized <T> T get(SocketOption<T> name, Set<SocketOption<?>> supported) {
+    synchronized <T> T get(SocketOption<T> name) {
         Objects.requireNonNull(name, "name");
         if (!supported.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported by an rsocket channel");

@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A {@link Selector} over the provider's channels, as C's {@code rpoll} selects rsockets: a selection first looks at
@@ -31,20 +30,15 @@ final class RsocketSelector extends AbstractSelector {
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
     private final Set<SelectionKey> selected = new HashSet<>();
     private final Set<SelectionKey> publicSelected = new Ungrowable(selected);
-    /** Keeps the eventfd open while a wake-up writes to it (read side), and closes it (write side). */
-    private final ReentrantReadWriteLock descriptorGuard = new ReentrantReadWriteLock();
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment scratch = arena.allocate(8, 8);
-    private final MemorySegment signalScratch = arena.allocate(8, 8);
-    private final int wakeFd;
-    private boolean descriptorClosed;
+    private final WakeupFd wakeFd;
+    /** The {@code struct pollfd}s of a selection, grown as keys come; freed with the selector (automatic arena). */
     private MemorySegment pollFds;
     private int[] fds = new int[16];
 
     RsocketSelector(SelectorProvider provider) throws IOException {
         super(provider);
-        wakeFd = NativeDescriptors.eventFd();
-        pollFds = arena.allocate(16 * NativeDescriptors.POLLFD_BYTES, 8);
+        wakeFd = new WakeupFd();
+        pollFds = Arena.ofAuto().allocate(16 * NativeDescriptors.POLLFD_BYTES, 8);
     }
 
     @Override
@@ -180,7 +174,7 @@ final class RsocketSelector extends AbstractSelector {
     /** The eventfd first, then each interested channel's descriptors. */
     private int fillPollFds() {
         int count = 0;
-        fds[count++] = wakeFd;
+        fds[count++] = wakeFd.fd();
         for (SelectionKey k : keys) {
             RsocketSelectionKey key = (RsocketSelectionKey) k;
             if (key.isValid() && key.interest() != 0) {
@@ -191,7 +185,7 @@ final class RsocketSelector extends AbstractSelector {
             }
         }
         if (pollFds.byteSize() < count * NativeDescriptors.POLLFD_BYTES) {
-            pollFds = arena.allocate(fds.length * NativeDescriptors.POLLFD_BYTES, 8); // the arena's lifetime: a few bytes
+            pollFds = Arena.ofAuto().allocate(fds.length * NativeDescriptors.POLLFD_BYTES, 8);
         }
         for (int i = 0; i < count; i++) {
             NativeDescriptors.watch(pollFds, i, fds[i]);
@@ -214,20 +208,12 @@ final class RsocketSelector extends AbstractSelector {
     }
 
     private void drainWakeups() {
-        NativeDescriptors.drain(wakeFd, scratch);
+        wakeFd.drain();
     }
 
     @Override
     public Selector wakeup() {
-        ReentrantReadWriteLock.ReadLock guard = descriptorGuard.readLock();
-        guard.lock();
-        try {
-            if (!descriptorClosed) {
-                NativeDescriptors.signal(wakeFd, signalScratch);
-            }
-        } finally {
-            guard.unlock();
-        }
+        wakeFd.signal();
         return this;
     }
 
@@ -240,14 +226,7 @@ final class RsocketSelector extends AbstractSelector {
                     key.cancel();
                 }
                 processCancelled();
-                descriptorGuard.writeLock().lock();
-                try {
-                    descriptorClosed = true;
-                } finally {
-                    descriptorGuard.writeLock().unlock();
-                }
-                NativeDescriptors.close(wakeFd);
-                arena.close();
+                wakeFd.close(false); // no selection runs: this thread holds the selector
             }
         }
     }

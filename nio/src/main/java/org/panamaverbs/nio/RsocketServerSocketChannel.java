@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
-import java.net.StandardSocketOptions;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NotYetBoundException;
@@ -42,8 +41,6 @@ import org.panamaverbs.rsocket.RsocketWire;
 final class RsocketServerSocketChannel extends ServerSocketChannel implements RsocketSelectable {
     /** rdma_listen's backlog when the caller gives none (as the JDK's default of 50 is too small for rdma_cm). */
     private static final int DEFAULT_BACKLOG = 1024;
-    private static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_RCVBUF,
-            StandardSocketOptions.SO_REUSEADDR);
 
     private final ChannelWaits waits;
     private final ReentrantLock lock;
@@ -58,7 +55,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
     private int backlogLimit = DEFAULT_BACKLOG;
     /** The selectors this channel is registered with, woken when the listener's thread fills the backlog. */
     private final List<RsocketSelector> selectors = new CopyOnWriteArrayList<>();
-    private final RsocketOptions options = new RsocketOptions();
+    private final RsocketOptions options = RsocketOptions.forServer();
     private CmEvents events;
     private CmId listening;
     private InetSocketAddress local;
@@ -303,19 +300,19 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
     @Override
     public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         ensureOpen();
-        options.set(name, value, OPTIONS);
+        options.set(name, value);
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         ensureOpen();
-        return options.get(name, OPTIONS);
+        return options.get(name);
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return OPTIONS;
+        return options.supported();
     }
 
     @Override

@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
@@ -44,8 +43,6 @@ import org.panamaverbs.rsocket.RsocketWire;
  * {@link RsocketConnection#LINGER_MILLIS} for its last sends, as {@code rclose} waits for them.
  */
 final class RsocketSocketChannel extends SocketChannel implements RsocketSelectable {
-    private static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
-            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.TCP_NODELAY);
 
     private final ChannelWaits waits;
     private final ReentrantLock lock;
@@ -63,7 +60,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     /** A client's channel, unconnected. */
     RsocketSocketChannel(SelectorProvider provider) throws IOException {
-        this(provider, new RsocketOptions());
+        this(provider, RsocketOptions.forSocket());
     }
 
     private RsocketSocketChannel(SelectorProvider provider, RsocketOptions options) throws IOException {
@@ -81,7 +78,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
      */
     static RsocketSocketChannel accepted(SelectorProvider provider, CmEvents events, CmEvent request,
             RsocketWire.ConnectionData client, RsocketOptions inherited) throws IOException {
-        RsocketSocketChannel channel = new RsocketSocketChannel(provider, inherited.copy());
+        RsocketSocketChannel channel = new RsocketSocketChannel(provider, inherited.forAccepted());
         channel.accept(events, request.id(), client);
         return channel;
     }
@@ -668,19 +665,19 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         ensureOpen();
-        options.set(name, value, OPTIONS);
+        options.set(name, value);
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         ensureOpen();
-        return options.get(name, OPTIONS);
+        return options.get(name);
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return OPTIONS;
+        return options.supported();
     }
 
     @Override
