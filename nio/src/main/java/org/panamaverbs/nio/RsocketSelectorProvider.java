@@ -30,8 +30,9 @@ import java.nio.channels.spi.SelectorProvider;
  *
  * <p>{@link #openSelector()} gives a selector over these channels (as C's {@code rpoll}: completions polled, then a
  * wait in {@code poll} on the channels' completion and rdma_cm event channels); a channel of another provider is
- * refused by it. Not yet provided (each refused with {@link UnsupportedOperationException} naming it): pipes,
- * datagram channels, the {@code socket()} adaptors, and the fallback to TCP for
+ * refused by it; {@code socket()} gives a channel's {@code java.net} adaptor, so Netty's NIO transport runs on these
+ * channels unchanged. Not yet provided (each refused with {@link UnsupportedOperationException} naming it): pipes,
+ * datagram channels, and the fallback to TCP for
  * an address that no RDMA device serves: a connect to one fails with {@link java.net.ConnectException} (rdma_cm's
  * {@code ADDR_ERROR}). Errors: a connect that finds no rsocket listener fails with a {@code ConnectException}
  * ("connection refused"), one that gets no answer within 30 s with a {@code ConnectException} ("timed out"); a

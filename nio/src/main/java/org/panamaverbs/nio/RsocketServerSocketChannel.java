@@ -53,6 +53,8 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
     /** What the listener's thread could not accept, for the next {@link #accept()} to throw. */
     private final ConcurrentLinkedQueue<Exception> failures = new ConcurrentLinkedQueue<>();
     private int backlogLimit = DEFAULT_BACKLOG;
+    /** Made on the first {@link #socket()}. */
+    private volatile ServerSocketAdaptor adaptor;
     /** The selectors this channel is registered with, woken when the listener's thread fills the backlog. */
     private final List<RsocketSelector> selectors = new CopyOnWriteArrayList<>();
     private final RsocketOptions options = RsocketOptions.forServer();
@@ -317,8 +319,20 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
 
     @Override
     public ServerSocket socket() {
-        throw new UnsupportedOperationException("socket(): the java.net.ServerSocket adaptor of an rsocket server"
-                + " channel is not implemented yet; use bind, getLocalAddress and setOption on the channel");
+        ServerSocketAdaptor made = adaptor;
+        if (made == null) {
+            synchronized (this) {
+                made = adaptor;
+                if (made == null) {
+                    try {
+                        adaptor = made = new ServerSocketAdaptor(this);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e); // ServerSocket() opens nothing; never seen
+                    }
+                }
+            }
+        }
+        return made;
     }
 
     private void ensureOpen() throws ClosedChannelException {

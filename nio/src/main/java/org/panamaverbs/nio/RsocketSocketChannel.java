@@ -51,6 +51,8 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     private final RsocketOptions options;
     /** The connection; under {@link #lock}. */
     private final RsocketStream stream;
+    /** Made on the first {@link #socket()}. */
+    private volatile SocketAdaptor adaptor;
     private boolean inputShutdown;
     private boolean outputShutdown;
     /** A connect was started and finishConnect has not yet said it ended (OP_CONNECT's subject). */
@@ -682,8 +684,36 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     @Override
     public Socket socket() {
-        throw new UnsupportedOperationException("socket(): the java.net.Socket adaptor of an rsocket channel is not"
-                + " implemented yet; use the channel's own methods (getOption, getRemoteAddress, shutdownOutput)");
+        SocketAdaptor made = adaptor;
+        if (made == null) {
+            synchronized (this) {
+                made = adaptor;
+                if (made == null) {
+                    adaptor = made = new SocketAdaptor(this);
+                }
+            }
+        }
+        return made;
+    }
+
+    /** Whether {@link #shutdownInput()} was called (the socket adaptor's {@code isInputShutdown}). */
+    boolean isInputShutdown() {
+        lock.lock();
+        try {
+            return inputShutdown;
+        } finally {
+            unlock();
+        }
+    }
+
+    /** Whether {@link #shutdownOutput()} was called. */
+    boolean isOutputShutdown() {
+        lock.lock();
+        try {
+            return outputShutdown;
+        } finally {
+            unlock();
+        }
     }
 
     // ---------------------------------------------------------------------------------------------- checks

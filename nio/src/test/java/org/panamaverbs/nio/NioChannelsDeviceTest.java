@@ -22,9 +22,12 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,7 +46,8 @@ import org.panamaverbs.junit.RdmaExtension;
  * one, failed under {@code panamaverbs.requireDevice}): an unchanged NIO echo program ({@link NioEcho}) as server and
  * client in two JVMs switched to RDMA by the system property alone; C {@code rstream} as client of that server and
  * as server of this JVM's client, with rstream's verification on; the same echo as an unchanged selector loop with
- * four clients at once and rstream; and, in this JVM, the JDK's contracts: one selector driving a connect, an accept,
+ * four clients at once and rstream; Netty's own NIO transport, unchanged, serving HTTP to {@code curl} under
+ * {@code LD_PRELOAD=librspreload.so}; and, in this JVM, the JDK's contracts: one selector driving a connect, an accept,
  * writes and reads; non-blocking accept, connect and read, gathering and scattering, half-close, a close from
  * another thread and an interrupt ending a blocked read, a killed peer ending one and failing the writes, a connect
  * to nothing refused. Every exchange compares the bytes that moved.
@@ -254,6 +258,27 @@ class NioChannelsDeviceTest {
             assertArrayEquals(pattern(0, bytes), in.array(), "the bytes, read as the selector said");
             assertEquals(0, selector.selectNow(), "nothing more is ready");
             accepted.close();
+        }
+    }
+
+    @Test
+    void nettysOwnNioTransportServesCurlUnderLibrspreload() throws Exception {
+        String preload = Peer.preloadLibrary();
+        Peer.tool("curl");
+        int size = 200_003;
+        try (Peer http = Peer.java(NettyNioHttp.class, address.getHostAddress(), Integer.toString(size))) {
+            assertEquals("provider " + RsocketSelectorProvider.class.getName(), http.awaitLine("provider", 120));
+            String url = "http://" + address.getHostAddress() + ":" + http.awaitLine("listening", 60).split(" ")[1] + "/";
+            Path saved = Files.createTempFile("nio-curl", ".bin");
+            try {
+                try (Peer curl = Peer.program(Map.of("LD_PRELOAD", preload), "curl", "-sS", "--fail", "-o",
+                        saved.toString(), url)) {
+                    assertEquals(0, curl.awaitExit(180), "curl " + url + ": " + curl.output());
+                }
+                assertArrayEquals(pattern(0, size), Files.readAllBytes(saved), "the page curl saved");
+            } finally {
+                Files.deleteIfExists(saved);
+            }
         }
     }
 

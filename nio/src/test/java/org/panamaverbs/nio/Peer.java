@@ -25,7 +25,13 @@ final class Peer implements AutoCloseable {
     private final Thread reader;
 
     private Peer(List<String> command) throws IOException {
-        process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        this(command, java.util.Map.of());
+    }
+
+    private Peer(List<String> command, java.util.Map<String, String> environment) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(environment);
+        process = builder.start();
         reader = Thread.ofPlatform().daemon().start(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {
@@ -47,22 +53,32 @@ final class Peer implements AutoCloseable {
      * {@link RsocketSelectorProvider} (and native access); interpreted under {@code panamaverbs.test.peerJvmOptions}.
      */
     static Peer nioEcho(String... args) throws IOException {
+        return java(NioEcho.class, args);
+    }
+
+    /** {@code main} of the test class path in a new JVM, on this provider by the system property alone. */
+    static Peer java(Class<?> main, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "--enable-native-access=ALL-UNNAMED"));
         command.addAll(List.of(System.getProperty("panamaverbs.test.peerJvmOptions",
                 "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split(" +")));
         command.add("-Djava.nio.channels.spi.SelectorProvider=" + RsocketSelectorProvider.class.getName());
         command.addAll(List.of("-cp", System.getProperty("surefire.test.class.path",
-                System.getProperty("java.class.path")), NioEcho.class.getName()));
+                System.getProperty("java.class.path")), main.getName()));
         command.addAll(List.of(args));
         return new Peer(command);
     }
 
     /** A C program, found on PATH or in /usr/bin; the test is skipped (failed under requireTools) without it. */
     static Peer program(String name, String... args) throws IOException {
+        return program(java.util.Map.of(), name, args);
+    }
+
+    /** A C program with extra environment variables ({@code LD_PRELOAD}). */
+    static Peer program(java.util.Map<String, String> environment, String name, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("stdbuf", "-oL", tool(name)));
         command.addAll(List.of(args));
-        return new Peer(command);
+        return new Peer(command, environment);
     }
 
     static String tool(String name) {
@@ -73,7 +89,23 @@ final class Peer implements AutoCloseable {
                 return dir + "/" + name;
             }
         }
-        String missing = name + " is not installed (Debian: apt-get install rdmacm-utils)";
+        return missing(name + " is not installed (Debian: apt-get install rdmacm-utils curl)");
+    }
+
+    /** librspreload.so, rsocket's preload library for unchanged C socket programs. */
+    static String preloadLibrary() {
+        for (String path : List.of("/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so",
+                "/usr/lib/aarch64-linux-gnu/rsocket/librspreload.so", "/usr/lib64/rsocket/librspreload.so",
+                "/usr/lib/rsocket/librspreload.so")) {
+            if (Files.exists(Path.of(path))) {
+                return path;
+            }
+        }
+        return missing("librspreload.so is not installed (Debian: librdmacm1, its rsocket/ directory)");
+    }
+
+    /** Skips the test naming what is missing, or fails it under requireTools or requireDevice. */
+    private static String missing(String missing) {
         assertTrue(!Boolean.getBoolean("panamaverbs.requireTools") && !Boolean.getBoolean("panamaverbs.requireDevice"),
                 missing + " (requireTools or requireDevice is set, so the test may not be skipped)");
         Assumptions.abort(missing);

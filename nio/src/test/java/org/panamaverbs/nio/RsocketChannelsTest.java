@@ -103,6 +103,35 @@ class RsocketChannelsTest {
     }
 
     @Test
+    void theSocketAdaptorsAreTheChannels() throws Exception {
+        SocketChannel channel = provider.openSocketChannel();
+        java.net.Socket socket = channel.socket();
+        assertSame(socket, channel.socket());
+        assertSame(channel, socket.getChannel());
+        assertFalse(socket.isConnected());
+        assertNull(socket.getRemoteSocketAddress());
+        socket.setTcpNoDelay(true);
+        assertTrue(channel.getOption(StandardSocketOptions.TCP_NODELAY), "an option set through the socket");
+        socket.setReceiveBufferSize(1 << 18);
+        assertEquals(1 << 18, socket.getReceiveBufferSize());
+        assertThrows(java.net.SocketException.class, () -> socket.setOOBInline(true));
+        assertThrows(java.net.SocketException.class, () -> socket.sendUrgentData(1));
+        socket.close();
+        assertTrue(socket.isClosed());
+        assertFalse(channel.isOpen());
+        assertThrows(java.net.SocketException.class, () -> socket.setTcpNoDelay(false));
+        try (ServerSocketChannel server = provider.openServerSocketChannel()) {
+            java.net.ServerSocket serverSocket = server.socket();
+            assertSame(server, serverSocket.getChannel());
+            assertFalse(serverSocket.isBound());
+            serverSocket.setReuseAddress(true);
+            assertTrue(server.getOption(StandardSocketOptions.SO_REUSEADDR));
+            server.configureBlocking(false);
+            assertThrows(java.nio.channels.IllegalBlockingModeException.class, serverSocket::accept);
+        }
+    }
+
+    @Test
     void whatIsNotProvidedYetIsRefusedByName() {
         assertTrue(assertThrows(UnsupportedOperationException.class, provider::openPipe).getMessage()
                 .contains("Pipe.open()"));
