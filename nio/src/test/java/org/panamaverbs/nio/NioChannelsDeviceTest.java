@@ -49,8 +49,8 @@ import org.panamaverbs.junit.RdmaExtension;
  * four clients at once and rstream; Netty's own NIO transport, unchanged, serving HTTP to {@code curl} under
  * {@code LD_PRELOAD=librspreload.so}; and, in this JVM, the JDK's contracts: one selector driving a connect, an accept,
  * writes and reads; non-blocking accept, connect and read, gathering and scattering, half-close, a close from
- * another thread and an interrupt ending a blocked read, a killed peer ending one and failing the writes, a connect
- * to nothing refused. Every exchange compares the bytes that moved.
+ * another thread and an interrupt ending a blocked read, a close ending a write blocked by a peer that reads
+ * nothing, a killed peer ending a blocked read and failing the writes, a connect to nothing refused. Every exchange compares the bytes that moved.
  */
 @Tag("rdma-device")
 @ExtendWith(RdmaExtension.class)
@@ -385,6 +385,28 @@ class NioChannelsDeviceTest {
             assertInstanceOf(AsynchronousCloseException.class, blocked.get(10, TimeUnit.SECONDS));
             assertFalse(peer.isOpen());
             assertEquals(-1, client.read(ByteBuffer.allocate(8)), "the peer's close ends the client's stream");
+        }
+    }
+
+    @Test
+    void aCloseFromAnotherThreadEndsAWriteBlockedByAPeerThatDoesNotRead() throws Exception {
+        try (SocketChannel client = connected(); SocketChannel peer = server.accept()) {
+            CompletableFuture<Throwable> blocked = CompletableFuture.supplyAsync(() -> {
+                try {
+                    ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 16);
+                    for (long written = 0; written < 64L << 20; ) { // far past both rings: the write must block
+                        written += client.write(chunk.clear());
+                    }
+                    return new AssertionError("64 MiB written to a peer that reads nothing");
+                } catch (Throwable e) {
+                    return e;
+                }
+            }, THREADS);
+            Thread.sleep(2000);
+            assertFalse(blocked.isDone(), "the write waits for credits the peer does not grant");
+            client.close();
+            assertInstanceOf(AsynchronousCloseException.class, blocked.get(10, TimeUnit.SECONDS));
+            assertTrue(peer.isOpen());
         }
     }
 
