@@ -157,11 +157,12 @@ final class PerftestFlags {
             refused("-y", "--limit_msgrate", VALUE, BW, NOT_YET),
             refused("-W", "--report-counters", VALUE, ALL, NOT_YET),
             refused(null, "--force-link", VALUE, ALL, NOT_YET),
-            refused(null, "--run_infinitely", NONE, BW, NOT_YET),
+            implemented(null, "--run_infinitely", NONE, BW, JAVA_RDMA_BW, "not implemented by ib_send_bw yet (nor"
+                    + " is its -D)"),
             refused(null, "--use-srq", NONE, SEND, NOT_YET),
             implemented(null, "--report-both", NONE, BW, JAVA_RDMA_BW, "it reports -b's two directions,"
                     + " which ib_send_bw lacks yet"),
-            refused(null, "--reversed", NONE, BW, NOT_YET),
+            implemented(null, "--reversed", NONE, BW, BW),
             refused(null, "--pkey_index", VALUE, ALL, "the library's queue pairs take P_Key index 0 at INIT and"
                     + " offer no other yet"),
             refused(null, "--burst_size", VALUE, BW, NOT_YET),

@@ -54,6 +54,14 @@ public final class PerftestOptions {
     boolean bidirectional;
     @Option(names = "--report-both", description = "with -b, also this side's and the peer's figures apart")
     boolean reportBoth;
+    @Option(names = "--run_infinitely",
+            description = "run until a signal ends it, printing the bandwidth of each -D seconds (default: 5) as it"
+                    + " ends (bandwidth tests; no peak, as perftest)")
+    boolean runInfinitely;
+    @Option(names = "--reversed",
+            description = "swap the roles, not the connection: the side given the address receives, the other sends"
+                    + " (bandwidth tests; perftest's fan-in)")
+    boolean reversed;
     @Option(names = {"-e", "--events"}, description = "wait for completion events instead of polling")
     boolean events;
     @Option(names = {"-R", "--rdma_cm"}, description = "connect the queue pairs with rdma_cm")
@@ -125,8 +133,22 @@ public final class PerftestOptions {
     /** perftest's {@code DEF_ITERS_WB}: {@code ib_write_bw}'s {@code -n} when not given. */
     static final int DEFAULT_WRITE_BW_ITERATIONS = 5000;
 
+    /**
+     * Whether this side runs the test's traffic as perftest's client (its {@code machine}): the side given the
+     * server's address, or with {@code --reversed} the other one.
+     */
     boolean isClient() {
+        return (server != null) != reversed;
+    }
+
+    /** Whether this side connects to the peer (it was given the address); {@code --reversed} does not change it. */
+    boolean connects() {
         return server != null;
+    }
+
+    /** The period of {@code --run_infinitely}'s reports in nanoseconds: {@code -D}, or perftest's 5 seconds. */
+    long reportPeriodNanos() {
+        return Duration.ofSeconds(duration != null ? duration : ParameterNegotiation.DEFAULT_DURATION).toNanos();
     }
 
     Duration timeout() {
@@ -187,6 +209,18 @@ public final class PerftestOptions {
         }
         if (duration != null && events) {
             throw new PerftestException("Duration mode doesn't work with events (-D with -e; perftest refuses it too)");
+        }
+        if (runInfinitely && allSizes) {
+            throw new PerftestException("--run_infinitely runs one size until it is stopped: it cannot be combined"
+                    + " with -a");
+        }
+        if (runInfinitely && events) {
+            throw new PerftestException("run_infinitely does not support events feature yet (--run_infinitely with"
+                    + " -e; perftest refuses it too)");
+        }
+        if (reversed && loopback) {
+            throw new PerftestException("--reversed swaps the roles of two peers: it cannot be combined with"
+                    + " --loopback");
         }
         if (qpTimeout < 0 || qpTimeout > 31) {
             throw new PerftestException("-u must be 0 to 31 (the queue pair's 5-bit timeout exponent), not " + qpTimeout);
@@ -285,7 +319,7 @@ public final class PerftestOptions {
         if (postList == 1) {
             return;
         }
-        if (duration == null && iterations % postList != 0) { // -D ignores -n, as perftest
+        if (duration == null && !runInfinitely && iterations % postList != 0) { // -D ignores -n, as perftest
             throw new PerftestException("Number of iterations must be a multiple of post list size (-n " + iterations
                     + ", -l " + postList + ")");
         }
@@ -315,6 +349,7 @@ public final class PerftestOptions {
         boolean sendTool = tool.startsWith("ib_send");
         refuse(tool, !isRc() && !(sendTool && isUd()), "-c " + connection + (sendTool ? " (RC or UD)" : " (only RC)"));
         refuse(tool, isUd() && rdmaCm, "-R with -c UD");
+        refuse(tool, reversed && rdmaCm, "--reversed with -R");
         refuse(tool, isUd() && loopback, "--loopback with -c UD");
         refuse(tool, isUd() && trafficClass != 0, "--tclass with -c UD (the library's address handle sets no traffic class)");
     }

@@ -29,7 +29,6 @@ public final class SendBandwidth implements Callable<Integer> {
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     private PrintStream out = stdout;
-
     @Override
     public Integer call() {
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
@@ -40,6 +39,8 @@ public final class SendBandwidth implements Callable<Integer> {
         PerftestOptions.refuse(TOOL, o.reportBoth, "--report-both (it reports -b's two directions; ib_write_bw,"
                 + " ib_read_bw and ib_atomic_bw have it)");
         PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
+        PerftestOptions.refuse(TOOL, o.runInfinitely, "--run_infinitely (ib_write_bw, ib_read_bw and ib_atomic_bw"
+                + " have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         if (o.unsorted) {
             throw new PerftestException("-U is Available only on Latency tests (as perftest)");
@@ -68,7 +69,7 @@ public final class SendBandwidth implements Callable<Integer> {
             // one more handshake so no send of the next size comes before its receives; a single size has no
             // handshake after the run
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE};
-            if (s.wire.isClient()) {
+            if (o.isClient()) { // the sender: the side given the address, or with --reversed the other
                 try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
@@ -108,7 +109,7 @@ public final class SendBandwidth implements Callable<Integer> {
             out.println(BandwidthReport.RESULT_LINE);
             s.wire.closeConnection(s.mine, s.runTimeout());
             if (o.json) {
-                stdout.println(Json.bandwidth(TOOL, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
+                stdout.println(Json.bandwidth(TOOL, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
         }
