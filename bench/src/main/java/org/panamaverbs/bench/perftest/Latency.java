@@ -34,6 +34,8 @@ abstract class Latency implements Callable<Integer> {
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     PrintStream out = stdout;
+    /** --out_json's file, or null (set by call) */
+    private PerftestJsonFile jsonFile;
     final String tool;
 
     Latency(String tool) {
@@ -371,6 +373,7 @@ abstract class Latency implements Callable<Integer> {
         }
         try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, iterations, 1, rxDepth, readTest(),
                 atomicType(), out, access)) {
+            jsonFile = PerftestJsonFile.of(o, s);
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
             List<LatencyReport> reports = run(s, sizes, iterations);
             if (o.json) {
@@ -393,6 +396,9 @@ abstract class Latency implements Callable<Integer> {
         if (o.unsorted || o.histogram) {
             out.println(BandwidthReport.RESULT_LINE);
             out.println(LatencyReport.RESULT_FMT_LAT);
+        }
+        if (jsonFile != null) { // as perftest's print_report_lat: the file first, then the line
+            jsonFile.write(r);
         }
         stdout.println(o.latencyResult(r));
         stdout.flush();

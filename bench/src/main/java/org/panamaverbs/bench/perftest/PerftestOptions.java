@@ -104,6 +104,11 @@ public final class PerftestOptions {
     @Option(names = {"-U", "--report-unsorted"},
             description = "print every sample in the order measured before the report (latency tests)")
     boolean unsorted;
+    @Option(names = "--out_json", description = "write perftest's JSON results file (--out_json_file) at each result line")
+    boolean outJson;
+    @Option(names = "--out_json_file", defaultValue = PerftestJsonFile.DEFAULT_NAME, paramLabel = "FILE",
+            description = "the file of --out_json (default: ${DEFAULT-VALUE} in the working directory)")
+    String outJsonFile;
     @Option(names = "--json", description = "print the results as one JSON object on stdout after the table")
     boolean json;
     @Option(names = "--warmup", defaultValue = "-1", paramLabel = "N",
@@ -217,6 +222,10 @@ public final class PerftestOptions {
         if (runInfinitely && events) {
             throw new PerftestException("run_infinitely does not support events feature yet (--run_infinitely with"
                     + " -e; perftest refuses it too)");
+        }
+        if (outJson && loopback) {
+            throw new PerftestException("--out_json describes a run between two peers: it cannot be combined with"
+                    + " --loopback (--json can)");
         }
         if (reversed && loopback) {
             throw new PerftestException("--reversed swaps the roles of two peers: it cannot be combined with"

@@ -73,6 +73,8 @@ final class PerftestSession implements AutoCloseable {
     final List<PeerAddress> peers = new ArrayList<>();
     /** The peer's address record, once {@link #exchangeAddress()} ran. */
     PeerAddress peer;
+    /** The banner's facts as perftest's {@code --out_json} file has them ({@link PerftestJsonFile}). */
+    String jsonTestInfo;
     final boolean readTest;
     final boolean sendTest;
     /** An atomic test's type ({@link ParameterNegotiation#CMP_AND_SWAP} or {@code FETCH_AND_ADD}), or -1. */
@@ -424,6 +426,7 @@ final class PerftestSession implements AutoCloseable {
     /** perftest's {@code ctx_print_test_info}, for what this implementation has (no dual port, SRQ, inline). */
     private void printBanner(String testTitle, boolean bandwidth, boolean sendTest, PortAttributes port, int gidIndex,
             int txDepth, int rxDepth) {
+        jsonTestInfo = PerftestJsonFile.testInfo(this, testTitle, bandwidth, linkType(port), gidIndex, txDepth, rxDepth);
         out.println(BandwidthReport.RESULT_LINE);
         out.println("                    " + testTitle + " Test");
         if (options.events) {

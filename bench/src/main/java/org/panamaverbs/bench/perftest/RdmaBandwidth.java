@@ -41,6 +41,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     private String title;
     private final WrOpcode defaultOpcode;
     private final String defaultTitle;
+    /** --out_json's file, or null (set by call) */
+    private PerftestJsonFile jsonFile;
 
     RdmaBandwidth(String tool, WrOpcode opcode, String title) {
         this.tool = tool;
@@ -149,6 +151,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, 1, read,
                 atomicType(), out, Access.LOCAL_WRITE, remote)) {
             s.connectAndPrint();
+            jsonFile = PerftestJsonFile.of(o, s);
             s.printBandwidthHeader();
             Duration timeout = o.timeout();
             List<BandwidthReport> reports = new ArrayList<>();
@@ -310,8 +313,11 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         printResult(report);
     }
 
-    /** A result line, as perftest's {@code print_full_bw_report}. */
+    /** A result line, and with --out_json the file rewritten with it, as perftest's {@code print_full_bw_report}. */
     private void printResult(BandwidthReport report) {
+        if (jsonFile != null) {
+            jsonFile.write(report);
+        }
         stdout.println(o.bandwidthResult(report));
     }
 

@@ -29,6 +29,8 @@ public final class SendBandwidth implements Callable<Integer> {
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     private PrintStream out = stdout;
+    /** --out_json's file, or null (set by call) */
+    private PerftestJsonFile jsonFile;
     @Override
     public Integer call() {
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
@@ -64,6 +66,7 @@ public final class SendBandwidth implements Callable<Integer> {
             s.printLocal();
             s.handshakeAndPrintRemote();
             s.printBandwidthHeader();
+            jsonFile = PerftestJsonFile.of(o, s);
             List<BandwidthReport> reports = new ArrayList<>();
             // send_bw.c's RUN_ALL: per size, the server posts its receives, a handshake, the run, the line, and
             // one more handshake so no send of the next size comes before its receives; a single size has no
@@ -118,6 +121,9 @@ public final class SendBandwidth implements Callable<Integer> {
 
     /** Prints a size's result line as soon as it is known (perftest prints each size as it finishes). */
     private BandwidthReport printed(BandwidthReport report) {
+        if (jsonFile != null) { // as perftest's print_full_bw_report: the file first, then the line
+            jsonFile.write(report);
+        }
         stdout.println(o.bandwidthResult(report));
         stdout.flush();
         return report;
