@@ -159,7 +159,7 @@ final class PerftestFlags {
             refused(null, "--force-link", VALUE, ALL, NOT_YET),
             implemented(null, "--run_infinitely", NONE, BW, JAVA_RDMA_BW, "not implemented by ib_send_bw yet (nor"
                     + " is its -D)"),
-            refused(null, "--use-srq", NONE, SEND, NOT_YET),
+            implemented(null, "--use-srq", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet"),
             implemented(null, "--report-both", NONE, BW, JAVA_RDMA_BW, "it reports -b's two directions,"
                     + " which ib_send_bw lacks yet"),
             implemented(null, "--reversed", NONE, BW, BW),

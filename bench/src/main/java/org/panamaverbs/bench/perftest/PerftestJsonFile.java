@@ -54,7 +54,8 @@ final class PerftestJsonFile {
         }
         b.append("\"Dual_port\": \"OFF\",\n\"Device\": \"").append(s.context.name()).append("\",\n");
         b.append("\"Number_of_qps\": ").append(s.qps.size()).append(",\n\"Transport_type\": \"IB\",\n");
-        b.append("\"Connection_type\": \"").append(s.datagram ? "UD" : "RC").append("\",\n\"Using_SRQ\": \"OFF\",\n");
+        b.append("\"Connection_type\": \"").append(s.datagram ? "UD" : "RC").append("\",\n\"Using_SRQ\": \"")
+                .append(o.sharedReceiveQueue ? "ON" : "OFF").append("\",\n");
         b.append(" \"PCIe_relax_order\": \"Unsupported\",\n"); // the leading space is perftest's (a build without RO)
         b.append("\"ibv_wr_API\": \"OFF\",\n");
         if (o.isClient() || o.bidirectional) {

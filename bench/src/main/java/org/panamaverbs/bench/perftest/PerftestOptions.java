@@ -104,6 +104,8 @@ public final class PerftestOptions {
     @Option(names = {"-U", "--report-unsorted"},
             description = "print every sample in the order measured before the report (latency tests)")
     boolean unsorted;
+    /** {@code --use-srq}, which only {@code ib_send_bw} declares (set by it before its session opens). */
+    boolean sharedReceiveQueue;
     @Option(names = "--out_json", description = "write perftest's JSON results file (--out_json_file) at each result line")
     boolean outJson;
     @Option(names = "--out_json_file", defaultValue = PerftestJsonFile.DEFAULT_NAME, paramLabel = "FILE",

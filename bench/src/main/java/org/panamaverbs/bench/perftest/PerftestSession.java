@@ -26,6 +26,7 @@ import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
 import org.panamaverbs.verbs.SendWorkRequest;
+import org.panamaverbs.verbs.SharedReceiveQueue;
 
 /**
  * One side of a perftest test over RC with the TCP exchange, set up in perftest's order ({@code main} of
@@ -54,6 +55,8 @@ final class PerftestSession implements AutoCloseable {
     final CompletionQueue cq;
     /** The receive completion queue: {@link #cq} itself unless a SEND test. */
     final CompletionQueue recvCq;
+    /** The receiving side's shared receive queue with {@code --use-srq}, or null. */
+    final SharedReceiveQueue srq;
     /** The first queue pair: the only one unless {@code -q}. */
     final QueuePair qp;
     /** Every queue pair ({@code -q}), all on {@link #cq} and {@link #recvCq}. */
@@ -199,9 +202,13 @@ final class PerftestSession implements AutoCloseable {
             // SEND tests receive too: their completions on a queue of their own, as perftest's recv_cq
             recvCq = sendTest ? resources.createCompletionQueue(rxDepth * queuePairs,
                     options.events ? resources.createCompletionChannel() : null) : cq;
+            // --use-srq: the receiving side's queue pairs draw from one shared queue of -r receives, as perftest's
+            srq = sendTest && options.sharedReceiveQueue && (!options.isClient() || options.bidirectional || !bandwidth)
+                    ? pd.createSharedReceiveQueue(rxDepth, 1) : null;
             QpConfig config = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC)
-                    .capabilities(QpCapabilities.of(txDepth, rxDepth).withMaxInlineData(options.inlineSize()))
-                    .port(options.ibPort)
+                    .capabilities(QpCapabilities.of(txDepth, srq == null ? rxDepth : 0)
+                            .withMaxInlineData(options.inlineSize()))
+                    .srq(srq).port(options.ibPort)
                     .gidIndex(gidIndex).build();
             List<QueuePair> created = new ArrayList<>();
             if (cm == null) {
@@ -354,7 +361,8 @@ final class PerftestSession implements AutoCloseable {
 
     /** A receive's length for messages of {@code size} bytes: UD receives start with the 40-byte GRH. */
     int receiveLength(long size) {
-        return (int) size + (datagram ? Grh.SIZE : 0);
+        long length = size + (datagram ? Grh.SIZE : 0);
+        return (int) (srq == null ? length : align(length, pathMtu.bytes())); // perftest's SRQ receives: whole MTUs
     }
 
     /** The sizes of {@code -a}: 2 to 2^23, with UD only those that fit the path MTU. */
@@ -434,7 +442,8 @@ final class PerftestSession implements AutoCloseable {
         }
         out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
         out.println(" Number of qps   : " + qps.size() + "\t\tTransport type : IB");
-        out.println(" Connection type : " + (datagram ? "UD" : "RC") + "\t\tUsing SRQ      : OFF");
+        out.println(" Connection type : " + (datagram ? "UD" : "RC") + "\t\tUsing SRQ      : "
+                + (options.sharedReceiveQueue ? "ON" : "OFF"));
         out.println(" PCIe relax order: Unsupported");
         out.println(" ibv_wr* API     : OFF");
         if (options.isClient() || options.bidirectional) {
