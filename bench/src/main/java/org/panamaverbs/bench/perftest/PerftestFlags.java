@@ -153,8 +153,8 @@ final class PerftestFlags {
             refused("-O", "--dualport", NONE, BW, NOT_YET),
             refused(null, "--recv_post_list", VALUE, BW, NOT_YET),
             refused("-f", "--margin", VALUE, ALL, NOT_YET),
-            refused("-w", "--limit_bw", VALUE, BW, NOT_YET),
-            refused("-y", "--limit_msgrate", VALUE, BW, NOT_YET),
+            implemented("-w", "--limit_bw", VALUE, BW, BW),
+            implemented("-y", "--limit_msgrate", VALUE, BW, BW),
             refused("-W", "--report-counters", VALUE, ALL, NOT_YET),
             refused(null, "--force-link", VALUE, ALL, NOT_YET),
             implemented(null, "--run_infinitely", NONE, BW, JAVA_RDMA_BW, "not implemented by ib_send_bw yet (nor"

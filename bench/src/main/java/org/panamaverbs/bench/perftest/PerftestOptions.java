@@ -106,6 +106,13 @@ public final class PerftestOptions {
     boolean unsorted;
     /** {@code --use-srq}, which only {@code ib_send_bw} declares (set by it before its session opens). */
     boolean sharedReceiveQueue;
+    @Option(names = {"-w", "--limit_bw"}, paramLabel = "BW",
+            description = "fail (exit 1) unless a result line's average bandwidth reaches BW, in the report's unit"
+                    + " (bandwidth tests; perftest's verifier limit)")
+    Float limitBw;
+    @Option(names = {"-y", "--limit_msgrate"}, paramLabel = "MPPS",
+            description = "with -w, also fail unless a result line's message rate reaches MPPS (as perftest checks it)")
+    Float limitMsgRate;
     @Option(names = "--out_json", description = "write perftest's JSON results file (--out_json_file) at each result line")
     boolean outJson;
     @Option(names = "--out_json_file", defaultValue = PerftestJsonFile.DEFAULT_NAME, paramLabel = "FILE",
@@ -224,6 +231,12 @@ public final class PerftestOptions {
         if (runInfinitely && events) {
             throw new PerftestException("run_infinitely does not support events feature yet (--run_infinitely with"
                     + " -e; perftest refuses it too)");
+        }
+        if (limitBw != null && limitBw < 0) {
+            throw new PerftestException("Invalid Minimum BW Limit (-w " + limitBw + "; as perftest)");
+        }
+        if (limitMsgRate != null && limitMsgRate < 0) {
+            throw new PerftestException("Invalid Minimum msgRate Limit (-y " + limitMsgRate + "; as perftest)");
         }
         if (outJson && loopback) {
             throw new PerftestException("--out_json describes a run between two peers: it cannot be combined with"

@@ -43,6 +43,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     private final String defaultTitle;
     /** --out_json's file, or null (set by call) */
     private PerftestJsonFile jsonFile;
+    /** -w and -y (set by call) */
+    private VerifierLimits limits;
 
     RdmaBandwidth(String tool, WrOpcode opcode, String title) {
         this.tool = tool;
@@ -114,6 +116,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         if (o.latencyGapMicros > 0) {
             throw new PerftestException("--latency_gap: Latency gap feature is only for latency tests (as perftest)");
         }
+        limits = new VerifierLimits(o);
         int iterations = o.iterations != null ? o.iterations : defaultIterations();
         // perftest: the send queue is no deeper than the run is long (a run without end has no length)
         int txDepth = o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH;
@@ -140,6 +143,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             PerftestOptions.refuse(tool, o.bidirectional, "-b with --loopback");
             PerftestOptions.refuse(tool, o.queuePairs != 1, "-q with --loopback");
             PerftestOptions.refuse(tool, o.runInfinitely, "--run_infinitely with --loopback");
+            PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null, "-w and -y with --loopback");
             return loopback(iterations, txDepth, largest);
         }
         // READ and the atomics take reads outstanding ("Outstand reads"); each its own remote access
@@ -174,6 +178,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                     long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
                     if (o.runInfinitely) { // a line per period until Ctrl-C, then the end-of-run exchange
                         run.executeForever(o.reportPeriodNanos(), (int) sizes[0], o.reportGbits, report -> {
+                            limits.count(report);
                             printResult(report);
                             stdout.flush();
                         }, Interrupt.onSigint());
@@ -205,6 +210,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                             theirs = exchangeReports(s, report, s.runTimeout());
                         }
                         BandwidthReport shown = theirs == null ? report : report.plus(theirs);
+                        limits.count(shown);
                         printResult(shown);
                         if (theirs != null && o.reportBoth && !o.allSizes) {
                             printBoth(report, theirs);
@@ -221,6 +227,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                             timeout);
                 }
                 s.wire.closeConnection(s.mine, timeout);
+                limits.check(); // the running side only: perftest's one-way server returns before its check
             }
             if (o.json) {
                 stdout.println(Json.bandwidth(tool, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));

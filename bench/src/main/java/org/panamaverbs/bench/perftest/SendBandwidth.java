@@ -32,6 +32,8 @@ public final class SendBandwidth implements Callable<Integer> {
     private PrintStream out = stdout;
     /** --out_json's file, or null (set by call) */
     private PerftestJsonFile jsonFile;
+    /** -w and -y (set by call) */
+    private VerifierLimits limits;
     @Option(names = "--use-srq", description = "the server's queue pairs draw their receives from one shared receive"
             + " queue of -r receives, each a whole number of MTUs long (as perftest)")
     boolean useSrq;
@@ -42,6 +44,7 @@ public final class SendBandwidth implements Callable<Integer> {
     @Override
     public Integer call() {
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
+        limits = new VerifierLimits(o);
         o.refuseUnimplemented(TOOL);
         o.checkBandwidthOutput();
         out = o.verbose(stdout);
@@ -132,6 +135,7 @@ public final class SendBandwidth implements Callable<Integer> {
             }
             out.println(BandwidthReport.RESULT_LINE);
             s.wire.closeConnection(s.mine, s.runTimeout());
+            limits.check(); // both sides, after the connection is closed, as send_bw.c
             if (o.json) {
                 stdout.println(Json.bandwidth(TOOL, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
@@ -142,6 +146,7 @@ public final class SendBandwidth implements Callable<Integer> {
 
     /** Prints a size's result line as soon as it is known (perftest prints each size as it finishes). */
     private BandwidthReport printed(BandwidthReport report) {
+        limits.count(report);
         if (jsonFile != null) { // as perftest's print_full_bw_report: the file first, then the line
             jsonFile.write(report);
         }
