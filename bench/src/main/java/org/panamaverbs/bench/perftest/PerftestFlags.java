@@ -152,7 +152,7 @@ final class PerftestFlags {
                     + " (perftest refuses it too)"),
             refused("-O", "--dualport", NONE, BW, NOT_YET),
             refused(null, "--recv_post_list", VALUE, BW, NOT_YET),
-            refused("-f", "--margin", VALUE, ALL, NOT_YET),
+            implemented("-f", "--margin", VALUE, ALL, ALL),
             implemented("-w", "--limit_bw", VALUE, BW, BW),
             implemented("-y", "--limit_msgrate", VALUE, BW, BW),
             refused("-W", "--report-counters", VALUE, ALL, NOT_YET),

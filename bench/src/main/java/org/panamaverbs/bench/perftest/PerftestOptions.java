@@ -30,6 +30,10 @@ public final class PerftestOptions {
     Integer iterations;
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "run for this long instead of -n iterations")
     Integer duration;
+    @Option(names = {"-f", "--margin"}, paramLabel = "SECONDS",
+            description = "with -D, the unmeasured seconds before and after the sample (default: a quarter of -D);"
+                    + " -D (default 5) must exceed twice it, as perftest checks even without -D")
+    Integer margin;
     @Option(names = {"-a", "--all"}, description = "run every size from 2 to 2^23 bytes")
     boolean allSizes;
     @Option(names = {"-q", "--qp"}, defaultValue = "1", paramLabel = "N", description = "queue pairs (default: ${DEFAULT-VALUE})")
@@ -218,6 +222,16 @@ public final class PerftestOptions {
         if (duration != null && duration < 1) {
             throw new PerftestException("-D must be at least 1 second, not " + duration);
         }
+        if (margin != null && margin < 0) {
+            throw new PerftestException("Margin must be non-negative int (-f " + margin + "; as perftest)");
+        }
+        // perftest's check, made whatever the tool and whether -D is given (its -D defaults to 5, its margin to -1)
+        int checkedDuration = duration != null ? duration : ParameterNegotiation.DEFAULT_DURATION;
+        int checkedMargin = margin != null ? margin : duration != null ? duration / 4 : -1;
+        if (!(checkedDuration > 2 * checkedMargin)) {
+            throw new PerftestException("please check that DURATION > 2*MARGIN (-D " + checkedDuration + ", -f "
+                    + checkedMargin + "; as perftest)");
+        }
         if (duration != null && allSizes) {
             throw new PerftestException("-D runs one size for a time: it cannot be combined with -a");
         }
@@ -324,9 +338,12 @@ public final class PerftestOptions {
         return connection.equalsIgnoreCase("UD");
     }
 
-    /** perftest's margin of {@code -D}: a quarter of the duration, in whole seconds, before and after the sample. */
+    /**
+     * perftest's margin of {@code -D}, before and after the sample: {@code -f}, or a quarter of the duration in
+     * whole seconds.
+     */
     long marginNanos() {
-        return Duration.ofSeconds(duration / 4).toNanos();
+        return Duration.ofSeconds(margin != null ? margin : duration / 4).toNanos();
     }
 
     /** {@code -I}: the largest message sent inline (0: none). */
