@@ -348,6 +348,7 @@ abstract class Latency implements Callable<Integer> {
             throw new PerftestException("--run_infinitely exists only in BW tests (as perftest)");
         }
         PerftestOptions.refuse(tool, o.reversed, "--reversed (the bandwidth tools have it)");
+        PerftestOptions.refuse(tool, o.waitDestroySeconds != 0, "--wait_destroy (the bandwidth tools have it)");
         PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null,
                 "-w and -y (verifier limits of a bandwidth; the bandwidth tools have them)");
         PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");

@@ -193,7 +193,7 @@ final class PerftestFlags {
             refused(null, "--mr_per_qp", NONE, BW, NOT_YET),
             refused(null, "--dlid", VALUE, ALL, NOT_YET),
             implemented(null, "--tclass", VALUE, ALL, ALL),
-            refused(null, "--wait_destroy", VALUE, BW, NOT_YET),
+            implemented(null, "--wait_destroy", VALUE, BW, BW),
             accepted(null, "--perform_warm_up", NONE, ALL, "only perftest's ib_atomic_bw acts on it; the"
                     + " Java tools always run unmeasured iterations first (--warmup, as many as -n by default)"),
             refused(null, "--use-null-mr", NONE, WRITE_READ, NOT_YET),

@@ -117,6 +117,10 @@ public final class PerftestOptions {
     @Option(names = {"-y", "--limit_msgrate"}, paramLabel = "MPPS",
             description = "with -w, also fail unless a result line's message rate reaches MPPS (as perftest checks it)")
     Float limitMsgRate;
+    @Option(names = "--wait_destroy", defaultValue = "0", paramLabel = "SECONDS",
+            description = "wait this long before releasing the resources at the end (bandwidth tests; default:"
+                    + " ${DEFAULT-VALUE})")
+    int waitDestroySeconds;
     @Option(names = "--out_json", description = "write perftest's JSON results file (--out_json_file) at each result line")
     boolean outJson;
     @Option(names = "--out_json_file", defaultValue = PerftestJsonFile.DEFAULT_NAME, paramLabel = "FILE",
@@ -252,6 +256,9 @@ public final class PerftestOptions {
         if (limitMsgRate != null && limitMsgRate < 0) {
             throw new PerftestException("Invalid Minimum msgRate Limit (-y " + limitMsgRate + "; as perftest)");
         }
+        if (waitDestroySeconds < 0) {
+            throw new PerftestException("--wait_destroy must not be negative, not " + waitDestroySeconds);
+        }
         if (outJson && loopback) {
             throw new PerftestException("--out_json describes a run between two peers: it cannot be combined with"
                     + " --loopback (--json can)");
@@ -381,6 +388,23 @@ public final class PerftestOptions {
     static int sendRxDepth(int requested, int iterations) {
         int depth = Math.max(1, Math.min(requested, iterations));
         return depth % 2 == 1 ? depth + 1 : depth;
+    }
+
+    /**
+     * {@code --wait_destroy}: perftest's {@code destroy_ctx} says so and sleeps before it releases anything (the
+     * queue pairs stay in their state meanwhile, for whoever inspects them).
+     */
+    void waitBeforeDestroy(PrintStream stdout) {
+        if (waitDestroySeconds == 0) {
+            return;
+        }
+        stdout.println(" Waiting " + waitDestroySeconds + " seconds before releasing resources...");
+        stdout.flush();
+        try {
+            Thread.sleep(Duration.ofSeconds(waitDestroySeconds));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Refuses the flags no tool implements yet (perftest's -c UC; -q with -R or UD). */

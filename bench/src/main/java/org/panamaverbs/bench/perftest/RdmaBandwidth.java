@@ -154,6 +154,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         }
         try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, 1, read,
                 atomicType(), out, Access.LOCAL_WRITE, remote)) {
+            String failure = null;
             s.connectAndPrint();
             jsonFile = PerftestJsonFile.of(o, s);
             s.printBandwidthHeader();
@@ -227,12 +228,17 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                             timeout);
                 }
                 s.wire.closeConnection(s.mine, timeout);
-                limits.check(); // the running side only: perftest's one-way server returns before its check
+                // the running side only: perftest's one-way server returns before its check
+                failure = limits.failure();
             }
             if (o.json) {
                 stdout.println(Json.bandwidth(tool, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
+            o.waitBeforeDestroy(stdout); // perftest's destroy_ctx, after the limits' check, before the failure
+            if (failure != null) {
+                throw new PerftestException(failure);
+            }
         }
         return 0;
     }

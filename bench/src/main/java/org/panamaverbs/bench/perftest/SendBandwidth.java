@@ -135,11 +135,15 @@ public final class SendBandwidth implements Callable<Integer> {
             }
             out.println(BandwidthReport.RESULT_LINE);
             s.wire.closeConnection(s.mine, s.runTimeout());
-            limits.check(); // both sides, after the connection is closed, as send_bw.c
+            String failure = limits.failure(); // both sides, after the connection is closed, as send_bw.c
             if (o.json) {
                 stdout.println(Json.bandwidth(TOOL, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
+            o.waitBeforeDestroy(stdout); // perftest's destroy_ctx, after the limits' check, before the failure
+            if (failure != null) {
+                throw new PerftestException(failure);
+            }
         }
         return 0;
     }

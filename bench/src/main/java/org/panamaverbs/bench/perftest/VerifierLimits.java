@@ -31,11 +31,20 @@ final class VerifierLimits {
      * @throws PerftestException if a limit given was never reached
      */
     void check() {
+        String failure = failure();
+        if (failure != null) {
+            throw new PerftestException(failure);
+        }
+    }
+
+    /** perftest's error for a limit never reached, or null. */
+    String failure() {
         if (bandwidth != null && !bandwidthPassed) {
-            throw new PerftestException("Error: BW result is below bw limit");
+            return "Error: BW result is below bw limit";
         }
         if (bandwidth != null && !messageRatePassed) { // perftest tests is_limit_bw here too, not is_limit_msgrate
-            throw new PerftestException("Error: Msg rate  is below msg_rate limit");
+            return "Error: Msg rate  is below msg_rate limit";
         }
+        return null;
     }
 }
