@@ -50,6 +50,17 @@ public record BandwidthReport(long size, long iterations, double peak, double av
         return new BandwidthReport(size, n, peak, average, messageRate);
     }
 
+    /**
+     * One period of {@code --run_infinitely} as perftest's {@code print_report_bw} figures it: {@code messages}
+     * completed over {@code nanos}, no peak (perftest measures none in that mode).
+     */
+    public static BandwidthReport ofPeriod(long size, long messages, long nanos, boolean gbits) {
+        double seconds = nanos / 1e9;
+        double factor = gbits ? GBITS_FACTOR : MBYTES_FACTOR;
+        return new BandwidthReport(size, messages, 0, size * (double) messages / seconds / factor,
+                messages / seconds / 1e6);
+    }
+
     /** perftest's bidirectional line ({@code print_full_bw_report} with the peer's report): this size and count, both sides' rates summed. */
     public BandwidthReport plus(BandwidthReport peer) {
         return new BandwidthReport(size, iterations, peak + peer.peak, average + peer.average, messageRate + peer.messageRate);

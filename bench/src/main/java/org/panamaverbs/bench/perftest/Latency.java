@@ -34,6 +34,8 @@ abstract class Latency implements Callable<Integer> {
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     PrintStream out = stdout;
+    /** --out_json's file, or null (set by call) */
+    private PerftestJsonFile jsonFile;
     final String tool;
 
     Latency(String tool) {
@@ -342,6 +344,13 @@ abstract class Latency implements Callable<Integer> {
         if (o.bidirectional) {
             throw new PerftestException("-b: bidirectional is only available in BW tests (as perftest)");
         }
+        if (o.runInfinitely) {
+            throw new PerftestException("--run_infinitely exists only in BW tests (as perftest)");
+        }
+        PerftestOptions.refuse(tool, o.reversed, "--reversed (the bandwidth tools have it)");
+        PerftestOptions.refuse(tool, o.waitDestroySeconds != 0, "--wait_destroy (the bandwidth tools have it)");
+        PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null,
+                "-w and -y (verifier limits of a bandwidth; the bandwidth tools have them)");
         PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");
         PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
@@ -367,6 +376,7 @@ abstract class Latency implements Callable<Integer> {
         }
         try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, iterations, 1, rxDepth, readTest(),
                 atomicType(), out, access)) {
+            jsonFile = PerftestJsonFile.of(o, s);
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
             List<LatencyReport> reports = run(s, sizes, iterations);
             if (o.json) {
@@ -389,6 +399,9 @@ abstract class Latency implements Callable<Integer> {
         if (o.unsorted || o.histogram) {
             out.println(BandwidthReport.RESULT_LINE);
             out.println(LatencyReport.RESULT_FMT_LAT);
+        }
+        if (jsonFile != null) { // as perftest's print_report_lat: the file first, then the line
+            jsonFile.write(r);
         }
         stdout.println(o.latencyResult(r));
         stdout.flush();

@@ -55,6 +55,7 @@ final class ParameterNegotiation {
     // perftest's enum values (perftest_parameters.h)
     static final int RUN_REGULAR = 0;
     static final int RUN_ALL = 1;
+    static final int RUN_INFINITELY = 2;
     static final int RC = 0;
     static final int UD = 2;
     static final int SEND = 0;

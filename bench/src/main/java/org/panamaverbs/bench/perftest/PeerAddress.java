@@ -140,4 +140,32 @@ public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, lon
     boolean ipv4Mapped() {
         return gid.isIpv4Mapped();
     }
+
+    /** perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero). */
+    String lines(String side, boolean readTest, boolean sendTest) {
+        StringBuilder b = new StringBuilder();
+        b.append(" ").append(side).append(" address: LID ").append(cHex(lid(), 4)).append(" QPN ")
+                .append(cHex(qpn(), 6)).append(" PSN ").append(cHex(psn(), 6))
+                .append(readTest ? " OUT " + cHex(outReads(), 4) : "");
+        if (!sendTest) { // a SEND test has no remote buffer to name
+            b.append(" RKey ").append(cHex(Integer.toUnsignedLong(rkey()), 8)).append(" VAddr ")
+                    .append(cHex(vaddr(), 16));
+        }
+        b.append('\n').append(" GID: ");
+        byte[] raw = gid().toBytes();
+        for (int i = 0; i < raw.length; i++) {
+            b.append(String.format(Locale.ROOT, i == 0 ? "%02d" : ":%02d", raw[i] & 0xff));
+        }
+        return b.append('\n').toString();
+    }
+
+    /** C's {@code %#0<width>x}: "0x" and zero padding to {@code width} characters in all, or just zeros for 0. */
+    static String cHex(long value, int width) {
+        if (value == 0) {
+            return "0".repeat(width);
+        }
+        String digits = Long.toHexString(value);
+        int pad = width - 2 - digits.length();
+        return "0x" + (pad > 0 ? "0".repeat(pad) : "") + digits;
+    }
 }

@@ -30,6 +30,10 @@ public final class PerftestOptions {
     Integer iterations;
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "run for this long instead of -n iterations")
     Integer duration;
+    @Option(names = {"-f", "--margin"}, paramLabel = "SECONDS",
+            description = "with -D, the unmeasured seconds before and after the sample (default: a quarter of -D);"
+                    + " -D (default 5) must exceed twice it, as perftest checks even without -D")
+    Integer margin;
     @Option(names = {"-a", "--all"}, description = "run every size from 2 to 2^23 bytes")
     boolean allSizes;
     @Option(names = {"-q", "--qp"}, defaultValue = "1", paramLabel = "N", description = "queue pairs (default: ${DEFAULT-VALUE})")
@@ -54,6 +58,14 @@ public final class PerftestOptions {
     boolean bidirectional;
     @Option(names = "--report-both", description = "with -b, also this side's and the peer's figures apart")
     boolean reportBoth;
+    @Option(names = "--run_infinitely",
+            description = "run until a signal ends it, printing the bandwidth of each -D seconds (default: 5) as it"
+                    + " ends (bandwidth tests; no peak, as perftest)")
+    boolean runInfinitely;
+    @Option(names = "--reversed",
+            description = "swap the roles, not the connection: the side given the address receives, the other sends"
+                    + " (bandwidth tests; perftest's fan-in)")
+    boolean reversed;
     @Option(names = {"-e", "--events"}, description = "wait for completion events instead of polling")
     boolean events;
     @Option(names = {"-R", "--rdma_cm"}, description = "connect the queue pairs with rdma_cm")
@@ -96,6 +108,24 @@ public final class PerftestOptions {
     @Option(names = {"-U", "--report-unsorted"},
             description = "print every sample in the order measured before the report (latency tests)")
     boolean unsorted;
+    /** {@code --use-srq}, which only {@code ib_send_bw} declares (set by it before its session opens). */
+    boolean sharedReceiveQueue;
+    @Option(names = {"-w", "--limit_bw"}, paramLabel = "BW",
+            description = "fail (exit 1) unless a result line's average bandwidth reaches BW, in the report's unit"
+                    + " (bandwidth tests; perftest's verifier limit)")
+    Float limitBw;
+    @Option(names = {"-y", "--limit_msgrate"}, paramLabel = "MPPS",
+            description = "with -w, also fail unless a result line's message rate reaches MPPS (as perftest checks it)")
+    Float limitMsgRate;
+    @Option(names = "--wait_destroy", defaultValue = "0", paramLabel = "SECONDS",
+            description = "wait this long before releasing the resources at the end (bandwidth tests; default:"
+                    + " ${DEFAULT-VALUE})")
+    int waitDestroySeconds;
+    @Option(names = "--out_json", description = "write perftest's JSON results file (--out_json_file) at each result line")
+    boolean outJson;
+    @Option(names = "--out_json_file", defaultValue = PerftestJsonFile.DEFAULT_NAME, paramLabel = "FILE",
+            description = "the file of --out_json (default: ${DEFAULT-VALUE} in the working directory)")
+    String outJsonFile;
     @Option(names = "--json", description = "print the results as one JSON object on stdout after the table")
     boolean json;
     @Option(names = "--warmup", defaultValue = "-1", paramLabel = "N",
@@ -125,8 +155,22 @@ public final class PerftestOptions {
     /** perftest's {@code DEF_ITERS_WB}: {@code ib_write_bw}'s {@code -n} when not given. */
     static final int DEFAULT_WRITE_BW_ITERATIONS = 5000;
 
+    /**
+     * Whether this side runs the test's traffic as perftest's client (its {@code machine}): the side given the
+     * server's address, or with {@code --reversed} the other one.
+     */
     boolean isClient() {
+        return (server != null) != reversed;
+    }
+
+    /** Whether this side connects to the peer (it was given the address); {@code --reversed} does not change it. */
+    boolean connects() {
         return server != null;
+    }
+
+    /** The period of {@code --run_infinitely}'s reports in nanoseconds: {@code -D}, or perftest's 5 seconds. */
+    long reportPeriodNanos() {
+        return Duration.ofSeconds(duration != null ? duration : ParameterNegotiation.DEFAULT_DURATION).toNanos();
     }
 
     Duration timeout() {
@@ -182,11 +226,46 @@ public final class PerftestOptions {
         if (duration != null && duration < 1) {
             throw new PerftestException("-D must be at least 1 second, not " + duration);
         }
+        if (margin != null && margin < 0) {
+            throw new PerftestException("Margin must be non-negative int (-f " + margin + "; as perftest)");
+        }
+        // perftest's check, made whatever the tool and whether -D is given (its -D defaults to 5, its margin to -1)
+        int checkedDuration = duration != null ? duration : ParameterNegotiation.DEFAULT_DURATION;
+        int checkedMargin = margin != null ? margin : duration != null ? duration / 4 : -1;
+        if (!(checkedDuration > 2 * checkedMargin)) {
+            throw new PerftestException("please check that DURATION > 2*MARGIN (-D " + checkedDuration + ", -f "
+                    + checkedMargin + "; as perftest)");
+        }
         if (duration != null && allSizes) {
             throw new PerftestException("-D runs one size for a time: it cannot be combined with -a");
         }
         if (duration != null && events) {
             throw new PerftestException("Duration mode doesn't work with events (-D with -e; perftest refuses it too)");
+        }
+        if (runInfinitely && allSizes) {
+            throw new PerftestException("--run_infinitely runs one size until it is stopped: it cannot be combined"
+                    + " with -a");
+        }
+        if (runInfinitely && events) {
+            throw new PerftestException("run_infinitely does not support events feature yet (--run_infinitely with"
+                    + " -e; perftest refuses it too)");
+        }
+        if (limitBw != null && limitBw < 0) {
+            throw new PerftestException("Invalid Minimum BW Limit (-w " + limitBw + "; as perftest)");
+        }
+        if (limitMsgRate != null && limitMsgRate < 0) {
+            throw new PerftestException("Invalid Minimum msgRate Limit (-y " + limitMsgRate + "; as perftest)");
+        }
+        if (waitDestroySeconds < 0) {
+            throw new PerftestException("--wait_destroy must not be negative, not " + waitDestroySeconds);
+        }
+        if (outJson && loopback) {
+            throw new PerftestException("--out_json describes a run between two peers: it cannot be combined with"
+                    + " --loopback (--json can)");
+        }
+        if (reversed && loopback) {
+            throw new PerftestException("--reversed swaps the roles of two peers: it cannot be combined with"
+                    + " --loopback");
         }
         if (qpTimeout < 0 || qpTimeout > 31) {
             throw new PerftestException("-u must be 0 to 31 (the queue pair's 5-bit timeout exponent), not " + qpTimeout);
@@ -266,9 +345,12 @@ public final class PerftestOptions {
         return connection.equalsIgnoreCase("UD");
     }
 
-    /** perftest's margin of {@code -D}: a quarter of the duration, in whole seconds, before and after the sample. */
+    /**
+     * perftest's margin of {@code -D}, before and after the sample: {@code -f}, or a quarter of the duration in
+     * whole seconds.
+     */
     long marginNanos() {
-        return Duration.ofSeconds(duration / 4).toNanos();
+        return Duration.ofSeconds(margin != null ? margin : duration / 4).toNanos();
     }
 
     /** {@code -I}: the largest message sent inline (0: none). */
@@ -285,7 +367,7 @@ public final class PerftestOptions {
         if (postList == 1) {
             return;
         }
-        if (duration == null && iterations % postList != 0) { // -D ignores -n, as perftest
+        if (duration == null && !runInfinitely && iterations % postList != 0) { // -D ignores -n, as perftest
             throw new PerftestException("Number of iterations must be a multiple of post list size (-n " + iterations
                     + ", -l " + postList + ")");
         }
@@ -308,6 +390,23 @@ public final class PerftestOptions {
         return depth % 2 == 1 ? depth + 1 : depth;
     }
 
+    /**
+     * {@code --wait_destroy}: perftest's {@code destroy_ctx} says so and sleeps before it releases anything (the
+     * queue pairs stay in their state meanwhile, for whoever inspects them).
+     */
+    void waitBeforeDestroy(PrintStream stdout) {
+        if (waitDestroySeconds == 0) {
+            return;
+        }
+        stdout.println(" Waiting " + waitDestroySeconds + " seconds before releasing resources...");
+        stdout.flush();
+        try {
+            Thread.sleep(Duration.ofSeconds(waitDestroySeconds));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Refuses the flags no tool implements yet (perftest's -c UC; -q with -R or UD). */
     void refuseUnimplemented(String tool) {
         refuse(tool, queuePairs != 1 && rdmaCm, "-q with -R");
@@ -315,6 +414,7 @@ public final class PerftestOptions {
         boolean sendTool = tool.startsWith("ib_send");
         refuse(tool, !isRc() && !(sendTool && isUd()), "-c " + connection + (sendTool ? " (RC or UD)" : " (only RC)"));
         refuse(tool, isUd() && rdmaCm, "-R with -c UD");
+        refuse(tool, reversed && rdmaCm, "--reversed with -R");
         refuse(tool, isUd() && loopback, "--loopback with -c UD");
         refuse(tool, isUd() && trafficClass != 0, "--tclass with -c UD (the library's address handle sets no traffic class)");
     }

@@ -4,7 +4,6 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.verbs.Access;
@@ -27,6 +26,7 @@ import org.panamaverbs.verbs.QpType;
 import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
 import org.panamaverbs.verbs.SendWorkRequest;
+import org.panamaverbs.verbs.SharedReceiveQueue;
 
 /**
  * One side of a perftest test over RC with the TCP exchange, set up in perftest's order ({@code main} of
@@ -55,6 +55,8 @@ final class PerftestSession implements AutoCloseable {
     final CompletionQueue cq;
     /** The receive completion queue: {@link #cq} itself unless a SEND test. */
     final CompletionQueue recvCq;
+    /** The receiving side's shared receive queue with {@code --use-srq}, or null. */
+    final SharedReceiveQueue srq;
     /** The first queue pair: the only one unless {@code -q}. */
     final QueuePair qp;
     /** Every queue pair ({@code -q}), all on {@link #cq} and {@link #recvCq}. */
@@ -74,6 +76,8 @@ final class PerftestSession implements AutoCloseable {
     final List<PeerAddress> peers = new ArrayList<>();
     /** The peer's address record, once {@link #exchangeAddress()} ran. */
     PeerAddress peer;
+    /** The banner's facts as perftest's {@code --out_json} file has them ({@link PerftestJsonFile}). */
+    String jsonTestInfo;
     final boolean readTest;
     final boolean sendTest;
     /** An atomic test's type ({@link ParameterNegotiation#CMP_AND_SWAP} or {@code FETCH_AND_ADD}), or -1. */
@@ -133,15 +137,17 @@ final class PerftestSession implements AutoCloseable {
                 Mtu requested = mtuOf(options.mtu);
                 localMtu = Mtu.min(requested, port.activeMtu());
             }
-            if (options.isClient()) {
-                connected = options.rdmaCm ? PerftestWire.connectRdmaCm(options.server, options.tcpPort, options.timeout())
-                        : PerftestWire.connect(options.server, options.tcpPort, options.timeout());
-            } else {
+            if (!options.isClient()) { // perftest's server says so, even the one that connects (--reversed)
                 out.println();
                 out.println("************************************");
                 out.println("* Waiting for client to connect... *");
                 out.println("************************************");
                 out.flush();
+            }
+            if (options.connects()) {
+                connected = options.rdmaCm ? PerftestWire.connectRdmaCm(options.server, options.tcpPort, options.timeout())
+                        : PerftestWire.connect(options.server, options.tcpPort, options.timeout());
+            } else {
                 connected = options.rdmaCm ? PerftestWire.acceptRdmaCm(options.tcpPort, options.timeout().multipliedBy(10))
                         : PerftestWire.accept(options.tcpPort, options.timeout().multipliedBy(10));
             }
@@ -176,11 +182,11 @@ final class PerftestSession implements AutoCloseable {
             // of all-zero records, as create_rdma_cm_connection
             Context resources = context;
             if (options.rdmaCm) {
-                if (!options.isClient()) {
+                if (!options.connects()) {
                     cm = RdmaCmLink.listen(options.tcpPort); // before the handshake, after which a client connects
                 }
                 wire.handshake("handshake before the rdma_cm connection", PeerAddress.EMPTY, timeout);
-                if (options.isClient()) {
+                if (options.connects()) {
                     cm = RdmaCmLink.resolve(options.server, options.tcpPort, timeout);
                 } else {
                     cm.awaitRequest(options.timeout().multipliedBy(10));
@@ -196,9 +202,13 @@ final class PerftestSession implements AutoCloseable {
             // SEND tests receive too: their completions on a queue of their own, as perftest's recv_cq
             recvCq = sendTest ? resources.createCompletionQueue(rxDepth * queuePairs,
                     options.events ? resources.createCompletionChannel() : null) : cq;
+            // --use-srq: the receiving side's queue pairs draw from one shared queue of -r receives, as perftest's
+            srq = sendTest && options.sharedReceiveQueue && (!options.isClient() || options.bidirectional || !bandwidth)
+                    ? pd.createSharedReceiveQueue(rxDepth, 1) : null;
             QpConfig config = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC)
-                    .capabilities(QpCapabilities.of(txDepth, rxDepth).withMaxInlineData(options.inlineSize()))
-                    .port(options.ibPort)
+                    .capabilities(QpCapabilities.of(txDepth, srq == null ? rxDepth : 0)
+                            .withMaxInlineData(options.inlineSize()))
+                    .srq(srq).port(options.ibPort)
                     .gidIndex(gidIndex).build();
             List<QueuePair> created = new ArrayList<>();
             if (cm == null) {
@@ -215,7 +225,7 @@ final class PerftestSession implements AutoCloseable {
             }
             qps = List.copyOf(created);
             qp = qps.getFirst();
-            slot = align(Math.max(messageSize + (datagram ? Grh.SIZE : 0), cycleBuffer), cacheLine);
+            slot = align(Math.max(receiveLength(messageSize), cycleBuffer), cacheLine);
             half = slot * queuePairs;
             buffer = pd.allocateAndRegister(slot * 2 * queuePairs, access);
             int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
@@ -247,12 +257,13 @@ final class PerftestSession implements AutoCloseable {
             long size, int iterations, DeviceAttributes attributes) {
         boolean duration = options.duration != null;
         return new ParameterNegotiation.Parameters(
-                options.allSizes ? ParameterNegotiation.RUN_ALL : ParameterNegotiation.RUN_REGULAR,
+                options.runInfinitely ? ParameterNegotiation.RUN_INFINITELY
+                        : options.allSizes ? ParameterNegotiation.RUN_ALL : ParameterNegotiation.RUN_REGULAR,
                 datagram ? ParameterNegotiation.UD : ParameterNegotiation.RC,
                 atomicType >= 0 ? ParameterNegotiation.ATOMIC : readTest ? ParameterNegotiation.READ
                         : sendTest ? ParameterNegotiation.SEND : ParameterNegotiation.WRITE,
                 bandwidth ? ParameterNegotiation.BW : ParameterNegotiation.LAT, Math.max(0, atomicType),
-                duration ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,
+                duration || options.runInfinitely ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,
                 options.reportGbits ? ParameterNegotiation.GBS : ParameterNegotiation.MBS, size,
                 duration ? 0 : iterations, 0, options.queuePairs,
                 duration ? options.duration : ParameterNegotiation.DEFAULT_DURATION, options.rdmaCm ? 1 : 0, 0, 0, 0, 0,
@@ -350,7 +361,8 @@ final class PerftestSession implements AutoCloseable {
 
     /** A receive's length for messages of {@code size} bytes: UD receives start with the 40-byte GRH. */
     int receiveLength(long size) {
-        return (int) size + (datagram ? Grh.SIZE : 0);
+        long length = size + (datagram ? Grh.SIZE : 0);
+        return (int) (srq == null ? length : align(length, pathMtu.bytes())); // perftest's SRQ receives: whole MTUs
     }
 
     /** The sizes of {@code -a}: 2 to 2^23, with UD only those that fit the path MTU. */
@@ -422,6 +434,7 @@ final class PerftestSession implements AutoCloseable {
     /** perftest's {@code ctx_print_test_info}, for what this implementation has (no dual port, SRQ, inline). */
     private void printBanner(String testTitle, boolean bandwidth, boolean sendTest, PortAttributes port, int gidIndex,
             int txDepth, int rxDepth) {
+        jsonTestInfo = PerftestJsonFile.testInfo(this, testTitle, bandwidth, linkType(port), gidIndex, txDepth, rxDepth);
         out.println(BandwidthReport.RESULT_LINE);
         out.println("                    " + testTitle + " Test");
         if (options.events) {
@@ -429,7 +442,8 @@ final class PerftestSession implements AutoCloseable {
         }
         out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
         out.println(" Number of qps   : " + qps.size() + "\t\tTransport type : IB");
-        out.println(" Connection type : " + (datagram ? "UD" : "RC") + "\t\tUsing SRQ      : OFF");
+        out.println(" Connection type : " + (datagram ? "UD" : "RC") + "\t\tUsing SRQ      : "
+                + (options.sharedReceiveQueue ? "ON" : "OFF"));
         out.println(" PCIe relax order: Unsupported");
         out.println(" ibv_wr* API     : OFF");
         if (options.isClient() || options.bidirectional) {
@@ -467,37 +481,8 @@ final class PerftestSession implements AutoCloseable {
 
     private void printAddress(String side, PeerAddress a) {
         // over rdma_cm perftest prints with its exchange's verb, SEND, and for ATOMIC as for SEND: no OUT, RKey or VAddr
-        out.print(wire.isRdmaCm() || atomicType >= 0 ? addressLines(side, a, false, true)
-                : addressLines(side, a, readTest, sendTest));
+        out.print(wire.isRdmaCm() || atomicType >= 0 ? a.lines(side, false, true) : a.lines(side, readTest, sendTest));
         out.flush();
-    }
-
-    /** perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero). */
-    static String addressLines(String side, PeerAddress a, boolean readTest, boolean sendTest) {
-        StringBuilder b = new StringBuilder();
-        b.append(" ").append(side).append(" address: LID ").append(cHex(a.lid(), 4)).append(" QPN ")
-                .append(cHex(a.qpn(), 6)).append(" PSN ").append(cHex(a.psn(), 6))
-                .append(readTest ? " OUT " + cHex(a.outReads(), 4) : "");
-        if (!sendTest) { // a SEND test has no remote buffer to name
-            b.append(" RKey ").append(cHex(Integer.toUnsignedLong(a.rkey()), 8)).append(" VAddr ")
-                    .append(cHex(a.vaddr(), 16));
-        }
-        b.append('\n').append(" GID: ");
-        byte[] raw = a.gid().toBytes();
-        for (int i = 0; i < raw.length; i++) {
-            b.append(String.format(Locale.ROOT, i == 0 ? "%02d" : ":%02d", raw[i] & 0xff));
-        }
-        return b.append('\n').toString();
-    }
-
-    /** C's {@code %#0<width>x}: "0x" and zero padding to {@code width} characters in all, or just zeros for 0. */
-    static String cHex(long value, int width) {
-        if (value == 0) {
-            return "0".repeat(width);
-        }
-        String digits = Long.toHexString(value);
-        int pad = width - 2 - digits.length();
-        return "0x" + (pad > 0 ? "0".repeat(pad) : "") + digits;
     }
 
     @Override

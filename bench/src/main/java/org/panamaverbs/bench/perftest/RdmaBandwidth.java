@@ -27,6 +27,8 @@ import picocli.CommandLine.Mixin;
 public abstract class RdmaBandwidth implements Callable<Integer> {
     static final long DEFAULT_SIZE = 65536;
     static final int DEFAULT_TX_DEPTH = 128;
+    /** How long the server of {@code --run_infinitely} waits for the client's end: as long as a socket can. */
+    static final Duration FOREVER = Duration.ofMillis(Integer.MAX_VALUE);
 
     @Mixin
     PerftestOptions o;
@@ -39,6 +41,10 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     private String title;
     private final WrOpcode defaultOpcode;
     private final String defaultTitle;
+    /** --out_json's file, or null (set by call) */
+    private PerftestJsonFile jsonFile;
+    /** -w and -y (set by call) */
+    private VerifierLimits limits;
 
     RdmaBandwidth(String tool, WrOpcode opcode, String title) {
         this.tool = tool;
@@ -110,9 +116,13 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         if (o.latencyGapMicros > 0) {
             throw new PerftestException("--latency_gap: Latency gap feature is only for latency tests (as perftest)");
         }
+        limits = new VerifierLimits(o);
         int iterations = o.iterations != null ? o.iterations : defaultIterations();
-        // perftest: the send queue is no deeper than the run is long
-        int txDepth = Math.min(o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH, iterations);
+        // perftest: the send queue is no deeper than the run is long (a run without end has no length)
+        int txDepth = o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH;
+        if (!o.runInfinitely) {
+            txDepth = Math.min(txDepth, iterations);
+        }
         long largest = o.bufferMessageSize(defaultSize());
         if (opcode != WrOpcode.RDMA_WRITE) {
             PerftestOptions.refuse(tool, o.inlineSize() > 0, "-I (RDMA READ carries no payload to inline)");
@@ -122,8 +132,9 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         }
         o.checkPostList(iterations, txDepth, out);
         PerftestOptions.refuse(tool, o.bidirectional && o.duration != null, "-b with -D");
+        PerftestOptions.refuse(tool, o.bidirectional && o.runInfinitely, "-b with --run_infinitely");
         if (o.loopback) {
-            if (o.isClient()) {
+            if (o.connects()) {
                 throw new PerftestException("--loopback runs both queue pairs in this process: give no server address");
             }
             PerftestOptions.refuse(tool, o.inlineSize() > 0, "-I with --loopback");
@@ -131,29 +142,51 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             PerftestOptions.refuse(tool, o.duration != null, "-D with --loopback");
             PerftestOptions.refuse(tool, o.bidirectional, "-b with --loopback");
             PerftestOptions.refuse(tool, o.queuePairs != 1, "-q with --loopback");
+            PerftestOptions.refuse(tool, o.runInfinitely, "--run_infinitely with --loopback");
+            PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null, "-w and -y with --loopback");
             return loopback(iterations, txDepth, largest);
         }
         // READ and the atomics take reads outstanding ("Outstand reads"); each its own remote access
         boolean read = opcode != WrOpcode.RDMA_WRITE;
         Access remote = atomicType() >= 0 ? Access.REMOTE_ATOMIC : read ? Access.REMOTE_READ : Access.REMOTE_WRITE;
+        if (o.runInfinitely && !o.noPeak) { // perftest 25.01 and later say so as they parse the command line
+            stdout.println(" WARNING: BW peak won't be measured in this run.");
+        }
         try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, 1, read,
                 atomicType(), out, Access.LOCAL_WRITE, remote)) {
+            String failure = null;
             s.connectAndPrint();
+            jsonFile = PerftestJsonFile.of(o, s);
             s.printBandwidthHeader();
             Duration timeout = o.timeout();
             List<BandwidthReport> reports = new ArrayList<>();
-            if (!s.wire.isClient() && !o.bidirectional) {
-                // the server only waits for the client's run, then prints the client's report
-                s.handshake("end-of-run handshake", s.runTimeout());
+            if (!o.isClient() && !o.bidirectional) {
+                // the server only waits for the client's run, then prints the client's report; a run without end
+                // ends this wait only when the client's process ends, as perftest's server
+                s.handshake("end-of-run handshake", o.runInfinitely ? FOREVER : s.runTimeout());
                 BandwidthReport theirs = exchangeReports(s, new BandwidthReport(0, 0, 0, 0, 0), timeout);
-                stdout.println(o.bandwidthResult(theirs));
-                reports.add(theirs);
+                if (o.runInfinitely && atomicType() < 0) { // perftest 25.01's write_bw.c and read_bw.c, not atomic_bw.c
+                    stdout.println(" Client closed connection");
+                } else {
+                    printResult(theirs);
+                    reports.add(theirs);
+                }
                 s.wire.closeConnection(s.mine, timeout);
                 out.println(BandwidthReport.RESULT_LINE);
             } else {
                 try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, s.buffer, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
+                    if (o.runInfinitely) { // a line per period until Ctrl-C, then the end-of-run exchange
+                        run.executeForever(o.reportPeriodNanos(), (int) sizes[0], o.reportGbits, report -> {
+                            limits.count(report);
+                            printResult(report);
+                            stdout.flush();
+                        }, Interrupt.onSigint());
+                        stdout.println();
+                        stdout.println(" User stopped traffic"); // perftest 25.01's words; 4.5 just died
+                        sizes = new long[0];
+                    }
                     for (long size : sizes) {
                         BandwidthReport report;
                         if (o.duration != null) { // perftest's margins are the warm-up
@@ -178,7 +211,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                             theirs = exchangeReports(s, report, s.runTimeout());
                         }
                         BandwidthReport shown = theirs == null ? report : report.plus(theirs);
-                        stdout.println(o.bandwidthResult(shown));
+                        limits.count(shown);
+                        printResult(shown);
                         if (theirs != null && o.reportBoth && !o.allSizes) {
                             printBoth(report, theirs);
                         }
@@ -189,14 +223,22 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                 out.println(BandwidthReport.RESULT_LINE);
                 if (!o.bidirectional) {
                     s.handshake("end-of-run handshake");
-                    exchangeReports(s, reports.getLast(), timeout);
+                    // after --run_infinitely perftest's client sends a report struct it never filled in: zeros here
+                    exchangeReports(s, reports.isEmpty() ? new BandwidthReport(0, 0, 0, 0, 0) : reports.getLast(),
+                            timeout);
                 }
                 s.wire.closeConnection(s.mine, timeout);
+                // the running side only: perftest's one-way server returns before its check
+                failure = limits.failure();
             }
             if (o.json) {
-                stdout.println(Json.bandwidth(tool, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
+                stdout.println(Json.bandwidth(tool, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
+            o.waitBeforeDestroy(stdout); // perftest's destroy_ctx, after the limits' check, before the failure
+            if (failure != null) {
+                throw new PerftestException(failure);
+            }
         }
         return 0;
     }
@@ -228,8 +270,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.println(" Data ex. method : none (loopback on one device)");
             out.println(BandwidthReport.RESULT_LINE);
             boolean read = opcode == WrOpcode.RDMA_READ;
-            out.print(PerftestSession.addressLines("local", loopbackAddress(rig.a, rig.mrA), read, false));
-            out.print(PerftestSession.addressLines("remote", loopbackAddress(rig.b, rig.mrB), read, false));
+            out.print(loopbackAddress(rig.a, rig.mrA).lines("local", read, false));
+            out.print(loopbackAddress(rig.b, rig.mrB).lines("remote", read, false));
             out.println(BandwidthReport.RESULT_LINE);
             out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
             List<BandwidthReport> reports = new ArrayList<>();
@@ -281,6 +323,14 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         stdout.println(" " + side + " results: ");
         stdout.println(BandwidthReport.RESULT_LINE);
         stdout.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+        printResult(report);
+    }
+
+    /** A result line, and with --out_json the file rewritten with it, as perftest's {@code print_full_bw_report}. */
+    private void printResult(BandwidthReport report) {
+        if (jsonFile != null) {
+            jsonFile.write(report);
+        }
         stdout.println(o.bandwidthResult(report));
     }
 

@@ -1,6 +1,7 @@
 package org.panamaverbs.bench.perftest;
 
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import org.panamaverbs.verbs.CompletionQueue;
@@ -184,6 +185,39 @@ public final class RdmaRun implements AutoCloseable {
         return new BandwidthReport(size, sampled, 0, size * (double) sampled / seconds / factor, sampled / seconds / 1e6);
     }
 
+    /**
+     * perftest's {@code --run_infinitely} ({@code run_iter_bw_infinitely}): keeps every queue pair's send queue full
+     * until the process is stopped, and at the end of each period of {@code periodNanos} hands {@code report} the
+     * period's figures ({@link BandwidthReport#ofPeriod}: the messages completed in it over its length, no peak),
+     * from this thread, so the count and the clock are read together. Returns when {@code stopped} says so (checked
+     * once a loop; what is outstanding then is left to the queue pair's teardown, as perftest leaves it).
+     */
+    public void executeForever(long periodNanos, int size, boolean gbits, Consumer<BandwidthReport> report,
+            BooleanSupplier stopped) {
+        prepare(size);
+        long periodStart = System.nanoTime();
+        long periodEnd = periodStart + periodNanos;
+        long done = 0;
+        while (!stopped.getAsBoolean()) {
+            for (int q = 0; q < lanes.length; q++) {
+                while (posted[q] - completed[q] + postList <= txDepth) {
+                    postList(q, -1, size);
+                }
+            }
+            int n = Completions.reap(cq, wcs, events);
+            for (int i = 0; i < n; i++) {
+                done += complete(wcs.get(i));
+            }
+            long now = System.nanoTime();
+            if (now - periodEnd >= 0) {
+                report.accept(BandwidthReport.ofPeriod(size, done, now - periodStart, gbits));
+                periodStart = now;
+                periodEnd = now + periodNanos;
+                done = 0;
+            }
+        }
+    }
+
     // what prepare() sets for one run's size
     private int inline;
     private boolean advance;
@@ -231,7 +265,7 @@ public final class RdmaRun implements AutoCloseable {
         for (int j = 0; j < postList; j++) {
             long request = first + j;
             boolean signaled = request % cqModeration == cqModeration - 1 || request == last;
-            chain.get(j).wrId((long) q << 32 | request).flags((signaled ? SendFlags.SIGNALED : 0) | inline);
+            chain.get(j).wrId((long) q << 32 | request & 0xffffffffL).flags((signaled ? SendFlags.SIGNALED : 0) | inline);
         }
         SendWorkRequest wr = chain.get(0);
         long offset = offsets[q];
@@ -264,10 +298,19 @@ public final class RdmaRun implements AutoCloseable {
                     + (lanes.length > 1 ? " of queue pair " + (wc.wrId() >>> 32) : ""));
         }
         int q = (int) (wc.wrId() >>> 32);
-        long done = (wc.wrId() & 0xffffffffL) + 1;
+        long done = completedThrough(completed[q], wc.wrId() & 0xffffffffL);
         int covered = (int) (done - completed[q]);
         completed[q] = done;
         return covered;
+    }
+
+    /**
+     * The requests of a queue pair completed once its request whose number's low 32 bits are {@code low} completes,
+     * given {@code completedBefore} done so far: a {@code wr_id} holds only the low half of the number, which a long
+     * run ({@code --run_infinitely}, {@code -D} on a fast device) outgrows; fewer than 2^32 are ever outstanding.
+     */
+    static long completedThrough(long completedBefore, long low) {
+        return completedBefore + ((low + 1 - completedBefore) & 0xffffffffL);
     }
 
     @Override

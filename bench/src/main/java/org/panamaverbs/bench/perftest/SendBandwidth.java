@@ -13,6 +13,7 @@ import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ib_send_bw} over RC, wire-compatible with perftest 4.5 to 26.04 ({@code send_bw.c}): the client sends, the server
@@ -29,10 +30,21 @@ public final class SendBandwidth implements Callable<Integer> {
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     private PrintStream out = stdout;
+    /** --out_json's file, or null (set by call) */
+    private PerftestJsonFile jsonFile;
+    /** -w and -y (set by call) */
+    private VerifierLimits limits;
+    @Option(names = "--use-srq", description = "the server's queue pairs draw their receives from one shared receive"
+            + " queue of -r receives, each a whole number of MTUs long (as perftest)")
+    boolean useSrq;
+
+    /** perftest's {@code MIN_SRQ_UD_RX_DEPTH}: the receives of a UD test with an SRQ and no more iterations. */
+    static final int MIN_SRQ_UD_RX_DEPTH = 100;
 
     @Override
     public Integer call() {
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
+        limits = new VerifierLimits(o);
         o.refuseUnimplemented(TOOL);
         o.checkBandwidthOutput();
         out = o.verbose(stdout);
@@ -40,6 +52,8 @@ public final class SendBandwidth implements Callable<Integer> {
         PerftestOptions.refuse(TOOL, o.reportBoth, "--report-both (it reports -b's two directions; ib_write_bw,"
                 + " ib_read_bw and ib_atomic_bw have it)");
         PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
+        PerftestOptions.refuse(TOOL, o.runInfinitely, "--run_infinitely (ib_write_bw, ib_read_bw and ib_atomic_bw"
+                + " have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         if (o.unsorted) {
             throw new PerftestException("-U is Available only on Latency tests (as perftest)");
@@ -51,6 +65,17 @@ public final class SendBandwidth implements Callable<Integer> {
         int iterations = o.iterations != null ? o.iterations : PerftestOptions.DEFAULT_ITERATIONS;
         int txDepth = Math.min(o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH, iterations);
         int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
+        o.sharedReceiveQueue = useSrq;
+        if (useSrq) {
+            PerftestOptions.refuse(TOOL, o.rdmaCm, "--use-srq with -R");
+            if (o.isUd() && iterations <= MIN_SRQ_UD_RX_DEPTH) { // perftest's force_dependecies
+                rxDepth = MIN_SRQ_UD_RX_DEPTH;
+            }
+            if (o.queuePairs > rxDepth) {
+                throw new PerftestException("Using SRQ depth should be greater than number of QPs (-q " + o.queuePairs
+                        + ", -r " + rxDepth + "; as perftest)");
+            }
+        }
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
         try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
@@ -63,12 +88,13 @@ public final class SendBandwidth implements Callable<Integer> {
             s.printLocal();
             s.handshakeAndPrintRemote();
             s.printBandwidthHeader();
+            jsonFile = PerftestJsonFile.of(o, s);
             List<BandwidthReport> reports = new ArrayList<>();
             // send_bw.c's RUN_ALL: per size, the server posts its receives, a handshake, the run, the line, and
             // one more handshake so no send of the next size comes before its receives; a single size has no
             // handshake after the run
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE};
-            if (s.wire.isClient()) {
+            if (o.isClient()) { // the sender: the side given the address, or with --reversed the other
                 try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
@@ -89,14 +115,16 @@ public final class SendBandwidth implements Callable<Integer> {
                     }
                     for (long size : sizes) {
                         for (int q = 0; q < s.qps.size(); q++) {
+                            // wr_id: the queue pair the receive is for, which with an SRQ may not be the one it serves
                             RecvChain chain = recvs.get(q);
-                            chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size));
-                            for (int i = 0; i < s.qps.get(q).capabilities().maxRecvWr(); i++) {
-                                Completions.check(s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
+                            chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size)).wrId(q);
+                            for (int i = 0; i < initialReceives(s, q, rxDepth); i++) {
+                                Completions.check(s.srq != null ? s.srq.postRecv(chain, 1)
+                                        : s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
                             }
                         }
                         s.handshake("handshake before the run", s.runTimeout());
-                        reports.add(printed(receive(s, recvs, wcs, iterations, size)));
+                        reports.add(printed(receive(s, recvs, wcs, iterations, size, rxDepth)));
                         if (o.allSizes) {
                             s.handshake("handshake after the run", s.runTimeout());
                         }
@@ -107,16 +135,25 @@ public final class SendBandwidth implements Callable<Integer> {
             }
             out.println(BandwidthReport.RESULT_LINE);
             s.wire.closeConnection(s.mine, s.runTimeout());
+            String failure = limits.failure(); // both sides, after the connection is closed, as send_bw.c
             if (o.json) {
-                stdout.println(Json.bandwidth(TOOL, s.wire.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
+                stdout.println(Json.bandwidth(TOOL, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
             }
             out.flush();
+            o.waitBeforeDestroy(stdout); // perftest's destroy_ctx, after the limits' check, before the failure
+            if (failure != null) {
+                throw new PerftestException(failure);
+            }
         }
         return 0;
     }
 
     /** Prints a size's result line as soon as it is known (perftest prints each size as it finishes). */
     private BandwidthReport printed(BandwidthReport report) {
+        limits.count(report);
+        if (jsonFile != null) { // as perftest's print_full_bw_report: the file first, then the line
+            jsonFile.write(report);
+        }
         stdout.println(o.bandwidthResult(report));
         stdout.flush();
         return report;
@@ -127,12 +164,12 @@ public final class SendBandwidth implements Callable<Integer> {
      * the queue pair a receive came from while more messages will come to it; times the first and the end.
      */
     private BandwidthReport receive(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations,
-            long size) {
+            long size, int rxDepth) {
         int queuePairs = s.qps.size();
         long total = (long) iterations * queuePairs;
         long[] posted = new long[queuePairs];
         for (int q = 0; q < queuePairs; q++) {
-            posted[q] = s.qps.get(q).capabilities().maxRecvWr();
+            posted[q] = initialReceives(s, q, rxDepth);
         }
         long first = 0;
         long received = 0;
@@ -148,9 +185,11 @@ public final class SendBandwidth implements Callable<Integer> {
                 if (received++ == 0) {
                     first = System.nanoTime();
                 }
-                int q = queuePairOf(s, wc.qpNumber());
+                // with an SRQ the receive's own queue pair (its wr_id) gets it back, as perftest's rwr[wr_id]
+                int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
                 if (posted[q] < iterations) { // as perftest: only as many receives as messages will come
-                    Completions.check(s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", received);
+                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), 1)
+                            : s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", received);
                     posted[q]++;
                 }
             }
@@ -163,6 +202,14 @@ public final class SendBandwidth implements Callable<Integer> {
         double factor = o.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
         double seconds = (end - first) / 1e9;
         return new BandwidthReport(size, total, 0, size * (double) total / seconds / factor, total / seconds / 1e6);
+    }
+
+    /**
+     * The receives posted for queue pair {@code q} before the run: its receive queue's depth, or with an SRQ its
+     * share of the SRQ's {@code rxDepth} (perftest's {@code rx_depth / num_of_qps}).
+     */
+    private static int initialReceives(PerftestSession s, int q, int rxDepth) {
+        return s.srq != null ? rxDepth / s.qps.size() : s.qps.get(q).capabilities().maxRecvWr();
     }
 
     /** The index of the queue pair numbered {@code qpNumber}. */

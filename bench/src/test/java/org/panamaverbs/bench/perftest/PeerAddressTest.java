@@ -90,12 +90,12 @@ class PeerAddressTest {
 
     @Test
     void printsHexTheWayCsHashFlagDoes() {
-        assertEquals("0000", PerftestSession.cHex(0, 4));
-        assertEquals("0x11", PerftestSession.cHex(0x11, 4));
-        assertEquals("0x0011", PerftestSession.cHex(0x11, 6));
-        assertEquals("0xabcdef", PerftestSession.cHex(0xabcdef, 6));
-        assertEquals("0x001234", PerftestSession.cHex(0x1234, 8));
-        assertEquals("0x00007f00001000", PerftestSession.cHex(0x7f00001000L, 16));
-        assertEquals("0x1234567", PerftestSession.cHex(0x1234567, 4));
+        assertEquals("0000", PeerAddress.cHex(0, 4));
+        assertEquals("0x11", PeerAddress.cHex(0x11, 4));
+        assertEquals("0x0011", PeerAddress.cHex(0x11, 6));
+        assertEquals("0xabcdef", PeerAddress.cHex(0xabcdef, 6));
+        assertEquals("0x001234", PeerAddress.cHex(0x1234, 8));
+        assertEquals("0x00007f00001000", PeerAddress.cHex(0x7f00001000L, 16));
+        assertEquals("0x1234567", PeerAddress.cHex(0x1234567, 4));
     }
 }
