@@ -44,7 +44,8 @@ import org.panamaverbs.junit.RdmaExtension;
 /**
  * The provider's channels on a real device (the JUnit kit's: {@code RDMA_TEST_DEVICE} or the first, skipped without
  * one, failed under {@code panamaverbs.requireDevice}): an unchanged NIO echo program ({@link NioEcho}) as server and
- * client in two JVMs switched to RDMA by the system property alone; C {@code rstream} as client of that server and
+ * client in two JVMs switched to RDMA by the system property alone, and as client of an echo on the project's Netty
+ * transport; C {@code rstream} as client of that server and
  * as server of this JVM's client, with rstream's verification on; the same echo as an unchanged selector loop with
  * four clients at once and rstream; Netty's own NIO transport, unchanged, serving HTTP to {@code curl} under
  * {@code LD_PRELOAD=librspreload.so}; and, in this JVM, the JDK's contracts: one selector driving a connect, an accept,
@@ -111,6 +112,18 @@ class NioChannelsDeviceTest {
                 assertEquals(0, client.awaitExit(300), "the client compared the echo: " + client.output());
                 assertTrue(client.output().contains("echoed 300007"), client.output().toString());
                 assertTrue(client.output().contains("provider " + RsocketSelectorProvider.class.getName()));
+            }
+        }
+    }
+
+    @Test
+    void anUnchangedNioClientAgainstTheNettyTransport() throws Exception {
+        try (Peer nettyServer = Peer.java(NettyTransportEcho.class, address.getHostAddress())) {
+            String port = nettyServer.awaitLine("listening", 120).split(" ")[1];
+            try (Peer client = Peer.nioEcho("client", address.getHostAddress(), port, "200003")) {
+                assertEquals(0, client.awaitExit(300), "the NIO client compared the Netty transport's echo: "
+                        + client.output());
+                assertTrue(client.output().contains("echoed 200003"), client.output().toString());
             }
         }
     }
