@@ -44,27 +44,19 @@ final class ServerSocketAdaptor extends ServerSocket {
 
     @Override
     public InetAddress getInetAddress() {
-        InetSocketAddress local = local();
+        InetSocketAddress local = AdaptorCalls.localAddress(channel);
         return local == null ? null : local.getAddress();
     }
 
     @Override
     public int getLocalPort() {
-        InetSocketAddress local = local();
+        InetSocketAddress local = AdaptorCalls.localAddress(channel);
         return local == null ? -1 : local.getPort();
     }
 
     @Override
     public SocketAddress getLocalSocketAddress() {
-        return local();
-    }
-
-    private InetSocketAddress local() {
-        try {
-            return (InetSocketAddress) channel.getLocalAddress();
-        } catch (IOException closed) {
-            return null;
-        }
+        return AdaptorCalls.localAddress(channel);
     }
 
     @Override
@@ -83,7 +75,7 @@ final class ServerSocketAdaptor extends ServerSocket {
 
     @Override
     public boolean isBound() {
-        return local() != null;
+        return AdaptorCalls.localAddress(channel) != null;
     }
 
     @Override
@@ -106,38 +98,22 @@ final class ServerSocketAdaptor extends ServerSocket {
 
     @Override
     public void setReuseAddress(boolean on) throws SocketException {
-        set(StandardSocketOptions.SO_REUSEADDR, on);
+        AdaptorCalls.set(channel, StandardSocketOptions.SO_REUSEADDR, on);
     }
 
     @Override
     public boolean getReuseAddress() throws SocketException {
-        return get(StandardSocketOptions.SO_REUSEADDR);
+        return AdaptorCalls.get(channel, StandardSocketOptions.SO_REUSEADDR);
     }
 
     @Override
     public void setReceiveBufferSize(int size) throws SocketException {
-        set(StandardSocketOptions.SO_RCVBUF, size);
+        AdaptorCalls.set(channel, StandardSocketOptions.SO_RCVBUF, size);
     }
 
     @Override
     public int getReceiveBufferSize() throws SocketException {
-        return get(StandardSocketOptions.SO_RCVBUF);
-    }
-
-    private <T> void set(SocketOption<T> name, T value) throws SocketException {
-        try {
-            channel.setOption(name, value);
-        } catch (IOException e) {
-            throw new SocketException("Socket is closed");
-        }
-    }
-
-    private <T> T get(SocketOption<T> name) throws SocketException {
-        try {
-            return channel.getOption(name);
-        } catch (IOException e) {
-            throw new SocketException("Socket is closed");
-        }
+        return AdaptorCalls.get(channel, StandardSocketOptions.SO_RCVBUF);
     }
 
     @Override

@@ -76,38 +76,30 @@ final class SocketAdaptor extends Socket {
 
     @Override
     public InetAddress getLocalAddress() {
-        InetSocketAddress local = local();
+        InetSocketAddress local = AdaptorCalls.localAddress(channel);
         return local == null ? InetAddress.getLoopbackAddress() : local.getAddress();
     }
 
     @Override
     public int getLocalPort() {
-        InetSocketAddress local = local();
+        InetSocketAddress local = AdaptorCalls.localAddress(channel);
         return local == null ? -1 : local.getPort();
     }
 
     @Override
     public SocketAddress getLocalSocketAddress() {
-        return local();
-    }
-
-    private InetSocketAddress local() {
-        try {
-            return (InetSocketAddress) channel.getLocalAddress();
-        } catch (IOException closed) {
-            return null;
-        }
+        return AdaptorCalls.localAddress(channel);
     }
 
     @Override
     public InputStream getInputStream() throws IOException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         return Channels.newInputStream(channel);
     }
 
     @Override
     public OutputStream getOutputStream() throws IOException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         return Channels.newOutputStream(channel);
     }
 
@@ -118,7 +110,7 @@ final class SocketAdaptor extends Socket {
 
     @Override
     public boolean isBound() {
-        return local() != null;
+        return AdaptorCalls.localAddress(channel) != null;
     }
 
     @Override
@@ -151,63 +143,39 @@ final class SocketAdaptor extends Socket {
         channel.close();
     }
 
-    private void ensureOpen() throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
-    }
-
-    private <T> void set(SocketOption<T> name, T value) throws SocketException {
-        ensureOpen();
-        try {
-            channel.setOption(name, value);
-        } catch (UnsupportedOperationException | IOException e) {
-            throw new SocketException(name + " is not supported by an rsocket channel");
-        }
-    }
-
-    private <T> T get(SocketOption<T> name) throws SocketException {
-        ensureOpen();
-        try {
-            return channel.getOption(name);
-        } catch (UnsupportedOperationException | IOException e) {
-            throw new SocketException(name + " is not supported by an rsocket channel");
-        }
-    }
-
     @Override
     public void setTcpNoDelay(boolean on) throws SocketException {
-        set(StandardSocketOptions.TCP_NODELAY, on);
+        AdaptorCalls.set(channel, StandardSocketOptions.TCP_NODELAY, on);
     }
 
     @Override
     public boolean getTcpNoDelay() throws SocketException {
-        return get(StandardSocketOptions.TCP_NODELAY);
+        return AdaptorCalls.get(channel, StandardSocketOptions.TCP_NODELAY);
     }
 
     @Override
     public void setSendBufferSize(int size) throws SocketException {
-        set(StandardSocketOptions.SO_SNDBUF, size);
+        AdaptorCalls.set(channel, StandardSocketOptions.SO_SNDBUF, size);
     }
 
     @Override
     public int getSendBufferSize() throws SocketException {
-        return get(StandardSocketOptions.SO_SNDBUF);
+        return AdaptorCalls.get(channel, StandardSocketOptions.SO_SNDBUF);
     }
 
     @Override
     public void setReceiveBufferSize(int size) throws SocketException {
-        set(StandardSocketOptions.SO_RCVBUF, size);
+        AdaptorCalls.set(channel, StandardSocketOptions.SO_RCVBUF, size);
     }
 
     @Override
     public int getReceiveBufferSize() throws SocketException {
-        return get(StandardSocketOptions.SO_RCVBUF);
+        return AdaptorCalls.get(channel, StandardSocketOptions.SO_RCVBUF);
     }
 
     @Override
     public void setSoTimeout(int timeout) throws SocketException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         if (timeout < 0) {
             throw new IllegalArgumentException("timeout < 0");
         }
@@ -216,51 +184,51 @@ final class SocketAdaptor extends Socket {
 
     @Override
     public int getSoTimeout() throws SocketException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         return timeoutMillis;
     }
 
     @Override
     public void setKeepAlive(boolean on) throws SocketException {
-        set(StandardSocketOptions.SO_KEEPALIVE, on);
+        AdaptorCalls.set(channel, StandardSocketOptions.SO_KEEPALIVE, on);
     }
 
     @Override
     public boolean getKeepAlive() throws SocketException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         return false; // rsocket's keepalive is not sent by these channels yet
     }
 
     @Override
     public void setSoLinger(boolean on, int linger) throws SocketException {
-        set(StandardSocketOptions.SO_LINGER, on ? linger : -1);
+        AdaptorCalls.set(channel, StandardSocketOptions.SO_LINGER, on ? linger : -1);
     }
 
     @Override
     public int getSoLinger() throws SocketException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         return -1; // a close lingers up to 2 s for the last sends, as rclose waits for them
     }
 
     @Override
     public void setReuseAddress(boolean on) throws SocketException {
-        ensureOpen(); // rdma_cm's ports have no TIME_WAIT: nothing to reuse
+        AdaptorCalls.ensureOpen(channel); // rdma_cm's ports have no TIME_WAIT: nothing to reuse
     }
 
     @Override
     public boolean getReuseAddress() throws SocketException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         return false;
     }
 
     @Override
     public void setTrafficClass(int tc) throws SocketException {
-        set(StandardSocketOptions.IP_TOS, tc);
+        AdaptorCalls.set(channel, StandardSocketOptions.IP_TOS, tc);
     }
 
     @Override
     public int getTrafficClass() throws SocketException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         return 0;
     }
 
@@ -273,7 +241,7 @@ final class SocketAdaptor extends Socket {
 
     @Override
     public boolean getOOBInline() throws SocketException {
-        ensureOpen();
+        AdaptorCalls.ensureOpen(channel);
         return false;
     }
 
