@@ -89,9 +89,14 @@ final class NativeDescriptors {
 
     /** Sets entry {@code index} of {@code pollFds} to wait for {@code fd} to be readable. */
     static void watch(MemorySegment pollFds, int index, int fd) {
+        watch(pollFds, index, fd, POLLIN);
+    }
+
+    /** Sets entry {@code index} of {@code pollFds} to wait for {@code events} ({@code POLLIN}, {@code POLLOUT}) on {@code fd}. */
+    static void watch(MemorySegment pollFds, int index, int fd, short events) {
         long at = index * POLLFD_BYTES;
         pollFds.set(JAVA_INT, at, fd);
-        pollFds.set(JAVA_SHORT, at + 4, POLLIN);
+        pollFds.set(JAVA_SHORT, at + 4, events);
         pollFds.set(JAVA_SHORT, at + 6, (short) 0);
     }
 

@@ -22,6 +22,8 @@ final class RsocketOptions {
             StandardSocketOptions.SO_REUSEADDR);
 
     private final Map<SocketOption<?>, Object> values = new HashMap<>();
+    /** What the application set itself (a TCP fallback socket takes these, and the kernel's defaults for the rest). */
+    private final Map<SocketOption<?>, Object> explicit = new HashMap<>();
     private final Set<SocketOption<?>> supported;
 
     /** A socket channel's options, with rsocket's defaults. */
@@ -47,6 +49,7 @@ final class RsocketOptions {
     synchronized RsocketOptions forAccepted() {
         RsocketOptions accepted = forSocket();
         accepted.values.putAll(values);
+        accepted.explicit.putAll(explicit);
         return accepted;
     }
 
@@ -69,6 +72,12 @@ final class RsocketOptions {
             throw new IllegalArgumentException("Invalid send/receive buffer size: " + value);
         }
         values.put(name, value);
+        explicit.put(name, value);
+    }
+
+    /** The options the application set, with their values. */
+    synchronized Map<SocketOption<?>, Object> explicit() {
+        return Map.copyOf(explicit);
     }
 
     synchronized <T> T get(SocketOption<T> name) {

@@ -34,6 +34,7 @@ final class RsocketSelector extends AbstractSelector {
     /** The {@code struct pollfd}s of a selection, grown as keys come; freed with the selector (automatic arena). */
     private MemorySegment pollFds;
     private int[] fds = new int[16];
+    private short[] events = new short[16];
 
     RsocketSelector(SelectorProvider provider) throws IOException {
         super(provider);
@@ -174,21 +175,23 @@ final class RsocketSelector extends AbstractSelector {
     /** The eventfd first, then each interested channel's descriptors. */
     private int fillPollFds() {
         int count = 0;
-        fds[count++] = wakeFd.fd();
+        fds[count] = wakeFd.fd();
+        events[count++] = NativeDescriptors.POLLIN;
         for (SelectionKey k : keys) {
             RsocketSelectionKey key = (RsocketSelectionKey) k;
             if (key.isValid() && key.interest() != 0) {
                 if (fds.length < count + 2) {
                     fds = java.util.Arrays.copyOf(fds, fds.length * 2);
+                    events = java.util.Arrays.copyOf(events, fds.length);
                 }
-                count += key.selectable().descriptors(fds, count);
+                count += key.selectable().descriptors(key.interest(), fds, events, count);
             }
         }
         if (pollFds.byteSize() < count * NativeDescriptors.POLLFD_BYTES) {
             pollFds = Arena.ofAuto().allocate(fds.length * NativeDescriptors.POLLFD_BYTES, 8);
         }
         for (int i = 0; i < count; i++) {
-            NativeDescriptors.watch(pollFds, i, fds[i]);
+            NativeDescriptors.watch(pollFds, i, fds[i], events[i]);
         }
         return count;
     }

@@ -31,17 +31,44 @@ import java.nio.channels.spi.SelectorProvider;
  * <p>{@link #openSelector()} gives a selector over these channels (as C's {@code rpoll}: completions polled, then a
  * wait in {@code poll} on the channels' completion and rdma_cm event channels); a channel of another provider is
  * refused by it; {@code socket()} gives a channel's {@code java.net} adaptor, so Netty's NIO transport runs on these
- * channels unchanged. Not yet provided (each refused with {@link UnsupportedOperationException} naming it): pipes,
- * datagram channels, and the fallback to TCP for
- * an address that no RDMA device serves: a connect to one fails with {@link java.net.ConnectException} (rdma_cm's
- * {@code ADDR_ERROR}). Errors: a connect that finds no rsocket listener fails with a {@code ConnectException}
- * ("connection refused"), one that gets no answer within 30 s with a {@code ConnectException} ("timed out"); a
- * connection whose work requests fail (the peer's adapter gone) reads and writes an {@link IOException} naming the
- * completion status.
+ * channels unchanged. Not yet provided (each refused with {@link UnsupportedOperationException} naming it): pipes
+ * and datagram channels.
+ *
+ * <p><b>TCP fallback</b> (system property {@value #FALLBACK_PROPERTY}: {@code tcp}, the default, or {@code refuse}):
+ * a connect that rdma_cm cannot make (no RDMA device serves the address or none is on this machine, or the peer
+ * refused or did not answer within 30 s) is made again over TCP to the same address, as librspreload's
+ * {@code connect} does, so a program keeps reaching peers that do not speak rsocket; a server channel bound to an
+ * address that no RDMA device serves, or on a machine without rdma_cm, listens on TCP. A wildcard server on a
+ * machine with rdma_cm listens on RDMA only. With {@code refuse}, such a connect fails with
+ * {@link java.net.ConnectException} and such a bind with an {@link IOException} naming rdma_cm's error.
+ *
+ * <p>Errors: a connect that finds no listener fails with a {@code ConnectException} ("Connection refused"), one
+ * that gets no answer within 30 s with a {@code ConnectException} ("timed out"); a connection whose work requests
+ * fail (the peer's adapter gone) reads and writes an {@link IOException} naming the completion status.
  */
 public final class RsocketSelectorProvider extends SelectorProvider {
-    /** The provider; made by {@link SelectorProvider#provider()} from the system property or a service file. */
+    /** The system property that says what a connect or a bind that rdma_cm cannot serve does: tcp or refuse. */
+    public static final String FALLBACK_PROPERTY = "panamaverbs.nio.fallback";
+
+    private final boolean tcpFallback;
+
+    /**
+     * The provider; made by {@link SelectorProvider#provider()} from the system property or a service file.
+     *
+     * @throws IllegalArgumentException when {@value #FALLBACK_PROPERTY} is neither {@code tcp} nor {@code refuse}
+     */
     public RsocketSelectorProvider() {
+        String fallback = System.getProperty(FALLBACK_PROPERTY, "tcp");
+        if (!fallback.equals("tcp") && !fallback.equals("refuse")) {
+            throw new IllegalArgumentException(FALLBACK_PROPERTY + "=" + fallback + ": say tcp (the default: what"
+                    + " rdma_cm cannot serve goes over TCP) or refuse");
+        }
+        tcpFallback = fallback.equals("tcp");
+    }
+
+    /** Whether what rdma_cm cannot serve goes over TCP. */
+    boolean tcpFallback() {
+        return tcpFallback;
     }
 
     @Override

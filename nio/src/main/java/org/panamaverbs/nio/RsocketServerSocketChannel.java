@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import java.net.StandardSocketOptions;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NotYetBoundException;
@@ -28,6 +29,7 @@ import org.panamaverbs.cm.CmEventType;
 import org.panamaverbs.cm.CmId;
 import org.panamaverbs.cm.PortSpace;
 import org.panamaverbs.rsocket.RsocketWire;
+import org.panamaverbs.verbs.VerbsException;
 
 /**
  * A {@link ServerSocketChannel} that accepts rsocket connections from Java and C peers: an rdma_cm id in the TCP
@@ -41,6 +43,8 @@ import org.panamaverbs.rsocket.RsocketWire;
 final class RsocketServerSocketChannel extends ServerSocketChannel implements RsocketSelectable {
     /** rdma_listen's backlog when the caller gives none (as the JDK's default of 50 is too small for rdma_cm). */
     private static final int DEFAULT_BACKLOG = 1024;
+    /** rdma_bind_addr's errno for an address that no RDMA device serves. */
+    private static final int ENODEV = 19;
 
     private final ChannelWaits waits;
     private final ReentrantLock lock;
@@ -61,6 +65,8 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
     private CmEvents events;
     private CmId listening;
     private InetSocketAddress local;
+    /** The TCP socket this channel listens on instead (set once, under the lock), or null while it is rdma_cm's. */
+    private volatile TcpListener tcp;
 
     RsocketServerSocketChannel(SelectorProvider provider) throws IOException {
         super(provider);
@@ -78,7 +84,7 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
         lock.lock();
         try {
             ensureOpen();
-            if (listening != null) {
+            if (listening != null || tcp != null) {
                 throw new AlreadyBoundException();
             }
             if (address != null && !(address instanceof InetSocketAddress)) {
@@ -88,17 +94,25 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
             if (inet.isUnresolved()) {
                 throw new UnresolvedAddressException();
             }
-            CmEvents made = new CmEvents();
+            backlogLimit = requestedBacklog < 1 ? DEFAULT_BACKLOG : requestedBacklog;
+            CmEvents made;
+            try {
+                made = new CmEvents();
+            } catch (RuntimeException e) { // no rdma_cm on this machine
+                return listenOverTcp(inet, e);
+            }
             CmId id = null;
             try {
                 id = CmId.create(made.channel(), PortSpace.TCP);
                 made.follow(id, this::deliver);
                 id.bind(inet);
-                backlogLimit = requestedBacklog < 1 ? DEFAULT_BACKLOG : requestedBacklog;
                 id.listen(backlogLimit);
                 local = id.localAddress();
             } catch (RuntimeException e) {
                 made.release(); // closes the id with it
+                if (e instanceof VerbsException failed && failed.errno() == ENODEV) { // no RDMA device on it
+                    return listenOverTcp(inet, e);
+                }
                 throw new IOException("cannot listen on " + inet + " over RDMA: " + e.getMessage(), e);
             }
             events = made;
@@ -108,6 +122,24 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
         } finally {
             unlock();
         }
+    }
+
+    /** Under the lock: rdma_cm cannot serve {@code address}; listens on TCP instead, or refuses as the switch says. */
+    private ServerSocketChannel listenOverTcp(InetSocketAddress address, RuntimeException rdmaFailure)
+            throws IOException {
+        if (!(provider() instanceof RsocketSelectorProvider ours && ours.tcpFallback())) {
+            throw new IOException("cannot listen on " + address + " over RDMA: " + rdmaFailure.getMessage(),
+                    rdmaFailure);
+        }
+        TcpListener listener = TcpListener.listen(address, backlogLimit,
+                Boolean.TRUE.equals(options.explicit().get(StandardSocketOptions.SO_REUSEADDR)));
+        Object receiveBuffer = options.explicit().get(StandardSocketOptions.SO_RCVBUF);
+        if (receiveBuffer != null) {
+            listener.setOption(StandardSocketOptions.SO_RCVBUF, receiveBuffer);
+        }
+        tcp = listener;
+        local = listener.localAddress();
+        return this;
     }
 
     /** A connection request, from whichever thread read the event channel: queued, and accept() woken. */
@@ -156,6 +188,9 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
 
     @Override
     public SocketChannel accept() throws IOException {
+        if (tcp != null) {
+            return acceptOverTcp();
+        }
         acceptLock.lock();
         try {
             boolean blocking = isBlocking();
@@ -202,6 +237,34 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
         }
     }
 
+    /** {@link #accept()} of a TCP fallback listener, under the JDK's blocking protocol. */
+    private SocketChannel acceptOverTcp() throws IOException {
+        acceptLock.lock();
+        try {
+            boolean blocking = isBlocking();
+            SocketChannel accepted = null;
+            try {
+                if (blocking) {
+                    begin();
+                }
+                if (!isOpen()) {
+                    throw new ClosedChannelException();
+                }
+                TcpConnection connection = tcp.accept(blocking);
+                if (connection != null) {
+                    accepted = RsocketSocketChannel.acceptedOverTcp(provider(), connection);
+                }
+                return accepted;
+            } finally {
+                if (blocking) {
+                    end(accepted != null);
+                }
+            }
+        } finally {
+            acceptLock.unlock();
+        }
+    }
+
     /** The channel of one request, or null when it was refused (not rsocket's data). */
     private SocketChannel acceptRequest(CmEvent request) throws IOException {
         RsocketWire.ConnectionData client;
@@ -225,6 +288,16 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
 
     @Override
     protected void implCloseSelectableChannel() {
+        TcpListener listener = tcp;
+        if (listener != null) {
+            listener.close(); // a blocked accept returns; the socket goes once no accept or selector uses it
+            if (isRegistered()) {
+                selectors.forEach(RsocketSelector::wakeup);
+            } else {
+                releaseListener(listener);
+            }
+            return;
+        }
         lock.lock();
         try {
             acceptable.signalAll();
@@ -255,6 +328,10 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
 
     @Override
     public int readyOps() {
+        TcpListener listener = tcp;
+        if (listener != null) {
+            return isOpen() ? listener.readyOps() : 0;
+        }
         lock.lock();
         try {
             return isOpen() && (!backlog.isEmpty() || !failures.isEmpty()) ? SelectionKey.OP_ACCEPT : 0;
@@ -269,8 +346,9 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
     }
 
     @Override
-    public int descriptors(int[] into, int at) {
-        return 0;
+    public int descriptors(int interest, int[] fds, short[] events, int at) {
+        TcpListener listener = tcp;
+        return listener == null ? 0 : listener.descriptors(fds, events, at);
     }
 
     @Override
@@ -281,6 +359,25 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
     @Override
     public void selectorRemoved(RsocketSelector selector) {
         selectors.remove(selector);
+        TcpListener listener = tcp;
+        if (listener != null && !isOpen() && !isRegistered()) {
+            Thread.ofVirtual().name("tcp listener close").start(() -> releaseListener(listener));
+        }
+    }
+
+    /** Closes a TCP listener's socket once no accept runs (bounded: one that does not leave keeps it open). */
+    private void releaseListener(TcpListener listener) {
+        try {
+            if (acceptLock.tryLock(1, TimeUnit.SECONDS)) {
+                try {
+                    listener.release();
+                } finally {
+                    acceptLock.unlock();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
@@ -303,6 +400,10 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
     public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         ensureOpen();
         options.set(name, value);
+        TcpListener listener = tcp;
+        if (listener != null) {
+            listener.setOption(name, value);
+        }
         return this;
     }
 

@@ -59,6 +59,16 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     private boolean connectPending;
     /** The selectors this channel is registered with, woken when its readiness changes off their thread. */
     private final List<RsocketSelector> selectors = new CopyOnWriteArrayList<>();
+    /** Whether a connect that rdma_cm cannot make goes over TCP instead (the provider's switch). */
+    private final boolean tcpFallback;
+    /** The TCP socket this channel fell back to (set once, under the lock), or null while it is an rsocket. */
+    private volatile TcpConnection tcp;
+
+    /** A TCP fallback's call, made under the JDK's blocking protocol by {@link #onTcp}. */
+    @FunctionalInterface
+    private interface TcpCall {
+        long run(TcpConnection connection, boolean blocking) throws IOException;
+    }
 
     /** A client's channel, unconnected. */
     RsocketSocketChannel(SelectorProvider provider) throws IOException {
@@ -71,6 +81,15 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         this.waits = new ChannelWaits(this::endTurn);
         this.lock = waits.lock;
         this.stream = new RsocketStream(this::wake);
+        this.tcpFallback = provider instanceof RsocketSelectorProvider ours && ours.tcpFallback();
+    }
+
+    /** A connection a TCP fallback listener accepted. */
+    static RsocketSocketChannel acceptedOverTcp(SelectorProvider provider, TcpConnection connection)
+            throws IOException {
+        RsocketSocketChannel channel = new RsocketSocketChannel(provider, RsocketOptions.forSocket());
+        channel.tcp = connection;
+        return channel;
     }
 
     /**
@@ -133,11 +152,16 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         try {
             writeLock.lock();
             try {
+                boolean overRdma;
                 lock.lock();
                 try {
-                    startConnect(target);
+                    overRdma = startConnect(target);
                 } finally {
                     unlock();
+                }
+                if (!overRdma) {
+                    return onTcp(readLock, writeLock, true, (connection, blocking) ->
+                            connection.startConnect(target) || connection.finishConnect(blocking) ? 1 : 0) == 1;
                 }
                 return finishConnect(); // a non-blocking channel's connect goes on in its later finishConnect calls
             } finally {
@@ -148,7 +172,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         }
     }
 
-    private static InetSocketAddress checkRemote(SocketAddress address) {
+    static InetSocketAddress checkRemote(SocketAddress address) {
         Objects.requireNonNull(address, "remote");
         if (!(address instanceof InetSocketAddress inet)) {
             throw new UnsupportedAddressTypeException();
@@ -166,10 +190,12 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         return inet;
     }
 
-    private void startConnect(InetSocketAddress target) throws IOException {
+    /** Under the lock: starts rdma_cm's connect; false when it failed at once and the channel fell back to TCP. */
+    private boolean startConnect(InetSocketAddress target) throws IOException {
         ensureOpen();
-        if (stream.isConnected()) {
-            throw new AlreadyConnectedException();
+        if (tcp != null || stream.isConnected()) {
+            throw tcp != null && tcp.isConnectionPending() ? new ConnectionPendingException()
+                    : new AlreadyConnectedException();
         }
         if (stream.state() == RsocketStream.State.CONNECTING) {
             throw new ConnectionPendingException();
@@ -177,14 +203,103 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         try {
             stream.connect(target, stream.local(), options.settings());
             connectPending = true;
+            return true;
+        } catch (IOException e) {
+            if (tcpFallback) {
+                fallBackToTcp(target);
+                return false;
+            }
+            closeAfterFailedConnect();
+            throw e;
+        }
+    }
+
+    /**
+     * Under the lock: rdma_cm could not connect (no RDMA device serves the address, none on this machine, or the
+     * peer refused or did not answer), so the channel becomes a TCP socket to the same address, as librspreload's
+     * {@code connect} falls back to the kernel's; the rsocket attempt is freed. The caller starts the TCP connect.
+     */
+    private void fallBackToTcp(InetSocketAddress target) throws IOException {
+        InetSocketAddress bindTo = stream.local();
+        stream.close();
+        stream.release();
+        connectPending = false;
+        try {
+            TcpConnection connection = TcpConnection.open(target);
+            tcp = connection;
+            for (var option : options.explicit().entrySet()) {
+                connection.setOption(option.getKey(), option.getValue());
+            }
+            if (bindTo != null) {
+                connection.bind(bindTo);
+            }
         } catch (IOException e) {
             closeAfterFailedConnect();
             throw e;
         }
     }
 
+    /**
+     * A call to the TCP fallback under {@code first} (and {@code second}) and the JDK's blocking protocol; a connect
+     * that fails ({@code connecting}) closes the channel, as the JDK's does, and its own exception stands.
+     */
+    private long onTcp(ReentrantLock first, ReentrantLock second, boolean connecting, TcpCall call)
+            throws IOException {
+        first.lock();
+        try {
+            if (second != null) {
+                second.lock();
+            }
+            try {
+                boolean blocking = isBlocking();
+                long result = 0;
+                boolean ended = false;
+                try {
+                    if (blocking) {
+                        begin();
+                    }
+                    TcpConnection connection = tcp;
+                    if (!isOpen()) {
+                        throw new ClosedChannelException();
+                    }
+                    result = call.run(connection, blocking);
+                    ended = result > 0;
+                    return result;
+                } catch (IOException e) {
+                    if (connecting && isOpen()) {
+                        ended = true;
+                        close();
+                    }
+                    throw e;
+                } finally {
+                    if (blocking) {
+                        end(ended);
+                    }
+                }
+            } finally {
+                if (second != null) {
+                    second.unlock();
+                }
+            }
+        } finally {
+            first.unlock();
+        }
+    }
+
     @Override
     public boolean finishConnect() throws IOException {
+        if (tcp == null) {
+            int outcome = finishRsocketConnect();
+            if (outcome >= 0) {
+                return outcome == 1;
+            }
+        }
+        return onTcp(readLock, writeLock, true, (connection, blocking) -> connection.finishConnect(blocking) ? 1 : 0)
+                == 1;
+    }
+
+    /** The rsocket connect's progress: 1 connected, 0 not yet (non-blocking), -1 fallen back to TCP. */
+    private int finishRsocketConnect() throws IOException {
         boolean blocking = isBlocking();
         boolean ended = false; // connected, or failed with the connect's own exception, which end() must not replace
         try {
@@ -196,7 +311,8 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
                 ensureOpen();
                 if (stream.isConnected()) {
                     connectPending = false;
-                    return ended = true;
+                    ended = true;
+                    return 1;
                 }
                 if (stream.state() != RsocketStream.State.CONNECTING) {
                     throw new NoConnectionPendingException();
@@ -204,24 +320,33 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
                 for (;;) {
                     stream.progress();
                     IOException failure = stream.connectFailure();
+                    long left = stream.connectNanosLeft();
+                    if (failure == null && left <= 0) {
+                        failure = new ConnectException("connection timed out after "
+                                + RsocketStream.CONNECT_TIMEOUT.toSeconds() + " s: " + stream.remote());
+                    }
                     if (failure != null) {
                         ended = true;
+                        if (tcpFallback) {
+                            InetSocketAddress target = stream.remote();
+                            fallBackToTcp(target);
+                            try {
+                                return tcp.startConnect(target) ? 1 : -1;
+                            } catch (IOException e) {
+                                closeAfterFailedConnect();
+                                throw e;
+                            }
+                        }
                         closeAfterFailedConnect();
                         throw failure;
                     }
                     if (stream.state() == RsocketStream.State.CONNECTED) {
                         connectPending = false;
-                        return ended = true;
-                    }
-                    long left = stream.connectNanosLeft();
-                    if (left <= 0) {
                         ended = true;
-                        closeAfterFailedConnect();
-                        throw new ConnectException("connection timed out after "
-                                + RsocketStream.CONNECT_TIMEOUT.toSeconds() + " s: " + stream.remote());
+                        return 1;
                     }
                     if (!blocking) {
-                        return false;
+                        return 0;
                     }
                     ensureOpen();
                     await(left);
@@ -250,6 +375,10 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     @Override
     public boolean isConnected() {
+        TcpConnection fallback = tcp;
+        if (fallback != null) {
+            return fallback.isConnected();
+        }
         lock.lock();
         try {
             return stream.isConnected();
@@ -260,6 +389,10 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     @Override
     public boolean isConnectionPending() {
+        TcpConnection fallback = tcp;
+        if (fallback != null) {
+            return fallback.isConnectionPending();
+        }
         lock.lock();
         try {
             return stream.state() == RsocketStream.State.CONNECTING;
@@ -273,12 +406,20 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     @Override
     public int read(ByteBuffer target) throws IOException {
         Objects.requireNonNull(target, "target");
+        if (tcp != null) {
+            return (int) onTcp(readLock, null, false, (connection, blocking) ->
+                    connection.read(target, null, 0, 0, blocking));
+        }
         return read(target, null, 0, 0);
     }
 
     @Override
     public long read(ByteBuffer[] targets, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, targets.length);
+        if (tcp != null) {
+            return onTcp(readLock, null, false, (connection, blocking) ->
+                    connection.read(null, targets, offset, length, blocking));
+        }
         return read(null, targets, offset, length);
     }
 
@@ -385,12 +526,20 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     @Override
     public int write(ByteBuffer source) throws IOException {
         Objects.requireNonNull(source, "source");
+        if (tcp != null) {
+            return (int) onTcp(writeLock, null, false, (connection, blocking) ->
+                    connection.write(source, null, 0, 0, blocking));
+        }
         return (int) write(source, null, 0, 0);
     }
 
     @Override
     public long write(ByteBuffer[] sources, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, sources.length);
+        if (tcp != null) {
+            return onTcp(writeLock, null, false, (connection, blocking) ->
+                    connection.write(null, sources, offset, length, blocking));
+        }
         return write(null, sources, offset, length);
     }
 
@@ -479,6 +628,11 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     @Override
     public SocketChannel shutdownInput() throws IOException {
+        if (tcp != null) {
+            ensureOpen();
+            tcp.shutdownInput();
+            return this;
+        }
         lock.lock();
         try {
             ensureConnected();
@@ -491,6 +645,11 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     @Override
     public SocketChannel shutdownOutput() throws IOException {
+        if (tcp != null) {
+            ensureOpen();
+            tcp.shutdownOutput();
+            return this;
+        }
         lock.lock();
         try {
             ensureConnected();
@@ -509,6 +668,10 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     @Override
     public int readyOps() {
+        TcpConnection fallback = tcp;
+        if (fallback != null) {
+            return isOpen() ? fallback.readyOps() : 0;
+        }
         lock.lock();
         try {
             if (stream.state() == RsocketStream.State.CLOSED) {
@@ -552,10 +715,16 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     }
 
     @Override
-    public int descriptors(int[] into, int at) {
+    public int descriptors(int interest, int[] fds, short[] events, int at) {
+        TcpConnection fallback = tcp;
+        if (fallback != null) {
+            return fallback.descriptors(interest, fds, events, at);
+        }
         lock.lock();
         try {
-            return stream.descriptors(into, at);
+            int count = stream.descriptors(fds, at);
+            java.util.Arrays.fill(events, at, at + count, NativeDescriptors.POLLIN);
+            return count;
         } finally {
             unlock();
         }
@@ -572,7 +741,9 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         if (!isOpen() && !isRegistered()) {
             // a selector may still have polled our descriptors: they go now that the last one let the channel go,
             // lingering for the last sends off the selector's thread
-            Thread.ofVirtual().name("rsocket close").start(this::lingerAndRelease);
+            TcpConnection fallback = tcp;
+            Thread.ofVirtual().name("rsocket close").start(fallback == null ? this::lingerAndRelease
+                    : () -> fallback.release(readLock, writeLock));
         }
     }
 
@@ -580,6 +751,24 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
+        TcpConnection fallback;
+        lock.lock();
+        try {
+            fallback = tcp;
+            if (fallback != null) {
+                fallback.close(); // blocked readers and writers return
+            }
+        } finally {
+            unlock();
+        }
+        if (fallback != null) {
+            if (isRegistered()) {
+                selectors.forEach(RsocketSelector::wakeup); // the socket goes when the last selector lets go
+            } else {
+                fallback.release(readLock, writeLock);
+            }
+            return;
+        }
         lock.lock();
         try {
             if (stream.state() == RsocketStream.State.CLOSED) {
@@ -647,7 +836,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         lock.lock();
         try {
             ensureOpen();
-            return stream.local();
+            return tcp != null ? tcp.localAddress() : stream.local();
         } finally {
             unlock();
         }
@@ -658,6 +847,9 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         lock.lock();
         try {
             ensureOpen();
+            if (tcp != null) {
+                return tcp.remoteAddress();
+            }
             return stream.isConnected() ? stream.remote() : null;
         } finally {
             unlock();
@@ -667,19 +859,26 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
         ensureOpen();
-        options.set(name, value);
+        if (tcp != null) {
+            tcp.setOption(name, value);
+        } else {
+            options.set(name, value);
+        }
         return this;
     }
 
     @Override
     public <T> T getOption(SocketOption<T> name) throws IOException {
         ensureOpen();
+        if (tcp != null) {
+            return tcp.getOption(name);
+        }
         return options.get(name);
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return options.supported();
+        return tcp != null ? TcpConnection.OPTIONS : options.supported();
     }
 
     @Override
@@ -698,6 +897,9 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     /** Whether {@link #shutdownInput()} was called (the socket adaptor's {@code isInputShutdown}). */
     boolean isInputShutdown() {
+        if (tcp != null) {
+            return tcp.isInputShutdown();
+        }
         lock.lock();
         try {
             return inputShutdown;
@@ -708,6 +910,9 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     /** Whether {@link #shutdownOutput()} was called. */
     boolean isOutputShutdown() {
+        if (tcp != null) {
+            return tcp.isOutputShutdown();
+        }
         lock.lock();
         try {
             return outputShutdown;
@@ -719,7 +924,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
     // ---------------------------------------------------------------------------------------------- checks
 
     private void ensureOpen() throws ClosedChannelException {
-        if (!isOpen() || stream.state() == RsocketStream.State.CLOSED) {
+        if (!isOpen() || (tcp == null && stream.state() == RsocketStream.State.CLOSED)) {
             throw new ClosedChannelException();
         }
     }
@@ -733,6 +938,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
 
     @Override
     public String toString() {
-        return "RsocketSocketChannel[" + stream + "]";
+        TcpConnection fallback = tcp;
+        return "RsocketSocketChannel[" + (fallback != null ? fallback : stream) + "]";
     }
 }
