@@ -1,5 +1,6 @@
 # scripts/guest/tier-rxe.sh - tier rxe's set-up, sourced by guest.sh (bash, as root, in the guest): Soft-RoCE
-# device rxe0 on veth0 (RXE_ADDR/24, peer veth1), port ACTIVE before COMMAND starts. Also the first step of the
+# device rxe0 on veth0 (RXE_ADDR/24, peer veth1), port ACTIVE before COMMAND starts; dummy0 gets 10.252.0.1/24,
+# an address no RDMA device serves (nio's fallback to TCP is tested on it). Also the first step of the
 # pvrdma tiers' outer guest. Uses guest.sh's say, die, pv_nap and fd 3 (set-up log); RXE_ADDR comes from run.env.
 # shellcheck shell=bash disable=SC2154  # RXE_ADDR: from run.env
 {
@@ -8,6 +9,8 @@
   ip link set veth0 up && ip link set veth1 up &&
   rdma link add rxe0 type rxe netdev veth0
 } >&3 2>&3 || die "could not create veth0/rxe0 (see --verbose)"
+{ ip addr add 10.252.0.1/24 dev dummy0 && ip link set dummy0 up; } >&3 2>&3 ||
+  say "dummy0 got no address: the tests that need an address without an RDMA device will say so"
 pv_rxe_active() { local state; read -r state </sys/class/infiniband/rxe0/ports/1/state 2>/dev/null && [[ $state == *ACTIVE* ]]; }
 for ((try = 0; try < 300; try++)); do
   pv_rxe_active && break

@@ -92,7 +92,7 @@ final class NativeDescriptors {
         watch(pollFds, index, fd, POLLIN);
     }
 
-    /** Sets entry {@code index} of {@code pollFds} to wait for {@code events} ({@code POLLIN}, {@code POLLOUT}) on {@code fd}. */
+    /** Sets entry {@code index} of {@code pollFds} to wait for {@code events} ({@code POLLIN}, ...) on {@code fd}. */
     static void watch(MemorySegment pollFds, int index, int fd, short events) {
         long at = index * POLLFD_BYTES;
         pollFds.set(JAVA_INT, at, fd);

@@ -26,8 +26,9 @@ import java.nio.ByteOrder;
 import org.panamaverbs.verbs.Errno;
 
 /**
- * libc's TCP socket calls ({@code socket}, {@code connect}, {@code accept4}, {@code recv}, {@code send} with
- * {@code MSG_NOSIGNAL}, ...) for the channels that fall back to TCP. One instance per thread role (a channel's
+ * libc's calls on kernel descriptors for the channels that fall back to TCP ({@code socket}, {@code connect},
+ * {@code accept4}, {@code recv}, {@code send} with {@code MSG_NOSIGNAL}, ...) and for pipes ({@code pipe2},
+ * {@code read}, {@code write}). One instance per thread role (a channel's
  * reader, its writer, its control calls): it owns the memory its calls use (the errno capture, a
  * {@code sockaddr_storage}, a {@code pollfd} pair), so no call allocates. Calls return what libc returns, or
  * {@code -errno} on failure; {@link #failure} turns an errno into the exception the JDK's channels throw for it.
@@ -56,6 +57,8 @@ final class NativeSockets {
     private static final int SOCK_STREAM = 1;
     private static final int SOCK_NONBLOCK = 0x800;
     private static final int SOCK_CLOEXEC = 0x80000;
+    private static final int O_NONBLOCK = 0x800;
+    private static final int O_CLOEXEC = 0x80000;
     private static final int MSG_NOSIGNAL = 0x4000;
     private static final int EPIPE = 32;
     private static final int ENOTCONN = 107;
@@ -85,6 +88,9 @@ final class NativeSockets {
             ADDRESS, ADDRESS);
     private static final MethodHandle RECV = downcall("recv", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
     private static final MethodHandle SEND = downcall("send", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle READ = downcall("read", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG);
+    private static final MethodHandle WRITE = downcall("write", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG);
+    private static final MethodHandle PIPE2 = downcall("pipe2", JAVA_INT, ADDRESS, JAVA_INT);
     private static final MethodHandle SHUTDOWN = downcall("shutdown", JAVA_INT, JAVA_INT, JAVA_INT);
     private static final MethodHandle POLL = downcall("poll", JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
     private static final MethodHandle CLOSE = downcall("close", JAVA_INT, JAVA_INT);
@@ -214,6 +220,42 @@ final class NativeSockets {
     long send(int fd, MemorySegment from, long length) {
         try {
             return result((long) SEND.invokeExact(errno, fd, from, length, MSG_NOSIGNAL));
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** A pipe's {@code read}: bytes read, 0 at the end (the write end closed), or {@code -errno}. */
+    long read(int fd, MemorySegment into, long length) {
+        try {
+            return result((long) READ.invokeExact(errno, fd, into, length));
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** A pipe's {@code write}: bytes written, or {@code -errno} ({@code -EPIPE} once the read end closed). */
+    long write(int fd, MemorySegment from, long length) {
+        try {
+            return result((long) WRITE.invokeExact(errno, fd, from, length));
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * A non-blocking, close-on-exec pipe: its read end in {@code ends[0]}, its write end in {@code ends[1]}.
+     *
+     * @return 0, or {@code -errno}
+     */
+    int pipe(int[] ends) {
+        try {
+            int rc = result((int) PIPE2.invokeExact(errno, ints, O_NONBLOCK | O_CLOEXEC));
+            if (rc == 0) {
+                ends[0] = ints.get(JAVA_INT, 0);
+                ends[1] = ints.get(JAVA_INT, 4);
+            }
+            return rc;
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

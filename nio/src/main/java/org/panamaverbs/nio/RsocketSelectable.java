@@ -2,9 +2,10 @@ package org.panamaverbs.nio;
 
 /**
  * What {@link RsocketSelector} asks of the provider's channels: their readiness, computed from what arrived
- * (completions polled, rdma_cm events handled, under the channel's lock; a TCP fallback's socket polled), the descriptors that become readable when
- * more arrives, and a note of the selectors they are registered with, which they wake when a thread of their own
- * (a listener's, another channel's poll of a shared event channel) changes their readiness.
+ * (completions polled, rdma_cm events handled, under the channel's lock; a TCP fallback's socket polled), the
+ * descriptors that become ready when more arrives, and a note of the selectors they are registered with, which they
+ * wake when a thread of their own (a listener's, another channel's poll of a shared event channel) changes their
+ * readiness.
  */
 interface RsocketSelectable {
     /**

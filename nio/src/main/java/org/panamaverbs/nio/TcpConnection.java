@@ -1,9 +1,6 @@
 package org.panamaverbs.nio;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketOption;
@@ -23,9 +20,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The TCP socket behind a {@link RsocketSocketChannel} whose address no RDMA device serves (the fallback): a
  * non-blocking kernel socket ({@link NativeSockets}) that the channel drives with its own blocking protocol. A
- * blocking call waits in {@code poll} on the socket and an eventfd {@link #close()} writes to; reads and writes
- * copy heap buffers through a 64 KiB native buffer per direction, direct buffers go to {@code recv}/{@code send}
- * as they are. One reader and one writer at a time (the channel's read and write locks), the rest under
+ * blocking call waits in {@code poll} on the socket and an eventfd {@link #close()} writes to; reads and writes go
+ * through a {@link DescriptorTransfer} each. One reader and one writer at a time (the channel's read and write locks), the rest under
  * {@link #lock}. A connect is bounded by {@link RsocketStream#CONNECT_TIMEOUT}, as the rsocket connect is.
  */
 final class TcpConnection {
@@ -33,15 +29,16 @@ final class TcpConnection {
     static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
             StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.SO_KEEPALIVE,
             StandardSocketOptions.SO_REUSEADDR);
-    private static final int BOUNCE_BYTES = 64 * 1024;
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
 
     private enum State { UNCONNECTED, CONNECTING, CONNECTED, CLOSED }
 
     private final ReentrantLock lock = new ReentrantLock();
     private final NativeSockets control = new NativeSockets();
-    private final NativeSockets reader = new NativeSockets();
-    private final NativeSockets writer = new NativeSockets();
+    private final DescriptorTransfer reads = new DescriptorTransfer(true, "socket");
+    private final DescriptorTransfer writes = new DescriptorTransfer(true, "socket");
+    /** finishConnect's calls: under the channel's read and write locks. */
+    private final NativeSockets connects = new NativeSockets();
     private final WakeupFd wake;
     private final int fd;
     private final int family;
@@ -50,8 +47,6 @@ final class TcpConnection {
     private long connectDeadline;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
-    private MemorySegment readBounce;
-    private MemorySegment writeBounce;
     private boolean released;
 
     private TcpConnection(int fd, int family, State state, InetSocketAddress remote) throws IOException {
@@ -141,8 +136,8 @@ final class TcpConnection {
                 if (state != State.CONNECTING) {
                     throw new NoConnectionPendingException();
                 }
-                if (writer.poll(fd, NativeSockets.POLLOUT, -1, 0) != 0) {
-                    int error = writer.getInt(fd, NativeSockets.SOL_SOCKET, NativeSockets.SO_ERROR);
+                if (connects.poll(fd, NativeSockets.POLLOUT, -1, 0) != 0) {
+                    int error = connects.getInt(fd, NativeSockets.SOL_SOCKET, NativeSockets.SO_ERROR);
                     if (error == 0) {
                         state = State.CONNECTED;
                         return true;
@@ -160,7 +155,7 @@ final class TcpConnection {
             } finally {
                 lock.unlock();
             }
-            await(writer, NativeSockets.POLLOUT, left);
+            await(NativeSockets.POLLOUT, left);
         }
     }
 
@@ -181,67 +176,12 @@ final class TcpConnection {
      * @return the bytes read, -1 at the end of the stream, 0 when none came and the channel does not block
      */
     long read(ByteBuffer single, ByteBuffer[] targets, int offset, int length, boolean blocking) throws IOException {
-        long total = 0;
-        int index = offset;
-        for (;;) {
-            ensureConnected();
-            if (inputShutdown) {
-                return total > 0 ? total : -1;
-            }
-            ByteBuffer target = single != null ? single : nextWithRoom(targets, index, offset + length);
-            if (target == null) {
-                return total;
-            }
-            if (target.isReadOnly()) {
-                throw new IllegalArgumentException("Read-only buffer");
-            }
-            long n = receive(target);
-            if (n > 0) {
-                total += n;
-                if (single != null || target.hasRemaining()) {
-                    return total;
-                }
-                index = indexOf(targets, target, index) + 1;
-                continue;
-            }
-            if (n == 0) {
-                return total > 0 ? total : -1;
-            }
-            if (n == -NativeSockets.EINTR) {
-                continue;
-            }
-            if (n != -NativeSockets.EAGAIN) {
-                throw NativeSockets.failure("recv", (int) n, remote);
-            }
-            if (total > 0 || !blocking) {
-                return total;
-            }
-            await(reader, NativeSockets.POLLIN, Long.MAX_VALUE);
-        }
+        return reads.read(fd, wake.fd(), this::readable, single, targets, offset, length, blocking, remote);
     }
 
-    private long receive(ByteBuffer target) {
-        int want = target.remaining();
-        if (want == 0) {
-            return 0;
-        }
-        if (target.isDirect()) {
-            long n = reader.recv(fd, MemorySegment.ofBuffer(target), want);
-            if (n > 0) {
-                target.position(target.position() + (int) n);
-            }
-            return n;
-        }
-        if (readBounce == null) {
-            readBounce = Arena.ofAuto().allocate(BOUNCE_BYTES, 8);
-        }
-        long n = reader.recv(fd, readBounce, Math.min(want, BOUNCE_BYTES));
-        if (n > 0) {
-            MemorySegment.copy(readBounce, ValueLayout.JAVA_BYTE, 0, target.array(),
-                    target.arrayOffset() + target.position(), (int) n);
-            target.position(target.position() + (int) n);
-        }
-        return n;
+    private boolean readable() throws IOException {
+        ensureConnected();
+        return inputShutdown;
     }
 
     /**
@@ -251,80 +191,21 @@ final class TcpConnection {
      * @return the bytes taken
      */
     long write(ByteBuffer single, ByteBuffer[] sources, int offset, int length, boolean blocking) throws IOException {
-        long total = 0;
-        int index = offset;
-        for (;;) {
-            ensureConnected();
-            if (outputShutdown) {
-                throw new ClosedChannelException(); // as the JDK's channel after shutdownOutput
-            }
-            ByteBuffer source = single != null ? single : nextWithRoom(sources, index, offset + length);
-            if (source == null || !source.hasRemaining()) {
-                return total;
-            }
-            long n = send(source);
-            if (n > 0) {
-                total += n;
-                index = single != null ? index : indexOf(sources, source, index);
-                continue;
-            }
-            if (n == -NativeSockets.EINTR) {
-                continue;
-            }
-            if (n != -NativeSockets.EAGAIN) {
-                throw NativeSockets.failure("send", (int) n, remote);
-            }
-            if (!blocking) {
-                return total;
-            }
-            await(writer, NativeSockets.POLLOUT, Long.MAX_VALUE);
-        }
+        return writes.write(fd, wake.fd(), this::writable, single, sources, offset, length, blocking, remote);
     }
 
-    private long send(ByteBuffer source) {
-        int want = source.remaining();
-        if (source.isDirect()) {
-            long n = writer.send(fd, MemorySegment.ofBuffer(source), want);
-            if (n > 0) {
-                source.position(source.position() + (int) n);
-            }
-            return n;
+    private boolean writable() throws IOException {
+        ensureConnected();
+        if (outputShutdown) {
+            throw new ClosedChannelException(); // as the JDK's channel after shutdownOutput
         }
-        if (writeBounce == null) {
-            writeBounce = Arena.ofAuto().allocate(BOUNCE_BYTES, 8);
-        }
-        int chunk = Math.min(want, BOUNCE_BYTES);
-        MemorySegment.copy(MemorySegment.ofBuffer(source), 0, writeBounce, 0, chunk);
-        long n = writer.send(fd, writeBounce, chunk);
-        if (n > 0) {
-            source.position(source.position() + (int) n);
-        }
-        return n;
-    }
-
-    /** The first buffer from {@code from} (before {@code end}) that has room or bytes left, or null. */
-    private static ByteBuffer nextWithRoom(ByteBuffer[] buffers, int from, int end) {
-        for (int i = from; i < end; i++) {
-            if (buffers[i].hasRemaining()) {
-                return buffers[i];
-            }
-        }
-        return null;
-    }
-
-    private static int indexOf(ByteBuffer[] buffers, ByteBuffer buffer, int from) {
-        int i = from;
-        while (buffers[i] != buffer) {
-            i++;
-        }
-        return i;
+        return false;
     }
 
     /** Waits up to {@code nanos} for {@code events} on the socket, or for {@link #close()}. */
-    private void await(NativeSockets calls, short events, long nanos) throws ClosedChannelException {
+    private void await(short events, long nanos) throws ClosedChannelException {
         ensureOpen();
-        int millis = nanos == Long.MAX_VALUE ? -1 : (int) Math.min(Integer.MAX_VALUE, Math.max(1, nanos / 1_000_000));
-        calls.poll(fd, events, wake.fd(), millis);
+        connects.poll(fd, events, wake.fd(), (int) Math.min(Integer.MAX_VALUE, Math.max(1, nanos / 1_000_000)));
     }
 
     // --------------------------------------------------------------------------------------------- shutdown
@@ -494,6 +375,10 @@ final class TcpConnection {
         try {
             if (state == State.CLOSED) {
                 return;
+            }
+            if (state == State.CONNECTED) {
+                // the peer reads the end now, as with the JDK's close while a selector still holds the socket
+                control.shutdown(fd, NativeSockets.SHUT_RDWR);
             }
             state = State.CLOSED;
             wake.signal();
