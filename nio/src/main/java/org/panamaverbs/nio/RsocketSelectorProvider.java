@@ -31,8 +31,8 @@ import java.nio.channels.spi.SelectorProvider;
  * <p>{@link #openSelector()} gives a selector over these channels (as C's {@code rpoll}: completions polled, then a
  * wait in {@code poll} on the channels' completion and rdma_cm event channels); a channel of another provider is
  * refused by it; {@code socket()} gives a channel's {@code java.net} adaptor, so Netty's NIO transport runs on these
- * channels unchanged. Not yet provided (each refused with {@link UnsupportedOperationException} naming it): pipes
- * and datagram channels.
+ * channels unchanged. {@link #openPipe()} gives a kernel pipe whose ends the selectors take too. Datagram channels
+ * are refused with {@link UnsupportedOperationException} (rsockets carry streams).
  *
  * <p><b>TCP fallback</b> (system property {@value #FALLBACK_PROPERTY}: {@code tcp}, the default, or {@code refuse}):
  * a connect that rdma_cm cannot make (no RDMA device serves the address or none is on this machine, or the peer
@@ -87,8 +87,8 @@ public final class RsocketSelectorProvider extends SelectorProvider {
     }
 
     @Override
-    public Pipe openPipe() {
-        throw new UnsupportedOperationException("Pipe.open(): pipes are not provided by panama-verbs-nio yet");
+    public Pipe openPipe() throws IOException {
+        return new DescriptorPipe(this);
     }
 
     @Override
