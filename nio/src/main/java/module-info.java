@@ -6,5 +6,6 @@
  */
 module org.panamaverbs.nio {
     requires org.panamaverbs.rsocket;
+    requires jdk.net;
     exports org.panamaverbs.nio;
 }

@@ -12,7 +12,8 @@ import java.nio.ByteBuffer;
  * the loops that move bytes between the application's buffers and the descriptor, and wait in {@code poll} on it and
  * an eventfd when it has nothing (reads) or no room (writes) and the channel blocks. Direct buffers go to the call
  * as they are, heap buffers through a 64 KiB native buffer. A socket's calls are {@code recv} and {@code send} with
- * {@code MSG_NOSIGNAL}; a pipe's {@code read} and {@code write}. One thread at a time (the channel's read or write
+ * {@code MSG_NOSIGNAL}; a pipe's {@code read} and {@code write}. A blocking write may be bounded (see
+ * {@link WriteStall}). One thread at a time (the channel's read or write
  * lock).
  */
 final class DescriptorTransfer {
@@ -93,9 +94,10 @@ final class DescriptorTransfer {
      * @return the bytes taken
      */
     long write(int fd, int wakeFd, Gate gate, ByteBuffer single, ByteBuffer[] sources, int offset, int length,
-            boolean blocking, InetSocketAddress peer) throws IOException {
+            boolean blocking, InetSocketAddress peer, long stallNanos) throws IOException {
         long total = 0;
         int index = offset;
+        long progressed = System.nanoTime();
         for (;;) {
             gate.check();
             ByteBuffer source = single != null ? single : nextWithRoom(sources, index, offset + length);
@@ -105,6 +107,7 @@ final class DescriptorTransfer {
             long n = send(fd, source);
             if (n > 0) {
                 total += n;
+                progressed = System.nanoTime();
                 index = single != null ? index : indexOf(sources, source, index);
                 continue;
             }
@@ -117,7 +120,9 @@ final class DescriptorTransfer {
             if (!blocking) {
                 return total;
             }
-            calls.poll(fd, NativeSockets.POLLOUT, wakeFd, -1);
+            long left = WriteStall.left(stallNanos, progressed, peer);
+            calls.poll(fd, NativeSockets.POLLOUT, wakeFd, left == ChannelWaits.FOREVER ? -1
+                    : (int) Math.min(Integer.MAX_VALUE, Math.max(1, left / 1_000_000)));
         }
     }
 

@@ -44,6 +44,7 @@ final class NativeSockets {
     static final int SO_RCVBUF = 8;
     static final int SO_KEEPALIVE = 9;
     static final int TCP_NODELAY = 1;
+    static final int TCP_KEEPIDLE = 4;
     static final int SHUT_RD = 0;
     static final int SHUT_WR = 1;
     static final int SHUT_RDWR = 2;

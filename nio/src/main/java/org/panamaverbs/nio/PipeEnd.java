@@ -84,7 +84,8 @@ final class PipeEnd {
                 }
                 moved = reading
                         ? transfer.read(fd, wake.fd(), this::check, single, buffers, offset, length, blocking, null)
-                        : transfer.write(fd, wake.fd(), this::check, single, buffers, offset, length, blocking, null);
+                        : transfer.write(fd, wake.fd(), this::check, single, buffers, offset, length, blocking, null,
+                                0);
                 return moved;
             } finally {
                 if (blocking) {

@@ -7,17 +7,23 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import jdk.net.ExtendedSocketOptions;
+
 import org.panamaverbs.rsocket.RsocketConnection;
 
 /**
  * The socket options of a channel that mean something to an rsocket: {@code SO_SNDBUF} and {@code SO_RCVBUF} size
  * the send and receive rings of a connection made after they were set (as rsocket's {@code rsetsockopt} before
- * {@code rconnect}); {@code TCP_NODELAY} is kept and reported, rsocket never delays a send; {@code SO_REUSEADDR} on a
- * server is kept, rdma_cm's ports having no TIME_WAIT to reuse. A server's options are its accepted channels' first.
+ * {@code rconnect}); {@code TCP_NODELAY} is kept and reported, rsocket never delays a send; {@code SO_KEEPALIVE}
+ * sends rsocket's keepalive every {@code TCP_KEEPIDLE} seconds (jdk.net's option; 7200 by default, as rsocket's);
+ * {@code SO_REUSEADDR} on a server is kept, rdma_cm's ports having no TIME_WAIT to reuse. A server's options are its accepted channels' first.
  */
 final class RsocketOptions {
     private static final Set<SocketOption<?>> SOCKET = Set.of(StandardSocketOptions.SO_SNDBUF,
-            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.TCP_NODELAY);
+            StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.SO_KEEPALIVE,
+            ExtendedSocketOptions.TCP_KEEPIDLE);
+    /** rsocket's keepalive interval when {@code TCP_KEEPIDLE} is not set, as librdmacm's (TCP's own default). */
+    static final int KEEPALIVE_SECONDS = 7200;
     private static final Set<SocketOption<?>> SERVER = Set.of(StandardSocketOptions.SO_RCVBUF,
             StandardSocketOptions.SO_REUSEADDR);
 
@@ -43,6 +49,8 @@ final class RsocketOptions {
         values.put(StandardSocketOptions.SO_RCVBUF, defaults.receiveBufferSize());
         values.put(StandardSocketOptions.TCP_NODELAY, Boolean.FALSE);
         values.put(StandardSocketOptions.SO_REUSEADDR, Boolean.FALSE);
+        values.put(StandardSocketOptions.SO_KEEPALIVE, Boolean.FALSE);
+        values.put(ExtendedSocketOptions.TCP_KEEPIDLE, KEEPALIVE_SECONDS);
     }
 
     /** A socket channel's options that start as this server's (a connection it accepted). */
@@ -70,6 +78,9 @@ final class RsocketOptions {
         if ((name == StandardSocketOptions.SO_SNDBUF || name == StandardSocketOptions.SO_RCVBUF)
                 && (Integer) value <= 0) {
             throw new IllegalArgumentException("Invalid send/receive buffer size: " + value);
+        }
+        if (name == ExtendedSocketOptions.TCP_KEEPIDLE && ((Integer) value < 1 || (Integer) value > 32767)) {
+            throw new IllegalArgumentException("Invalid keepalive idle time (1 to 32767 s): " + value);
         }
         values.put(name, value);
         explicit.put(name, value);

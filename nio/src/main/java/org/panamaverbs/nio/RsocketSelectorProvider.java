@@ -8,6 +8,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.AbstractSelector;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@link SelectorProvider} whose socket channels speak librdmacm's rsocket protocol over RDMA, so that an
@@ -42,6 +43,11 @@ import java.nio.channels.spi.SelectorProvider;
  * machine with rdma_cm listens on RDMA only. With {@code refuse}, such a connect fails with
  * {@link java.net.ConnectException} and such a bind with an {@link IOException} naming rdma_cm's error.
  *
+ * <p><b>Write stall</b> (system property {@value #WRITE_STALL_PROPERTY}): a blocking write that waits that many
+ * milliseconds without the peer taking a byte (no rsocket credits, or a full TCP window: a peer that stopped
+ * reading) fails with an {@link IOException} saying so; the bytes taken before stay sent and the channel open. 0,
+ * the default, waits as TCP does: without bound.
+ *
  * <p>Errors: a connect that finds no listener fails with a {@code ConnectException} ("Connection refused"), one
  * that gets no answer within 30 s with a {@code ConnectException} ("timed out"); a connection whose work requests
  * fail (the peer's adapter gone) reads and writes an {@link IOException} naming the completion status.
@@ -50,12 +56,17 @@ public final class RsocketSelectorProvider extends SelectorProvider {
     /** The system property that says what a connect or a bind that rdma_cm cannot serve does: tcp or refuse. */
     public static final String FALLBACK_PROPERTY = "panamaverbs.nio.fallback";
 
+    /** The system property that bounds a blocking write's wait for room: milliseconds, 0 (the default) for none. */
+    public static final String WRITE_STALL_PROPERTY = "panamaverbs.nio.writeStallMillis";
+
     private final boolean tcpFallback;
+    private final long writeStallNanos;
 
     /**
      * The provider; made by {@link SelectorProvider#provider()} from the system property or a service file.
      *
-     * @throws IllegalArgumentException when {@value #FALLBACK_PROPERTY} is neither {@code tcp} nor {@code refuse}
+     * @throws IllegalArgumentException when {@value #FALLBACK_PROPERTY} is neither {@code tcp} nor {@code refuse}, or
+     *         {@value #WRITE_STALL_PROPERTY} is not a number of milliseconds
      */
     public RsocketSelectorProvider() {
         String fallback = System.getProperty(FALLBACK_PROPERTY, "tcp");
@@ -64,6 +75,23 @@ public final class RsocketSelectorProvider extends SelectorProvider {
                     + " rdma_cm cannot serve goes over TCP) or refuse");
         }
         tcpFallback = fallback.equals("tcp");
+        String stall = System.getProperty(WRITE_STALL_PROPERTY, "0");
+        long millis;
+        try {
+            millis = Long.parseLong(stall);
+        } catch (NumberFormatException e) {
+            millis = -1;
+        }
+        if (millis < 0) {
+            throw new IllegalArgumentException(WRITE_STALL_PROPERTY + "=" + stall + ": say the milliseconds a blocking"
+                    + " write may wait for the peer to take bytes, or 0 for no bound");
+        }
+        writeStallNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /** How long a blocking write may wait without taking a byte; 0 for no bound. */
+    long writeStallNanos() {
+        return writeStallNanos;
     }
 
     /** Whether what rdma_cm cannot serve goes over TCP. */

@@ -188,9 +188,6 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
 
     @Override
     public SocketChannel accept() throws IOException {
-        if (tcp != null) {
-            return acceptOverTcp();
-        }
         acceptLock.lock();
         try {
             boolean blocking = isBlocking();
@@ -199,34 +196,8 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
                 if (blocking) {
                     begin();
                 }
-                lock.lock();
-                try {
-                    for (;;) {
-                        ensureOpen();
-                        if (listening == null) {
-                            throw new NotYetBoundException();
-                        }
-                        Exception failed = failures.poll();
-                        if (failed != null) {
-                            throw failed instanceof IOException io ? io : new IOException(failed.getMessage(), failed);
-                        }
-                        accepted = backlog.poll();
-                        if (accepted != null) {
-                            waits.wakeup(); // room in the backlog: the listener's thread accepts what waits
-                            return accepted;
-                        }
-                        if (!blocking) {
-                            return null;
-                        }
-                        try {
-                            acceptable.await(); // a close (or the interrupt's close) signals too
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt(); // the interrupt closes the channel: end() says so
-                        }
-                    }
-                } finally {
-                    unlock();
-                }
+                accepted = tcp != null ? acceptOverTcp(blocking) : acceptFromBacklog(blocking);
+                return accepted;
             } finally {
                 if (blocking) {
                     end(accepted != null);
@@ -237,32 +208,44 @@ final class RsocketServerSocketChannel extends ServerSocketChannel implements Rs
         }
     }
 
-    /** {@link #accept()} of a TCP fallback listener, under the JDK's blocking protocol. */
-    private SocketChannel acceptOverTcp() throws IOException {
-        acceptLock.lock();
+    /** The next connection the listener's thread accepted; null when none waits and the channel does not block. */
+    private SocketChannel acceptFromBacklog(boolean blocking) throws IOException {
+        lock.lock();
         try {
-            boolean blocking = isBlocking();
-            SocketChannel accepted = null;
-            try {
-                if (blocking) {
-                    begin();
+            for (;;) {
+                ensureOpen();
+                if (listening == null) {
+                    throw new NotYetBoundException();
                 }
-                if (!isOpen()) {
-                    throw new ClosedChannelException();
+                Exception failed = failures.poll();
+                if (failed != null) {
+                    throw failed instanceof IOException io ? io : new IOException(failed.getMessage(), failed);
                 }
-                TcpConnection connection = tcp.accept(blocking);
-                if (connection != null) {
-                    accepted = RsocketSocketChannel.acceptedOverTcp(provider(), connection);
+                SocketChannel accepted = backlog.poll();
+                if (accepted != null) {
+                    waits.wakeup(); // room in the backlog: the listener's thread accepts what waits
+                    return accepted;
                 }
-                return accepted;
-            } finally {
-                if (blocking) {
-                    end(accepted != null);
+                if (!blocking) {
+                    return null;
+                }
+                try {
+                    acceptable.await(); // a close (or the interrupt's close) signals too
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the interrupt closes the channel: end() says so
                 }
             }
         } finally {
-            acceptLock.unlock();
+            unlock();
         }
+    }
+
+    /** The next connection the kernel completed on the TCP fallback listener. */
+    private SocketChannel acceptOverTcp(boolean blocking) throws IOException {
+        ensureOpen();
+        TcpConnection connection = tcp.accept(blocking,
+                provider() instanceof RsocketSelectorProvider ours ? ours.writeStallNanos() : 0);
+        return connection == null ? null : RsocketSocketChannel.acceptedOverTcp(provider(), connection);
     }
 
     /** The channel of one request, or null when it was refused (not rsocket's data). */

@@ -17,6 +17,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import jdk.net.ExtendedSocketOptions;
+
 /**
  * The TCP socket behind a {@link RsocketSocketChannel} whose address no RDMA device serves (the fallback): a
  * non-blocking kernel socket ({@link NativeSockets}) that the channel drives with its own blocking protocol. A
@@ -24,11 +26,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * through a {@link DescriptorTransfer} each. One reader and one writer at a time (the channel's read and write locks), the rest under
  * {@link #lock}. A connect is bounded by {@link RsocketStream#CONNECT_TIMEOUT}, as the rsocket connect is.
  */
-final class TcpConnection {
-    /** The options a TCP connection supports: the rsocket channel's, and keepalive and address reuse. */
+final class TcpConnection implements SocketTransport {
+    /** The options a TCP connection supports: the rsocket channel's, and address reuse. */
     static final Set<SocketOption<?>> OPTIONS = Set.of(StandardSocketOptions.SO_SNDBUF,
             StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.SO_KEEPALIVE,
-            StandardSocketOptions.SO_REUSEADDR);
+            StandardSocketOptions.SO_REUSEADDR, ExtendedSocketOptions.TCP_KEEPIDLE);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
 
     private enum State { UNCONNECTED, CONNECTING, CONNECTED, CLOSED }
@@ -42,6 +44,8 @@ final class TcpConnection {
     private final WakeupFd wake;
     private final int fd;
     private final int family;
+    /** How long a blocking write may wait without taking a byte; 0 for no bound. */
+    private final long writeStallNanos;
     private volatile State state;
     private InetSocketAddress remote;
     private long connectDeadline;
@@ -49,8 +53,10 @@ final class TcpConnection {
     private volatile boolean outputShutdown;
     private boolean released;
 
-    private TcpConnection(int fd, int family, State state, InetSocketAddress remote) throws IOException {
+    private TcpConnection(int fd, int family, State state, InetSocketAddress remote, long writeStallNanos)
+            throws IOException {
         this.fd = fd;
+        this.writeStallNanos = writeStallNanos;
         this.family = family;
         this.state = state;
         this.remote = remote;
@@ -63,19 +69,19 @@ final class TcpConnection {
     }
 
     /** An unconnected socket for a connect to {@code target}. */
-    static TcpConnection open(InetSocketAddress target) throws IOException {
+    static TcpConnection open(InetSocketAddress target, long writeStallNanos) throws IOException {
         NativeSockets calls = new NativeSockets();
         int family = NativeSockets.family(target);
         int fd = calls.socket(family);
         if (fd < 0) {
             throw NativeSockets.failure("socket", fd, null);
         }
-        return new TcpConnection(fd, family, State.UNCONNECTED, null);
+        return new TcpConnection(fd, family, State.UNCONNECTED, null, writeStallNanos);
     }
 
     /** A connection a listener accepted (its socket non-blocking already). */
-    static TcpConnection accepted(int fd, int family) throws IOException {
-        TcpConnection made = new TcpConnection(fd, family, State.CONNECTED, null);
+    static TcpConnection accepted(int fd, int family, long writeStallNanos) throws IOException {
+        TcpConnection made = new TcpConnection(fd, family, State.CONNECTED, null, writeStallNanos);
         made.remote = made.control.remoteAddress(fd);
         return made;
     }
@@ -96,7 +102,8 @@ final class TcpConnection {
     }
 
     /** Starts the connect; true when it completed at once. A refused start throws (the channel closes itself). */
-    boolean startConnect(InetSocketAddress target) throws IOException {
+    @Override
+    public boolean startConnect(InetSocketAddress target) throws IOException {
         lock.lock();
         try {
             ensureOpen();
@@ -124,7 +131,8 @@ final class TcpConnection {
     }
 
     /** {@code finishConnect}: under the channel's read and write locks; true once connected. */
-    boolean finishConnect(boolean blocking) throws IOException {
+    @Override
+    public boolean finishConnect(boolean blocking) throws IOException {
         for (;;) {
             long left;
             lock.lock();
@@ -159,11 +167,13 @@ final class TcpConnection {
         }
     }
 
-    boolean isConnected() {
+    @Override
+    public boolean isConnected() {
         return state == State.CONNECTED;
     }
 
-    boolean isConnectionPending() {
+    @Override
+    public boolean isConnectionPending() {
         return state == State.CONNECTING;
     }
 
@@ -175,7 +185,8 @@ final class TcpConnection {
      *
      * @return the bytes read, -1 at the end of the stream, 0 when none came and the channel does not block
      */
-    long read(ByteBuffer single, ByteBuffer[] targets, int offset, int length, boolean blocking) throws IOException {
+    @Override
+    public long read(ByteBuffer single, ByteBuffer[] targets, int offset, int length, boolean blocking) throws IOException {
         return reads.read(fd, wake.fd(), this::readable, single, targets, offset, length, blocking, remote);
     }
 
@@ -190,8 +201,10 @@ final class TcpConnection {
      *
      * @return the bytes taken
      */
-    long write(ByteBuffer single, ByteBuffer[] sources, int offset, int length, boolean blocking) throws IOException {
-        return writes.write(fd, wake.fd(), this::writable, single, sources, offset, length, blocking, remote);
+    @Override
+    public long write(ByteBuffer single, ByteBuffer[] sources, int offset, int length, boolean blocking) throws IOException {
+        return writes.write(fd, wake.fd(), this::writable, single, sources, offset, length, blocking, remote,
+                writeStallNanos);
     }
 
     private boolean writable() throws IOException {
@@ -210,21 +223,25 @@ final class TcpConnection {
 
     // --------------------------------------------------------------------------------------------- shutdown
 
-    void shutdownInput() throws IOException {
+    @Override
+    public void shutdownInput() throws IOException {
         shutdown(NativeSockets.SHUT_RD);
         inputShutdown = true;
     }
 
-    void shutdownOutput() throws IOException {
+    @Override
+    public void shutdownOutput() throws IOException {
         shutdown(NativeSockets.SHUT_WR);
         outputShutdown = true;
     }
 
-    boolean isInputShutdown() {
+    @Override
+    public boolean isInputShutdown() {
         return inputShutdown;
     }
 
-    boolean isOutputShutdown() {
+    @Override
+    public boolean isOutputShutdown() {
         return outputShutdown;
     }
 
@@ -244,7 +261,8 @@ final class TcpConnection {
     // ------------------------------------------------------------------------------------------- selection
 
     /** The operations ready now, as a selector reports them ({@code SelectionKey.OP_*}). */
-    int readyOps() {
+    @Override
+    public int readyOps() {
         lock.lock();
         try {
             if (state == State.CLOSED || state == State.UNCONNECTED) {
@@ -269,8 +287,14 @@ final class TcpConnection {
         }
     }
 
+    @Override
+    public void arm() {
+        // the kernel's socket needs no arming
+    }
+
     /** The socket, waited on for what {@code interest} asks ({@code POLLIN}, {@code POLLOUT}); how many: 0 or 1. */
-    int descriptors(int interest, int[] fds, short[] events, int at) {
+    @Override
+    public int descriptors(int interest, int[] fds, short[] events, int at) {
         if (state == State.CLOSED) {
             return 0;
         }
@@ -289,7 +313,8 @@ final class TcpConnection {
     // -------------------------------------------------------------------------------------- addresses, options
 
     /** The socket's address, or null before a bind or a connect gave it one. */
-    InetSocketAddress localAddress() {
+    @Override
+    public InetSocketAddress localAddress() {
         lock.lock();
         try {
             if (released) {
@@ -302,7 +327,8 @@ final class TcpConnection {
         }
     }
 
-    InetSocketAddress remoteAddress() {
+    @Override
+    public InetSocketAddress remoteAddress() {
         return state == State.CONNECTED ? remote : null;
     }
 
@@ -313,7 +339,7 @@ final class TcpConnection {
             throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
         }
         if (value instanceof Integer size && size <= 0) {
-            throw new IllegalArgumentException("Invalid send/receive buffer size: " + value);
+            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
         }
         int intValue = value instanceof Boolean flag ? (flag ? 1 : 0) : (Integer) value;
         lock.lock();
@@ -345,7 +371,8 @@ final class TcpConnection {
     }
 
     private static int level(SocketOption<?> name) {
-        return name == StandardSocketOptions.TCP_NODELAY ? NativeSockets.IPPROTO_TCP : NativeSockets.SOL_SOCKET;
+        return name == StandardSocketOptions.TCP_NODELAY || name == ExtendedSocketOptions.TCP_KEEPIDLE
+                ? NativeSockets.IPPROTO_TCP : NativeSockets.SOL_SOCKET;
     }
 
     private static int optionNumber(SocketOption<?> name) {
@@ -360,6 +387,8 @@ final class TcpConnection {
             return NativeSockets.SO_KEEPALIVE;
         } else if (name == StandardSocketOptions.SO_REUSEADDR) {
             return NativeSockets.SO_REUSEADDR;
+        } else if (name == ExtendedSocketOptions.TCP_KEEPIDLE) {
+            return NativeSockets.TCP_KEEPIDLE;
         }
         throw new UnsupportedOperationException("'" + name + "' not supported by a TCP fallback channel");
     }
@@ -370,7 +399,8 @@ final class TcpConnection {
      * Ends the connection: blocked readers and writers return (the eventfd, and {@code shutdown} for a peer's
      * sake); the socket itself is closed by {@link #release} once no thread can be using it. Idempotent.
      */
-    void close() {
+    @Override
+    public void close() {
         lock.lock();
         try {
             if (state == State.CLOSED) {
@@ -391,7 +421,8 @@ final class TcpConnection {
      * Closes the socket once the channel's reader and writer are out ({@code readLock}, {@code writeLock}, waited
      * for up to a second each; a thread that does not leave keeps the descriptor open rather than risk its reuse).
      */
-    void release(ReentrantLock readLock, ReentrantLock writeLock) {
+    @Override
+    public void release(ReentrantLock readLock, ReentrantLock writeLock) {
         boolean read = false;
         boolean write = false;
         try {

@@ -72,14 +72,14 @@ final class TcpListener {
      * The next connection the kernel completed, or null when none waits and {@code blocking} is false; a blocking
      * caller waits for one or for {@link #close()}.
      */
-    TcpConnection accept(boolean blocking) throws IOException {
+    TcpConnection accept(boolean blocking, long writeStallNanos) throws IOException {
         for (;;) {
             if (closed) {
                 throw new ClosedChannelException();
             }
             int connection = acceptCalls.accept(fd);
             if (connection >= 0) {
-                return TcpConnection.accepted(connection, family);
+                return TcpConnection.accepted(connection, family, writeStallNanos);
             }
             if (connection != -NativeSockets.EAGAIN && connection != -NativeSockets.EINTR
                     && connection != -103) { // ECONNABORTED: that client gave up; take the next

@@ -16,6 +16,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
@@ -48,22 +49,32 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.panamaverbs.junit.RdmaExtension;
 
+import jdk.net.ExtendedSocketOptions;
+
 /**
  * The provider's channels on a real device (the JUnit kit's: {@code RDMA_TEST_DEVICE} or the first, skipped without
  * one, failed under {@code panamaverbs.requireDevice}): an unchanged NIO echo program ({@link NioEcho}) as server and
  * client in two JVMs switched to RDMA by the system property alone, and as client of an echo on the project's Netty
- * transport; C {@code rstream} as client of that server and
- * as server of this JVM's client, with rstream's verification on; the same echo as an unchanged selector loop with
- * four clients at once and rstream; Netty's own NIO transport, unchanged, serving HTTP to {@code curl} under
- * {@code LD_PRELOAD=librspreload.so}; and, in this JVM, the JDK's contracts: one selector driving a connect, an accept,
- * writes and reads; non-blocking accept, connect and read, gathering and scattering, half-close, a close from
- * another thread and an interrupt ending a blocked read, a close ending a write blocked by a peer that reads
- * nothing, a killed peer ending a blocked read and failing the writes, a connect to nothing refused. Every exchange compares the bytes that moved.
+ * transport; C {@code rstream} as client of that server and as server of this JVM's client, with rstream's
+ * verification on, each also as an unchanged C socket program under {@code LD_PRELOAD=librspreload.so} (its
+ * {@code -T s} mode); the same echo as an unchanged selector loop with four clients at once and rstream; Netty's own
+ * NIO transport, unchanged, serving HTTP to {@code curl} under librspreload; and, in this JVM, the JDK's contracts:
+ * one selector driving a connect, an accept, writes and reads; non-blocking accept, connect and read, gathering and
+ * scattering, half-close, a close from another thread and an interrupt ending a blocked read, a close ending a write
+ * blocked by a peer that reads nothing, a killed peer ending a blocked read and failing the writes, a connect to
+ * nothing refused. These run with the fallback to TCP refused, so none passes over TCP; one test turns it on: an
+ * address no RDMA device serves goes over TCP, a TCP-only server on the device's address is reached after
+ * rdma_cm's refusal, and the provider's own server there stays RDMA. Every exchange compares the bytes that moved.
  */
 @Tag("rdma-device")
 @ExtendWith(RdmaExtension.class)
 class NioChannelsDeviceTest {
-    private static final SelectorProvider RDMA = new RsocketSelectorProvider();
+    /** The provider of the tests meant for RDMA: its fallback refused, so that none of them passes over TCP. */
+    private static final SelectorProvider RDMA = ProviderProperties.provider(
+            RsocketSelectorProvider.FALLBACK_PROPERTY, "refuse");
+    /** The provider as users have it by default: what rdma_cm cannot serve goes over TCP. */
+    private static final SelectorProvider WITH_FALLBACK = ProviderProperties.provider(
+            RsocketSelectorProvider.FALLBACK_PROPERTY, "tcp");
     /** A thread per task: the common pool has one thread on a two-CPU guest, and these tasks block. */
     private static final ExecutorService THREADS = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().factory());
     private static InetAddress address;
@@ -149,16 +160,32 @@ class NioChannelsDeviceTest {
                     assertTrue(rstream.output().stream().noneMatch(l -> l.contains("verification failed")));
                 }
             }
+            // an unchanged C socket program under librspreload: rstream's own socket calls (-T s), not its rsocket ones
+            try (Peer preloaded = Peer.program(Map.of("LD_PRELOAD", Peer.preloadLibrary()), "rstream", "-s",
+                    address.getHostAddress(), "-p", port, "-S", "65536", "-C", "4", "-T", "s", "-T", "v")) {
+                assertEquals(0, preloaded.awaitExit(300), "rstream -T s under librspreload: " + preloaded.output());
+                assertTrue(preloaded.output().stream().noneMatch(l -> l.contains("verification failed")));
+            }
         }
     }
 
     @Test
     void nioClientAgainstAnRstreamServer() throws Exception {
         int port = 17100 + (int) (ProcessHandle.current().pid() % 800);
-        int size = 100_000;
-        int count = 10;
-        try (Peer rstream = Peer.program("rstream", "-b", address.getHostAddress(), "-p", Integer.toString(port), "-S",
-                Integer.toString(size), "-C", Integer.toString(count), "-T", "v")) {
+        echoWithRstreamServer(Map.of(), port, 100_000, 10, "v");
+        // an unchanged C socket program as server under librspreload: rstream's own socket calls (-T s)
+        echoWithRstreamServer(Map.of("LD_PRELOAD", Peer.preloadLibrary()), port + 1, 65_536, 4, "s");
+    }
+
+    /** rstream as server ({@code -T mode -T v}, with {@code environment}), a client of this JVM in its exchange. */
+    private static void echoWithRstreamServer(Map<String, String> environment, int port, int size, int count,
+            String mode) throws Exception {
+        List<String> arguments = new ArrayList<>(List.of("-b", address.getHostAddress(), "-p", Integer.toString(port),
+                "-S", Integer.toString(size), "-C", Integer.toString(count), "-T", "v"));
+        if (!mode.equals("v")) {
+            arguments.addAll(List.of("-T", mode));
+        }
+        try (Peer rstream = Peer.program(environment, "rstream", arguments.toArray(String[]::new))) {
             rstream.awaitLine("name", 60); // the table header: rstream listens
             try (SocketChannel client = RDMA.openSocketChannel()) {
                 assertTrue(client.connect(new InetSocketAddress(address, port)));
@@ -192,7 +219,12 @@ class NioChannelsDeviceTest {
 
     /** A blocking client of this JVM sends {@code bytes} of the pattern from one thread, reads the echo on another. */
     private static void echoThrough(InetSocketAddress echoServer, int bytes) throws Exception {
-        try (SocketChannel client = RDMA.openSocketChannel()) {
+        echoThrough(RDMA, echoServer, bytes);
+    }
+
+    private static void echoThrough(SelectorProvider provider, InetSocketAddress echoServer, int bytes)
+            throws Exception {
+        try (SocketChannel client = provider.openSocketChannel()) {
             client.connect(echoServer);
             CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
                 try {
@@ -390,6 +422,81 @@ class NioChannelsDeviceTest {
     }
 
     @Test
+    void aBlockingWriteToAPeerThatStopsReadingFailsAfterTheStallBound() throws Exception {
+        SelectorProvider bounded = ProviderProperties.provider(RsocketSelectorProvider.FALLBACK_PROPERTY, "refuse",
+                RsocketSelectorProvider.WRITE_STALL_PROPERTY, "1000");
+        try (SocketChannel writer = bounded.openSocketChannel()) {
+            writer.connect(serverAddress());
+            try (SocketChannel notReading = server.accept()) {
+                // four times both rings: the peer's receive ring and this send ring fill, then nothing moves
+                ByteBuffer forever = ByteBuffer.allocateDirect(1 << 20).put(pattern(5, 1 << 20)).flip();
+                long start = System.nanoTime();
+                IOException stalled = assertThrows(IOException.class, () -> writer.write(forever));
+                long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(stalled.getMessage().contains("write stalled"), stalled.getMessage());
+                assertTrue(waitedMillis >= 1_000 && waitedMillis < 30_000, "waited " + waitedMillis + " ms");
+                int taken = forever.position();
+                assertTrue(taken > 0 && writer.isOpen(), "the rings took " + taken + " bytes; the channel stays open");
+                ByteBuffer drained = ByteBuffer.allocateDirect(taken);
+                readFully(notReading, drained);
+                drained.flip();
+                assertEquals(forever.flip().limit(taken), drained, "the peer reads every byte taken before the stall");
+            }
+        }
+    }
+
+    @Test
+    void soKeepaliveSendsRsocketsKeepaliveOnAnIdleConnection() throws Exception {
+        try (SocketChannel client = connected(); SocketChannel peer = server.accept()) {
+            client.write(ByteBuffer.wrap(pattern(1, 100)));
+            readFully(peer, ByteBuffer.allocate(100)); // the connection settled: nothing more moves while idle
+            Thread.sleep(500);
+            long idle = packetsSentWithin(2_500);
+            client.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            client.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, 1);
+            assertTrue(client.getOption(StandardSocketOptions.SO_KEEPALIVE));
+            assertEquals(1, client.getOption(ExtendedSocketOptions.TCP_KEEPIDLE));
+            long kept = packetsSentWithin(3_500);
+            // a keepalive is a zero-byte RDMA WRITE and its acknowledgement: two packets a second on this device
+            assertTrue(kept >= idle + 4, "packets sent in 3.5 s with a keepalive a second: " + kept + ", in 2.5 s"
+                    + " idle without: " + idle);
+            client.setOption(StandardSocketOptions.SO_KEEPALIVE, false);
+            peer.write(ByteBuffer.wrap(pattern(2, 100)));
+            ByteBuffer back = ByteBuffer.allocate(100);
+            readFully(client, back);
+            assertArrayEquals(pattern(2, 100), back.array(), "the connection carries data after its keepalives");
+        }
+    }
+
+    /** The packets the machine's RDMA devices sent within {@code millis} (rxe's {@code sent_pkts} counters). */
+    private static long packetsSentWithin(long millis) throws Exception {
+        long before = packetsSent();
+        Thread.sleep(millis);
+        return packetsSent() - before;
+    }
+
+    private static long packetsSent() throws IOException {
+        long total = 0;
+        boolean found = false;
+        try (var devices = Files.list(Path.of("/sys/class/infiniband"))) {
+            for (Path device : devices.toList()) {
+                try (var ports = Files.list(device.resolve("ports"))) {
+                    for (Path port : ports.toList()) {
+                        Path counter = port.resolve("hw_counters").resolve("sent_pkts");
+                        if (Files.exists(counter)) {
+                            total += Long.parseLong(Files.readString(counter).trim());
+                            found = true;
+                        }
+                    }
+                }
+            }
+        }
+        Assumptions.assumeTrue(found, "no RDMA device here counts its packets (rxe's hw_counters/sent_pkts): a"
+                + " keepalive cannot be seen from software");
+        return total;
+    }
+
+    @Test
     void aCloseFromAnotherThreadEndsABlockedRead() throws Exception {
         try (SocketChannel client = connected(); SocketChannel peer = server.accept()) {
             CompletableFuture<Throwable> blocked = CompletableFuture.supplyAsync(() -> {
@@ -497,7 +604,7 @@ class NioChannelsDeviceTest {
     void anAddressNoRdmaDeviceServesGoesOverTcpAndRdmaStaysRdma() throws Exception {
         InetAddress plain = addressWithoutRdmaDevice();
         // an unchanged NIO server on this provider bound there listens on TCP: the JDK's own TCP socket reaches it
-        try (Peer echoServer = Peer.nioEcho("server", plain.getHostAddress())) {
+        try (Peer echoServer = Peer.nioEchoWithFallback("server", plain.getHostAddress())) {
             String port = echoServer.awaitLine("listening", 120).split(" ")[1];
             InetSocketAddress tcpServer = new InetSocketAddress(plain, Integer.parseInt(port));
             byte[] sent = pattern(7, 100_003);
@@ -516,8 +623,8 @@ class NioChannelsDeviceTest {
             }
             // this provider's client falls back to TCP there (rdma_cm: no device for the address), and so does an
             // unchanged NIO client in another JVM
-            echoThrough(tcpServer, 100_003);
-            try (Peer client = Peer.nioEcho("client", plain.getHostAddress(), port, "50001")) {
+            echoThrough(WITH_FALLBACK, tcpServer, 100_003);
+            try (Peer client = Peer.nioEchoWithFallback("client", plain.getHostAddress(), port, "50001")) {
                 assertEquals(0, client.awaitExit(300), "the NIO client over the fallback: " + client.output());
                 assertTrue(client.output().contains("echoed 50001"), client.output().toString());
             }
@@ -542,7 +649,7 @@ class NioChannelsDeviceTest {
                     throw new IllegalStateException(e);
                 }
             }, THREADS);
-            echoThrough((InetSocketAddress) tcpOnly.getLocalAddress(), 70_001);
+            echoThrough(WITH_FALLBACK, (InetSocketAddress) tcpOnly.getLocalAddress(), 70_001);
             echo.get(60, TimeUnit.SECONDS);
         }
         // and this provider's own server on the RDMA address stays an rsocket listener: TCP finds nothing there

@@ -56,13 +56,26 @@ final class Peer implements AutoCloseable {
         return java(NioEcho.class, args);
     }
 
-    /** {@code main} of the test class path in a new JVM, on this provider by the system property alone. */
+    /** {@link NioEcho} as {@link #nioEcho}, with the provider's fallback to TCP on (its default). */
+    static Peer nioEchoWithFallback(String... args) throws IOException {
+        return java(true, NioEcho.class, args);
+    }
+
+    /**
+     * {@code main} of the test class path in a new JVM, on this provider by the system property alone; the fallback
+     * to TCP refused, so that what is meant for RDMA cannot pass over TCP.
+     */
     static Peer java(Class<?> main, String... args) throws IOException {
+        return java(false, main, args);
+    }
+
+    private static Peer java(boolean tcpFallback, Class<?> main, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "--enable-native-access=ALL-UNNAMED"));
         command.addAll(List.of(System.getProperty("panamaverbs.test.peerJvmOptions",
                 "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split(" +")));
         command.add("-Djava.nio.channels.spi.SelectorProvider=" + RsocketSelectorProvider.class.getName());
+        command.add("-D" + RsocketSelectorProvider.FALLBACK_PROPERTY + "=" + (tcpFallback ? "tcp" : "refuse"));
         command.addAll(List.of("-cp", System.getProperty("surefire.test.class.path",
                 System.getProperty("java.class.path")), main.getName()));
         command.addAll(List.of(args));

@@ -281,23 +281,37 @@ class TcpFallbackTest {
     }
 
     @Test
-    void theSwitchRefusesWhatRdmaCmCannotServe() throws Exception {
-        assumeNoRdmaCm();
-        RsocketSelectorProvider refusing;
-        String before = System.getProperty(RsocketSelectorProvider.FALLBACK_PROPERTY);
-        try {
-            System.setProperty(RsocketSelectorProvider.FALLBACK_PROPERTY, "bogus");
-            IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, RsocketSelectorProvider::new);
-            assertTrue(bad.getMessage().contains("tcp") && bad.getMessage().contains("refuse"), bad.getMessage());
-            System.setProperty(RsocketSelectorProvider.FALLBACK_PROPERTY, "refuse");
-            refusing = new RsocketSelectorProvider();
-        } finally {
-            if (before == null) {
-                System.clearProperty(RsocketSelectorProvider.FALLBACK_PROPERTY);
-            } else {
-                System.setProperty(RsocketSelectorProvider.FALLBACK_PROPERTY, before);
+    void aBlockingWriteToAPeerThatStopsReadingFailsAfterTheStallBound() throws Exception {
+        assertThrows(IllegalArgumentException.class, () -> ProviderProperties.provider(
+                RsocketSelectorProvider.WRITE_STALL_PROPERTY, "-1"));
+        RsocketSelectorProvider bounded = ProviderProperties.provider(RsocketSelectorProvider.WRITE_STALL_PROPERTY,
+                "400");
+        try (ServerSocketChannel server = JDK.openServerSocketChannel().bind(new InetSocketAddress(LOOPBACK, 0));
+                SocketChannel writer = bounded.openSocketChannel()) {
+            writer.connect(server.getLocalAddress());
+            try (SocketChannel notReading = server.accept()) {
+                ByteBuffer forever = ByteBuffer.allocateDirect(64 << 20);
+                long start = System.nanoTime();
+                IOException stalled = assertThrows(IOException.class, () -> writer.write(forever));
+                long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(stalled.getMessage().contains("write stalled"), stalled.getMessage());
+                assertTrue(forever.position() > 0, "the bytes the kernel took before the stall stay taken");
+                assertTrue(waitedMillis >= 400 && waitedMillis < 10_000, "waited " + waitedMillis + " ms");
+                assertTrue(writer.isOpen(), "a stalled write leaves the channel open");
+                ByteBuffer drained = ByteBuffer.allocateDirect(1 << 20);
+                assertTrue(notReading.read(drained) > 0, "the peer reads what was written before the stall");
             }
         }
+    }
+
+    @Test
+    void theSwitchRefusesWhatRdmaCmCannotServe() throws Exception {
+        assumeNoRdmaCm();
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> ProviderProperties.provider(RsocketSelectorProvider.FALLBACK_PROPERTY, "bogus"));
+        assertTrue(bad.getMessage().contains("tcp") && bad.getMessage().contains("refuse"), bad.getMessage());
+        RsocketSelectorProvider refusing = ProviderProperties.provider(RsocketSelectorProvider.FALLBACK_PROPERTY,
+                "refuse");
         try (ServerSocketChannel server = JDK.openServerSocketChannel().bind(new InetSocketAddress(LOOPBACK, 0));
                 SocketChannel client = refusing.openSocketChannel();
                 ServerSocketChannel listener = refusing.openServerSocketChannel()) {
