@@ -189,7 +189,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         InetSocketAddress bindTo = rsocket.requestedLocal();
         rsocket.close();
         rsocket.release(readLock, writeLock);
-        TcpConnection tcp = TcpConnection.open(target, writeStallNanos);
+        TcpConnection tcp = TcpConnection.open(target, writeStallNanos, this::wakeSelectors);
         transport = tcp;
         for (var option : options.explicit().entrySet()) {
             tcp.setOption(option.getKey(), option.getValue());

@@ -47,6 +47,8 @@ final class RsocketTransport implements SocketTransport {
     private boolean connectPending;
     /** rsocket's keepalive task while SO_KEEPALIVE is on. */
     private ScheduledFuture<?> keepalive;
+    /** Wakes the waiters and selectors at the connect's bound, where a selection then sees OP_CONNECT. */
+    private ScheduledFuture<?> connectBound;
 
     /** How long a blocking write may wait without taking a byte; 0 for no bound. */
     private final long writeStallNanos;
@@ -142,6 +144,7 @@ final class RsocketTransport implements SocketTransport {
             }
             stream.connect(target, stream.local(), options.settings());
             connectPending = true;
+            connectBound = ChannelTimers.after(RsocketStream.CONNECT_TIMEOUT, this::wake);
             return false;
         } finally {
             unlock();
@@ -170,10 +173,12 @@ final class RsocketTransport implements SocketTransport {
                             + RsocketStream.CONNECT_TIMEOUT.toSeconds() + " s: " + stream.remote());
                 }
                 if (failure != null) {
+                    connectEnded();
                     throw failure;
                 }
                 if (stream.state() == RsocketStream.State.CONNECTED) {
                     connectPending = false;
+                    connectEnded();
                     startKeepalive();
                     return true;
                 }
@@ -185,6 +190,14 @@ final class RsocketTransport implements SocketTransport {
             }
         } finally {
             unlock();
+        }
+    }
+
+    /** Under the lock: the connect's bound needs no wake-up any more. */
+    private void connectEnded() {
+        if (connectBound != null) {
+            connectBound.cancel(false);
+            connectBound = null;
         }
     }
 
@@ -544,6 +557,7 @@ final class RsocketTransport implements SocketTransport {
                 keepalive.cancel(false);
                 keepalive = null;
             }
+            connectEnded();
             if (stream.state() == RsocketStream.State.CLOSED) {
                 return;
             }

@@ -14,6 +14,7 @@ import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.SelectionKey;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -49,13 +50,17 @@ final class TcpConnection implements SocketTransport {
     private volatile State state;
     private InetSocketAddress remote;
     private long connectDeadline;
+    private ScheduledFuture<?> connectBound;
+    /** Wakes the channel's selectors (the connect's bound passed). */
+    private final Runnable wakeSelectors;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
     private boolean released;
 
-    private TcpConnection(int fd, int family, State state, InetSocketAddress remote, long writeStallNanos)
-            throws IOException {
+    private TcpConnection(int fd, int family, State state, InetSocketAddress remote, long writeStallNanos,
+            Runnable wakeSelectors) throws IOException {
         this.fd = fd;
+        this.wakeSelectors = wakeSelectors;
         this.writeStallNanos = writeStallNanos;
         this.family = family;
         this.state = state;
@@ -69,19 +74,20 @@ final class TcpConnection implements SocketTransport {
     }
 
     /** An unconnected socket for a connect to {@code target}. */
-    static TcpConnection open(InetSocketAddress target, long writeStallNanos) throws IOException {
+    static TcpConnection open(InetSocketAddress target, long writeStallNanos, Runnable wakeSelectors)
+            throws IOException {
         NativeSockets calls = new NativeSockets();
         int family = NativeSockets.family(target);
         int fd = calls.socket(family);
         if (fd < 0) {
             throw NativeSockets.failure("socket", fd, null);
         }
-        return new TcpConnection(fd, family, State.UNCONNECTED, null, writeStallNanos);
+        return new TcpConnection(fd, family, State.UNCONNECTED, null, writeStallNanos, wakeSelectors);
     }
 
     /** A connection a listener accepted (its socket non-blocking already). */
     static TcpConnection accepted(int fd, int family, long writeStallNanos) throws IOException {
-        TcpConnection made = new TcpConnection(fd, family, State.CONNECTED, null, writeStallNanos);
+        TcpConnection made = new TcpConnection(fd, family, State.CONNECTED, null, writeStallNanos, () -> { });
         made.remote = made.control.remoteAddress(fd);
         return made;
     }
@@ -124,6 +130,8 @@ final class TcpConnection implements SocketTransport {
             }
             state = State.CONNECTING;
             connectDeadline = System.nanoTime() + RsocketStream.CONNECT_TIMEOUT.toNanos();
+            // an unanswered SYN keeps the socket silent past the bound: a selection waiting for it is woken then
+            connectBound = ChannelTimers.after(RsocketStream.CONNECT_TIMEOUT, wakeSelectors);
             return false;
         } finally {
             lock.unlock();
@@ -145,6 +153,7 @@ final class TcpConnection implements SocketTransport {
                     throw new NoConnectionPendingException();
                 }
                 if (connects.poll(fd, NativeSockets.POLLOUT, -1, 0) != 0) {
+                    cancelConnectBound();
                     int error = connects.getInt(fd, NativeSockets.SOL_SOCKET, NativeSockets.SO_ERROR);
                     if (error == 0) {
                         state = State.CONNECTED;
@@ -154,6 +163,7 @@ final class TcpConnection implements SocketTransport {
                 }
                 left = connectDeadline - System.nanoTime();
                 if (left <= 0) {
+                    cancelConnectBound();
                     throw new ConnectException("connection timed out after "
                             + RsocketStream.CONNECT_TIMEOUT.toSeconds() + " s: " + remote);
                 }
@@ -164,6 +174,14 @@ final class TcpConnection implements SocketTransport {
                 lock.unlock();
             }
             await(NativeSockets.POLLOUT, left);
+        }
+    }
+
+    /** Under the lock: the connect ended; its bound needs no wake-up. */
+    private void cancelConnectBound() {
+        if (connectBound != null) {
+            connectBound.cancel(false);
+            connectBound = null;
         }
     }
 
@@ -411,6 +429,7 @@ final class TcpConnection implements SocketTransport {
                 control.shutdown(fd, NativeSockets.SHUT_RDWR);
             }
             state = State.CLOSED;
+            cancelConnectBound();
             wake.signal();
         } finally {
             lock.unlock();
