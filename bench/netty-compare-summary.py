@@ -5,14 +5,18 @@ BUSY_POLL_AB, on its own loops busy-polling (rdma-busy, with its time over rdma'
 transport on its own loops (rdma-ab, with its time over rdma's), and Java transport / C rstream
 on the stream cases for each of them (NettyBench's stream exchange is rstream's). Each ratio is taken within a pair
 (runs of the same pair ran one after the other) and the table gives the median of the per-pair ratios with their
-range. Prints Markdown tables."""
+range. Prints Markdown tables.
+
+bench/compare-nio reuses it with its own labels: --labels (the Java runs, in table order), --tcp (the base of the
+RDMA/TCP ratios) and --base (the run the others are also timed against, java-rdma by default)."""
+import argparse
 import csv
 import statistics
-import sys
 from collections import defaultdict
 
 
-def main(path):
+def main(path, labels=("java-tcp", "java-rdma", "java-rdma-epoll", "java-rdma-busy", "java-rdma-ab"),
+         tcp="java-tcp", base_rdma="java-rdma"):
     runs = defaultdict(dict)  # (case, label) -> {pair: row}
     for row in csv.DictReader(open(path)):
         key = (row["test"], int(row["size"]), int(row["count"]), int(row["iterations"]))
@@ -41,11 +45,10 @@ def main(path):
     def fmt(v, digits=1):
         return "-" if v is None else f"{v:.{digits}f}"
 
-    java = [label for label in ("java-tcp", "java-rdma", "java-rdma-epoll", "java-rdma-busy", "java-rdma-ab")
-            if any(l == label for _, l in runs)]
-    against_rdma = [label for label in ("java-rdma-epoll", "java-rdma-busy", "java-rdma-ab") if label in java]
+    java = [label for label in labels if any(l == label for _, l in runs)]
+    against_rdma = [label for label in java if label not in (tcp, base_rdma)]
     print("| case | transport | runs | median µs/transfer (p50 round trip µs, p99) | median Gb/s | RDMA/TCP time,"
-          " per pair |" + "".join(f" {label[5:]}/rdma time, per pair |" for label in against_rdma))
+          " per pair |" + "".join(f" {label[5:]}/{base_rdma[5:]} time, per pair |" for label in against_rdma))
     print("|---|---|---|---|---|---|" + "---|" * len(against_rdma))
     for key in cases:
         test, size, count, iterations = key
@@ -57,10 +60,10 @@ def main(path):
             t = median(key, label, "usec_per_xfer")
             print(f"| {name} | {label[5:]} | {n} | {fmt(t, 2)} ({fmt(median(key, label, 'p50_us'))}, "
                   f"{fmt(median(key, label, 'p99_us'))}) | {fmt(median(key, label, 'gbps'), 3)} | "
-                  f"{ratio_text(key, label, 'java-tcp') if label != 'java-tcp' else ''} |"
-                  + "".join(f" {ratio_text(key, label, 'java-rdma') if label == other else ''} |"
+                  f"{ratio_text(key, label, tcp) if label != tcp else ''} |"
+                  + "".join(f" {ratio_text(key, label, base_rdma) if label == other else ''} |"
                             for other in against_rdma))
-    rdma = [label for label in java if label != "java-tcp"]
+    rdma = [label for label in java if label != tcp]
     for base, name in (("c-rstream", "C rstream"), ("c-rstream-blocking", "C rstream -T b")):
         if not any(label == base for _, label in runs):
             continue
@@ -80,4 +83,13 @@ def main(path):
                   + "".join(f" {ratio_text(key, label, base)} |" for label in rdma))
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description="medians and per-pair ratios of a compare-netty or compare-nio CSV")
+    parser.add_argument("csv")
+    parser.add_argument("--labels", help="the Java runs' labels, comma-separated, in table order")
+    parser.add_argument("--tcp", default="java-tcp", help="the label the RDMA/TCP ratios divide by")
+    parser.add_argument("--base", default="java-rdma", help="the label the other RDMA runs are also timed against")
+    options = parser.parse_args()
+    if options.labels:
+        main(options.csv, options.labels.split(","), options.tcp, options.base)
+    else:
+        main(options.csv, tcp=options.tcp, base_rdma=options.base)
