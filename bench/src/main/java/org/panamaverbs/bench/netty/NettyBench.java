@@ -4,8 +4,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -42,6 +40,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import org.panamaverbs.bench.JitWarmUp;
 import org.panamaverbs.netty.RdmaIoHandler;
 import org.panamaverbs.netty.RdmaServerSocketChannel;
 import org.panamaverbs.netty.RdmaSocketChannel;
@@ -90,9 +89,6 @@ public final class NettyBench {
     private static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Echo/Echo")
             .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
-
-    /** Warm-up exchanges at most, with the system property {@code settle}. */
-    private static final int MAX_SETTLE_ROUNDS = 30;
 
     /** A connect is not measured: under emulation a cold server JVM's first accept can take longer than Netty's 30 s. */
     private static final int CONNECT_TIMEOUT_MILLIS = 120_000;
@@ -222,42 +218,15 @@ public final class NettyBench {
         // as long as the measured exchange: a shorter one leaves paths only a longer one reaches to the JIT, which
         // then deoptimises and recompiles them during the measured run (docs/benchmarks/netty.md)
         int warmUpIterations = Integer.getInteger("warmup", Math.max(10, iterations));
-        warmUp(() -> exchange(transport, group, server, size, count, warmUpIterations));
+        JitWarmUp.warmUp(() -> exchange(transport, group, server, size, count, warmUpIterations));
         for (int run = Integer.getInteger("runs", 1); run > 0; run--) { // each measured on a connection of its own
-            long before = compilationMillis();
+            long before = JitWarmUp.compilationMillis();
             report(transport, size, count, iterations, exchange(transport, group, server, size, count, iterations));
-            System.err.printf(Locale.ROOT, "measured run: %d ms of compiling%n", compilationMillis() - before);
+            System.err.printf(Locale.ROOT, "measured run: %d ms of compiling%n",
+                    JitWarmUp.compilationMillis() - before);
         }
     }
 
-    /** One uncounted warm-up round: a stream exchange on a connection of its own, or a tenth of the gRPC calls. */
-    @FunctionalInterface
-    private interface WarmUpRound {
-        void run() throws Exception;
-    }
-
-    /** The warm-up, not counted: one round; with {@code settle}, again until the JIT compiled for at most 1% of it. */
-    private static void warmUp(WarmUpRound warmUpRound) throws Exception {
-        for (int round = 1; ; round++) {
-            long start = System.nanoTime();
-            long compiledBefore = compilationMillis();
-            warmUpRound.run();
-            long wallMillis = (System.nanoTime() - start) / 1_000_000;
-            long compiled = compilationMillis() - compiledBefore;
-            // on one emulated CPU the JIT's threads take the exchange's CPU for minutes; "settle" waits them out
-            if (!Boolean.getBoolean("settle") || compiled * 100 <= wallMillis || round == MAX_SETTLE_ROUNDS) {
-                System.err.printf(Locale.ROOT, "warm-up: %d round(s), the last %d ms with %d ms of compiling%n",
-                        round, wallMillis, compiled);
-                return;
-            }
-        }
-    }
-
-    /** The JIT's compiling time so far (all compiler threads), or 0 where the JVM does not say. */
-    private static long compilationMillis() {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
-    }
 
     private static void report(String transport, int size, int count, int iterations, StreamClient client)
             throws Exception {
@@ -360,13 +329,13 @@ public final class NettyBench {
         try {
             byte[] request = new byte[size];
             CallOptions options = CallOptions.DEFAULT.withMaxInboundMessageSize(64 << 20);
-            warmUp(() -> {
+            JitWarmUp.warmUp(() -> {
                 for (int i = 0; i < Math.max(10, calls / 10); i++) {
                     ClientCalls.blockingUnaryCall(channel, ECHO, options, request);
                 }
             });
             Histogram h = new Histogram(3_600_000_000_000L, 3);
-            long compiledBefore = compilationMillis();
+            long compiledBefore = JitWarmUp.compilationMillis();
             long start = System.nanoTime();
             for (int i = 0; i < calls; i++) {
                 long t = System.nanoTime();
@@ -378,7 +347,8 @@ public final class NettyBench {
                     size, calls, usec / 1e6, (long) calls * size * 2 * 8 / (1000.0 * usec), usec / calls / 2,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(90) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0);
-            System.err.printf(Locale.ROOT, "measured run: %d ms of compiling%n", compilationMillis() - compiledBefore);
+            System.err.printf(Locale.ROOT, "measured run: %d ms of compiling%n",
+                    JitWarmUp.compilationMillis() - compiledBefore);
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }

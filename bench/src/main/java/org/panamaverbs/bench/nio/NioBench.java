@@ -2,8 +2,6 @@ package org.panamaverbs.bench.nio;
 
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -14,6 +12,7 @@ import java.nio.channels.spi.SelectorProvider;
 import java.util.Locale;
 
 import org.HdrHistogram.Histogram;
+import org.panamaverbs.bench.JitWarmUp;
 
 /**
  * NettyBench's stream exchange (C {@code rstream}'s) as a plain blocking java.nio program, so that the same code
@@ -38,9 +37,6 @@ import org.HdrHistogram.Histogram;
 public final class NioBench {
     /** The provider whose channels are RDMA; any other is taken for the JDK's TCP. */
     private static final String RDMA_PROVIDER = "org.panamaverbs.nio.RsocketSelectorProvider";
-
-    /** Warm-up exchanges at most, with the system property {@code settle} (NettyBench's limit). */
-    private static final int MAX_SETTLE_ROUNDS = 30;
 
     private static final int HEADER_BYTES = 12;
     private static final int SYNC_BYTES = 16;
@@ -131,44 +127,17 @@ public final class NioBench {
         // as long as the measured exchange, as NettyBench's: a shorter one leaves paths to the JIT that it then
         // compiles during the measured run (docs/benchmarks/netty.md)
         int warmUpIterations = Integer.getInteger("warmup", Math.max(10, iterations));
-        warmUp(() -> client.exchange(warmUpIterations));
+        JitWarmUp.warmUp(() -> client.exchange(warmUpIterations));
         String transport = transport(provider);
         for (int run = Integer.getInteger("runs", 1); run > 0; run--) { // each measured on a connection of its own
-            long before = compilationMillis();
+            long before = JitWarmUp.compilationMillis();
             long nanos = client.exchange(iterations);
             report(transport, size, count, iterations, nanos, client.roundTrips);
-            System.err.printf(Locale.ROOT, "measured run: %d ms of compiling%n", compilationMillis() - before);
+            System.err.printf(Locale.ROOT, "measured run: %d ms of compiling%n",
+                    JitWarmUp.compilationMillis() - before);
         }
     }
 
-    /** One uncounted warm-up round: a stream exchange on a connection of its own. */
-    @FunctionalInterface
-    private interface WarmUpRound {
-        void run() throws Exception;
-    }
-
-    /** The warm-up, not counted: one round; with {@code settle}, again until the JIT compiled for at most 1% of it. */
-    private static void warmUp(WarmUpRound warmUpRound) throws Exception {
-        for (int round = 1; ; round++) {
-            long start = System.nanoTime();
-            long compiledBefore = compilationMillis();
-            warmUpRound.run();
-            long wallMillis = (System.nanoTime() - start) / 1_000_000;
-            long compiled = compilationMillis() - compiledBefore;
-            // on one emulated CPU the JIT's threads take the exchange's CPU for minutes; "settle" waits them out
-            if (!Boolean.getBoolean("settle") || compiled * 100 <= wallMillis || round == MAX_SETTLE_ROUNDS) {
-                System.err.printf(Locale.ROOT, "warm-up: %d round(s), the last %d ms with %d ms of compiling%n",
-                        round, wallMillis, compiled);
-                return;
-            }
-        }
-    }
-
-    /** The JIT's compiling time so far (all compiler threads), or 0 where the JVM does not say. */
-    private static long compilationMillis() {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
-    }
 
     private static void report(String transport, int size, int count, int iterations, long nanos, Histogram h) {
         long bytes = (long) iterations * count * size * 2;
