@@ -191,6 +191,7 @@ final class RsocketSocketChannel extends SocketChannel implements RsocketSelecta
         rsocket.release(readLock, writeLock);
         TcpConnection tcp = TcpConnection.open(target, writeStallNanos, this::wakeSelectors);
         transport = tcp;
+        wakeSelectors(); // a selection polling the rsocket's descriptors looks at the socket's instead
         for (var option : options.explicit().entrySet()) {
             tcp.setOption(option.getKey(), option.getValue());
         }
