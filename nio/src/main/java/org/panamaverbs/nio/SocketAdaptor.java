@@ -195,8 +195,7 @@ final class SocketAdaptor extends Socket {
 
     @Override
     public boolean getKeepAlive() throws SocketException {
-        AdaptorCalls.ensureOpen(channel);
-        return false; // rsocket's keepalive is not sent by these channels yet
+        return AdaptorCalls.get(channel, StandardSocketOptions.SO_KEEPALIVE);
     }
 
     @Override

@@ -651,6 +651,43 @@ class NioChannelsDeviceTest {
             }, THREADS);
             echoThrough(WITH_FALLBACK, (InetSocketAddress) tcpOnly.getLocalAddress(), 70_001);
             echo.get(60, TimeUnit.SECONDS);
+            // the same with a non-blocking connect in a selector: rdma_cm's refusal comes as OP_CONNECT, and the
+            // finishConnect that sees it makes the TCP connect, which the selector then reports
+            CompletableFuture<byte[]> echoedOnce = CompletableFuture.supplyAsync(() -> {
+                try (SocketChannel accepted = tcpOnly.accept()) {
+                    ByteBuffer got = ByteBuffer.allocate(1000);
+                    while (got.hasRemaining() && accepted.read(got) >= 0) {
+                        // until all came
+                    }
+                    accepted.write(got.flip());
+                    return got.array();
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, THREADS);
+            try (Selector selector = WITH_FALLBACK.openSelector();
+                    SocketChannel client = WITH_FALLBACK.openSocketChannel()) {
+                client.configureBlocking(false);
+                assertFalse(client.connect(tcpOnly.getLocalAddress()), "rdma_cm's connect goes on");
+                SelectionKey key = client.register(selector, SelectionKey.OP_CONNECT);
+                int connectSelections = 0;
+                while (!client.finishConnect()) {
+                    assertTrue(++connectSelections <= 20, "the connect did not end in 20 selections");
+                    selector.select(30_000);
+                    selector.selectedKeys().clear();
+                }
+                assertTrue(client.toString().contains("TCP"), "the connect fell back to TCP: " + client);
+                key.interestOps(SelectionKey.OP_READ);
+                client.write(ByteBuffer.wrap(pattern(9, 1000)));
+                ByteBuffer back = ByteBuffer.allocate(1000);
+                while (back.hasRemaining()) {
+                    assertTrue(selector.select(30_000) > 0, "the echo came within 30 s");
+                    selector.selectedKeys().clear();
+                    assertTrue(client.read(back) >= 0);
+                }
+                assertArrayEquals(pattern(9, 1000), back.array());
+                assertArrayEquals(pattern(9, 1000), echoedOnce.get(60, TimeUnit.SECONDS));
+            }
         }
         // and this provider's own server on the RDMA address stays an rsocket listener: TCP finds nothing there
         try (Socket jdk = new Socket()) {

@@ -68,6 +68,11 @@ class RsocketChannelsTest {
             assertThrows(UnsupportedOperationException.class,
                     () -> channel.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, true));
             assertTrue(channel.supportedOptions().contains(StandardSocketOptions.SO_RCVBUF));
+            assertEquals(7200, channel.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE), "rsocket's default");
+            channel.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, 30);
+            assertEquals(30, channel.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE));
+            assertThrows(IllegalArgumentException.class,
+                    () -> channel.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, 0));
         }
         try (ServerSocketChannel server = provider.openServerSocketChannel()) {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -114,6 +119,10 @@ class RsocketChannelsTest {
         assertTrue(channel.getOption(StandardSocketOptions.TCP_NODELAY), "an option set through the socket");
         socket.setReceiveBufferSize(1 << 18);
         assertEquals(1 << 18, socket.getReceiveBufferSize());
+        assertFalse(socket.getKeepAlive());
+        socket.setKeepAlive(true);
+        assertTrue(socket.getKeepAlive());
+        assertTrue(channel.getOption(StandardSocketOptions.SO_KEEPALIVE), "rsocket's keepalive, through the socket");
         assertThrows(java.net.SocketException.class, () -> socket.setOOBInline(true));
         assertThrows(java.net.SocketException.class, () -> socket.sendUrgentData(1));
         socket.close();
