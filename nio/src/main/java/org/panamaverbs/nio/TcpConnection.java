@@ -24,8 +24,9 @@ import jdk.net.ExtendedSocketOptions;
  * The TCP socket behind a {@link RsocketSocketChannel} whose address no RDMA device serves (the fallback): a
  * non-blocking kernel socket ({@link NativeSockets}) that the channel drives with its own blocking protocol. A
  * blocking call waits in {@code poll} on the socket and an eventfd {@link #close()} writes to; reads and writes go
- * through a {@link DescriptorTransfer} each. One reader and one writer at a time (the channel's read and write locks), the rest under
- * {@link #lock}. A connect is bounded by {@link RsocketStream#CONNECT_TIMEOUT}, as the rsocket connect is.
+ * through a {@link DescriptorTransfer} each. One reader and one writer at a time (the channel's read and write
+ * locks), the rest under {@link #lock}. A connect is bounded by {@link RsocketStream#CONNECT_TIMEOUT}, as the rsocket
+ * connect is.
  */
 final class TcpConnection implements SocketTransport {
     /** The options a TCP connection supports: the rsocket channel's, and address reuse. */
@@ -204,7 +205,8 @@ final class TcpConnection implements SocketTransport {
      * @return the bytes read, -1 at the end of the stream, 0 when none came and the channel does not block
      */
     @Override
-    public long read(ByteBuffer single, ByteBuffer[] targets, int offset, int length, boolean blocking) throws IOException {
+    public long read(ByteBuffer single, ByteBuffer[] targets, int offset, int length, boolean blocking)
+            throws IOException {
         return reads.read(fd, wake.fd(), this::readable, single, targets, offset, length, blocking, remote);
     }
 
@@ -220,7 +222,8 @@ final class TcpConnection implements SocketTransport {
      * @return the bytes taken
      */
     @Override
-    public long write(ByteBuffer single, ByteBuffer[] sources, int offset, int length, boolean blocking) throws IOException {
+    public long write(ByteBuffer single, ByteBuffer[] sources, int offset, int length, boolean blocking)
+            throws IOException {
         return writes.write(fd, wake.fd(), this::writable, single, sources, offset, length, blocking, remote,
                 writeStallNanos);
     }
