@@ -12,12 +12,12 @@ import jdk.net.ExtendedSocketOptions;
 import org.panamaverbs.rsocket.RsocketConnection;
 
 /**
- * The socket options of a channel that mean something to an rsocket: {@code SO_SNDBUF} and {@code SO_RCVBUF} size the
- * send and receive rings of a connection made after they were set (as rsocket's {@code rsetsockopt} before {@code
- * rconnect}); {@code TCP_NODELAY} is kept and reported, rsocket never delays a send; {@code SO_KEEPALIVE} sends
- * rsocket's keepalive every {@code TCP_KEEPIDLE} seconds (jdk.net's option; 7200 by default, as rsocket's); {@code
- * SO_REUSEADDR} on a server is kept, rdma_cm's ports having no TIME_WAIT to reuse. A server's options are its accepted
- * channels' first.
+ * The socket options of a channel that mean something to an rsocket: {@code SO_SNDBUF} and {@code SO_RCVBUF} size
+ * the send and receive rings of a connection made after they were set (as rsocket's {@code rsetsockopt} before
+ * {@code rconnect}); {@code TCP_NODELAY} is kept and reported, rsocket never delays a send; {@code SO_KEEPALIVE}
+ * sends rsocket's keepalive every {@code TCP_KEEPIDLE} seconds (jdk.net's option; 7200 by default, as rsocket's);
+ * {@code SO_REUSEADDR} on a server is kept, rdma_cm's ports having no TIME_WAIT to reuse. A server's options are its
+ * accepted channels' first.
  */
 final class RsocketOptions {
     private static final Set<SocketOption<?>> SOCKET = Set.of(StandardSocketOptions.SO_SNDBUF,
