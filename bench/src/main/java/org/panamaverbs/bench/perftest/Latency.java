@@ -340,6 +340,7 @@ abstract class Latency implements Callable<Integer> {
         o.validate(defaultSize());
         o.refuseUnimplemented(tool);
         o.checkLatencyOutput();
+        o.warnCpuUtilWithoutDuration(stdout, System.err);
         out = o.verbose(stdout);
         if (o.bidirectional) {
             throw new PerftestException("-b: bidirectional is only available in BW tests (as perftest)");
@@ -352,7 +353,7 @@ abstract class Latency implements Callable<Integer> {
         PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null,
                 "-w and -y (verifier limits of a bandwidth; the bandwidth tools have them)");
         PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");
-        PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
+        PerftestOptions.refuse(tool, o.duration != null, "-D (duration; the bandwidth tools have it)");
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
         PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
         if (o.events && tool.equals("ib_write_lat")) {

@@ -397,7 +397,7 @@ final class PerftestSession implements AutoCloseable {
     /** The bandwidth table's header. */
     void printBandwidthHeader() {
         out.println(BandwidthReport.RESULT_LINE);
-        out.println(options.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+        out.println(options.bandwidthHeader());
         out.flush();
     }
 
