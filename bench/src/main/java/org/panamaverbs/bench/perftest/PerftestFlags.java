@@ -131,7 +131,7 @@ final class PerftestFlags {
             implemented("-H", "--report-histogrm", NONE, LAT, LAT,
                     "a latency histogram: the latency tools only (perftest refuses it too)"),
             implemented("-l", "--post_list", VALUE, BW, BW, "post lists: the bandwidth tools only"),
-            implemented("-D", "--duration", VALUE, ALL, BW, "not implemented by the latency tools yet"),
+            implemented("-D", "--duration", VALUE, ALL, ALL),
             implemented(null, "--report_gbits", NONE, ALL, ALL),
             implemented("-u", "--qp-timeout", VALUE, ALL, ALL),
             implemented("-S", "--sl", VALUE, ALL, ALL),

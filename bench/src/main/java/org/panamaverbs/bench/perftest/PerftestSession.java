@@ -404,7 +404,8 @@ final class PerftestSession implements AutoCloseable {
     /** The latency table's header. */
     void printLatencyHeader() {
         out.println(BandwidthReport.RESULT_LINE);
-        out.println(LatencyReport.RESULT_FMT_LAT);
+        out.println((options.duration != null ? TimedSample.RESULT_FMT_LAT_DUR : LatencyReport.RESULT_FMT_LAT)
+                + (options.reportsCpuUtil() ? CpuUtilization.HEADER_COLUMN : ""));
         out.flush();
     }
 
