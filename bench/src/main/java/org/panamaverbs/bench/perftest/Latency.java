@@ -4,8 +4,10 @@ import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import org.panamaverbs.verbs.Access;
@@ -59,6 +61,12 @@ abstract class Latency implements Callable<Integer> {
             List<LatencyReport> reports = new ArrayList<>();
             try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
                 for (long size : sizes) {
+                    if (o.duration != null) {
+                        TimedSample clock = timedSample();
+                        timedWritePingPong(PingPongSide.of(s), wrs, wcs, (int) size, clock);
+                        reportTimed(size, clock, 2);
+                        continue;
+                    }
                     long[] posted = new long[iterations];
                     writePingPong(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
                     reports.add(report(LatencyReport.of(size, posted, 2)));
@@ -107,6 +115,51 @@ abstract class Latency implements Callable<Integer> {
                     completed++;
                 }
             }
+        }
+
+        /**
+         * {@code run_iter_lat_write} with {@code -D}: the same ping-pong from this side's start until the duration
+         * ends (a wait for the peer's byte gives up then), counting the writes completed in the sample.
+         */
+        private void timedWritePingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, int size,
+                TimedSample clock) {
+            MemorySegment buffer = s.buffer().segment();
+            long postByte = size - 1;
+            long pollByte = s.half() + size - 1;
+            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(sendFlags(size)).sge(s.buffer(), 0, size)
+                    .remote(s.peerVaddr(), s.peerRkey());
+            boolean server = !s.client();
+            int sent = 0;
+            int received = 0;
+            clock.start();
+            while (!clock.over()) {
+                if (!(sent < 1 && server) && !awaitByteUntilOver(buffer, pollByte, (byte) ++received, clock)) {
+                    break;
+                }
+                s.gap();
+                BYTE.set(buffer, postByte, (byte) ++sent);
+                wr.wrId(sent);
+                Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
+                Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA WRITE");
+                clock.count();
+            }
+        }
+
+        /** Spins until the byte at {@code at} is {@code value}: true, or the duration ends first: false. */
+        private static boolean awaitByteUntilOver(MemorySegment buffer, long at, byte value, TimedSample clock) {
+            int spins = 0;
+            while ((byte) BYTE.getVolatile(buffer, at) != value) {
+                if ((++spins & 0x3f) == 0) {
+                    if (clock.over()) {
+                        return false;
+                    }
+                    if ((spins & 0x3ff) == 0) {
+                        Completions.idle();
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            return true;
         }
 
         private void awaitByte(MemorySegment buffer, long at, byte value, PingPongSide s) {
@@ -165,6 +218,12 @@ abstract class Latency implements Callable<Integer> {
             s.printLatencyHeader();
             try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
                 for (long size : sizes) {
+                    if (o.duration != null) {
+                        TimedSample clock = timedSample();
+                        timedReads(PingPongSide.of(s), wrs, wcs, (int) size, clock);
+                        reportTimed(size, clock, 1);
+                        continue;
+                    }
                     long[] posted = new long[iterations];
                     reads(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
                     reports.add(report(LatencyReport.of(size, posted, 1)));
@@ -186,6 +245,20 @@ abstract class Latency implements Callable<Integer> {
                 wrs.get(0).wrId(i);
                 Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", i);
                 Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), what);
+            }
+        }
+
+        /** {@code run_iter_lat} with {@code -D}: reads one at a time until the duration ends, counting the sample's. */
+        private void timedReads(PingPongSide s, SendChain wrs, CompletionArray wcs, int size, TimedSample clock) {
+            target(wrs.get(0).flags(SendFlags.SIGNALED).sge(s.buffer(), 0, size), s);
+            String what = wrs.get(0).opcode() == WrOpcode.RDMA_READ ? "RDMA READ" : wrs.get(0).opcode().toString();
+            clock.start();
+            for (long i = 0; !clock.over(); i++) {
+                s.gap();
+                wrs.get(0).wrId(i);
+                Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", i);
+                Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), what);
+                clock.count();
             }
         }
 
@@ -228,6 +301,12 @@ abstract class Latency implements Callable<Integer> {
                 for (long size : sizes) {
                     postReceives(PingPongSide.of(s), recvs, s.receiveLength(size), depth);
                     s.handshake("handshake after posting receives");
+                    if (o.duration != null) {
+                        TimedSample clock = timedSample();
+                        timedSendPingPong(PingPongSide.of(s), wrs, wcs, recvs, (int) size, clock);
+                        reportTimed(size, clock, 2);
+                        continue;
+                    }
                     long[] posted = new long[iterations];
                     sendPingPong(PingPongSide.of(s), wrs, wcs, recvs, (int) size, posted, iterations, depth);
                     reports.add(report(LatencyReport.of(size, posted, 2)));
@@ -257,6 +336,70 @@ abstract class Latency implements Callable<Integer> {
                     sendPingPong(side, wrs, wcs, recvs, size, new long[iterations], iterations, depth);
                 }
             });
+        }
+
+        /**
+         * {@code run_iter_lat_send} with {@code -D}: the clock starts at this side's first receive, every receive is
+         * reposted, a wait for the peer's message gives up when the duration ends, and the receives of the sample
+         * are counted.
+         */
+        private void timedSendPingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, RecvChain recvs, int size,
+                TimedSample clock) {
+            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(sendFlags(size)).sge(s.buffer(), 0, size);
+            s.addressing().accept(wr);
+            boolean client = s.client();
+            long sent = 0;
+            while (!clock.over()) {
+                if (!(sent < 1 && client)) {
+                    if (!awaitReceiveUntilOver(s, wcs, clock)) {
+                        break;
+                    }
+                    if (!clock.started()) {
+                        clock.start();
+                    }
+                    clock.count();
+                    Completions.check(s.qp().postRecv(recvs, 1), "ibv_post_recv", sent);
+                }
+                if (clock.over()) {
+                    break;
+                }
+                s.gap();
+                wr.wrId(sent);
+                sent++;
+                Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
+                Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "SEND");
+            }
+        }
+
+        /**
+         * Polls for one receive: true when it came, false when the duration ended first; before the clock runs
+         * (the first message) the wait is bounded by {@code --timeout}.
+         */
+        private static boolean awaitReceiveUntilOver(PingPongSide s, CompletionArray wcs, TimedSample clock) {
+            long deadline = System.nanoTime() + s.timeout().toNanos();
+            int spins = 0;
+            while (true) {
+                int n = Completions.reap(s.recvCq(), wcs, false);
+                if (n > 0) {
+                    if (!wcs.get(0).isSuccess()) {
+                        throw PerftestException.failedCompletion(wcs.get(0), "receive");
+                    }
+                    return true;
+                }
+                if ((++spins & 0x3f) == 0) {
+                    if (clock.over()) {
+                        return false;
+                    }
+                    if (!clock.started() && System.nanoTime() - deadline > 0) {
+                        throw new PerftestException("the peer's first message did not arrive within "
+                                + s.timeout().toSeconds() + " s");
+                    }
+                    if ((spins & 0x3ff) == 0) {
+                        Completions.idle();
+                    }
+                }
+                Thread.onSpinWait();
+            }
         }
 
         /** {@code run_iter_lat_send} with one signaled send at a time (latency tests run with tx depth 1). */
@@ -340,6 +483,7 @@ abstract class Latency implements Callable<Integer> {
         o.validate(defaultSize());
         o.refuseUnimplemented(tool);
         o.checkLatencyOutput();
+        o.warnCpuUtilWithoutDuration(stdout, System.err);
         out = o.verbose(stdout);
         if (o.bidirectional) {
             throw new PerftestException("-b: bidirectional is only available in BW tests (as perftest)");
@@ -352,7 +496,9 @@ abstract class Latency implements Callable<Integer> {
         PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null,
                 "-w and -y (verifier limits of a bandwidth; the bandwidth tools have them)");
         PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");
-        PerftestOptions.refuse(tool, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
+        PerftestOptions.refuse(tool, o.duration != null && o.outJson, "--out_json with -D (the file of a timed"
+                + " latency run)");
+        PerftestOptions.refuse(tool, o.duration != null && o.json, "--json with -D");
         PerftestOptions.refuse(tool, o.loopback, "--loopback");
         PerftestOptions.refuse(tool, o.txDepth != null && o.txDepth != 1, "-t other than 1 (latency tests post one at a time)");
         if (o.events && tool.equals("ib_write_lat")) {
@@ -369,7 +515,9 @@ abstract class Latency implements Callable<Integer> {
         Access[] access = atomicType() >= 0 ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_ATOMIC}
                 : readTest() ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                 : sendTest() ? new Access[] {Access.LOCAL_WRITE} : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE};
-        int rxDepth = sendTest() ? PerftestOptions.sendRxDepth(o.rxDepth, iterations) : 1;
+        // perftest caps the receives at -n only when it counts iterations: -D runs for a time
+        int rxDepth = !sendTest() ? 1 : PerftestOptions.sendRxDepth(o.rxDepth,
+                o.duration != null ? Integer.MAX_VALUE : iterations);
         int warmup = o.warmup < 0 ? iterations : o.warmup;
         if (warmup > 0) { // before the peer is involved: a server listens only after it
             LocalWarmup.run(this, o.allSizes ? 2 : o.size != null ? o.size : defaultSize(), warmup, rxDepth);
@@ -387,6 +535,22 @@ abstract class Latency implements Callable<Integer> {
         return 0;
     }
 
+
+    /** A clock for {@code -D}'s run: the duration and margin, and {@code --cpu_util}'s readings. */
+    TimedSample timedSample() {
+        return new TimedSample(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), o.cpuSampler());
+    }
+
+    /**
+     * Prints {@code -D}'s result as perftest's {@code print_report_lat_duration}: its line (with {@code --cpu_util}'s
+     * figure), or with {@code --output latency} the average ({@code %lf}); -H and -U print nothing in this mode,
+     * as perftest.
+     */
+    void reportTimed(long size, TimedSample clock, int roundTrips) {
+        stdout.println(o.output == null ? clock.line(size, roundTrips) + (o.reportsCpuUtil() ? o.cpu.column() : "")
+                : String.format(Locale.ROOT, "%f", clock.latencyMicros(roundTrips)));
+        stdout.flush();
+    }
 
     /** Prints a report (the samples first with {@code -U}, then sorted with {@code -H}, as perftest) and returns it. */
     LatencyReport report(LatencyReport r) {

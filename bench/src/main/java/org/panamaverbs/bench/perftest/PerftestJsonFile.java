@@ -116,6 +116,9 @@ final class PerftestJsonFile {
                     + ",\n\"BW_average\": " + figure + ",\n\"MsgRate\": %.6f", r.size(), r.iterations(), r.peak(),
                     r.average(), r.messageRate()));
         }
+        if (o.reportsCpuUtil()) { // after whatever --output left, as perftest's
+            b.append(o.cpu.jsonField());
+        }
         return b.append("\n}\n").toString();
     }
 

@@ -126,6 +126,12 @@ public final class PerftestOptions {
     @Option(names = "--out_json_file", defaultValue = PerftestJsonFile.DEFAULT_NAME, paramLabel = "FILE",
             description = "the file of --out_json (default: ${DEFAULT-VALUE} in the working directory)")
     String outJsonFile;
+    @Option(names = "--cpu_util",
+            description = "with -D, add the machine's CPU utilization over the sample to each result line (user time"
+                    + " over user and idle time in /proc/stat, as perftest)")
+    boolean cpuUtil;
+    /** {@code --cpu_util}'s readings of the run (taken by the timed loops when {@link #reportsCpuUtil}) */
+    final CpuUtilization cpu = new CpuUtilization();
     @Option(names = "--json", description = "print the results as one JSON object on stdout after the table")
     boolean json;
     @Option(names = "--warmup", defaultValue = "-1", paramLabel = "N",
@@ -317,10 +323,44 @@ public final class PerftestOptions {
         }
     }
 
-    /** A bandwidth result as perftest prints it: its line, or with {@code --output} the average asked for ({@code %lf}). */
+    /**
+     * Whether the result lines carry {@code --cpu_util}'s column: only with {@code -D}, as perftest decides it while
+     * it parses (before {@code --run_infinitely} makes its run a timed one).
+     */
+    boolean reportsCpuUtil() {
+        return cpuUtil && duration != null;
+    }
+
+    /** What the timed loops read /proc/stat into: {@link #cpu} with {@code --cpu_util}, else null. */
+    CpuUtilization cpuSampler() {
+        return reportsCpuUtil() ? cpu : null;
+    }
+
+    /**
+     * perftest's note that {@code --cpu_util} needs {@code -D}: a line of dashes on stdout, the note on stderr; the
+     * run goes on without the column, as perftest's.
+     */
+    void warnCpuUtilWithoutDuration(PrintStream stdout, PrintStream stderr) {
+        if (cpuUtil && duration == null) {
+            stdout.println(BandwidthReport.RESULT_LINE);
+            stdout.flush();
+            stderr.println(" CPU Utilization works only with Duration mode.");
+        }
+    }
+
+    /** A bandwidth table's header: perftest's columns, and {@code --cpu_util}'s. */
+    String bandwidthHeader() {
+        return (reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT)
+                + (reportsCpuUtil() ? CpuUtilization.HEADER_COLUMN : "");
+    }
+
+    /**
+     * A bandwidth result as perftest prints it: its line (with {@code --cpu_util}'s figure), or with {@code --output}
+     * the average asked for ({@code %lf}).
+     */
     String bandwidthResult(BandwidthReport report) {
         if (output == null) {
-            return report.line(reportGbits);
+            return report.line(reportGbits) + (reportsCpuUtil() ? cpu.column() : "");
         }
         return String.format(Locale.ROOT, "%f", output.equals("bandwidth") ? report.average() : report.messageRate());
     }

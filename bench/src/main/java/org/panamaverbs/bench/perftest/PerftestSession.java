@@ -397,14 +397,15 @@ final class PerftestSession implements AutoCloseable {
     /** The bandwidth table's header. */
     void printBandwidthHeader() {
         out.println(BandwidthReport.RESULT_LINE);
-        out.println(options.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+        out.println(options.bandwidthHeader());
         out.flush();
     }
 
     /** The latency table's header. */
     void printLatencyHeader() {
         out.println(BandwidthReport.RESULT_LINE);
-        out.println(LatencyReport.RESULT_FMT_LAT);
+        out.println((options.duration != null ? TimedSample.RESULT_FMT_LAT_DUR : LatencyReport.RESULT_FMT_LAT)
+                + (options.reportsCpuUtil() ? CpuUtilization.HEADER_COLUMN : ""));
         out.flush();
     }
 

@@ -108,6 +108,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         o.validate(defaultSize());
         o.refuseUnimplemented(tool);
         o.checkBandwidthOutput();
+        o.warnCpuUtilWithoutDuration(stdout, System.err);
         out = o.verbose(stdout);
         PerftestOptions.refuse(tool, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         if (o.unsorted) {
@@ -118,9 +119,9 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         }
         limits = new VerifierLimits(o);
         int iterations = o.iterations != null ? o.iterations : defaultIterations();
-        // perftest: the send queue is no deeper than the run is long (a run without end has no length)
+        // perftest: the send queue is no deeper than the run is long (a run for a time or without end has no length)
         int txDepth = o.txDepth != null ? o.txDepth : DEFAULT_TX_DEPTH;
-        if (!o.runInfinitely) {
+        if (!o.runInfinitely && o.duration == null) {
             txDepth = Math.min(txDepth, iterations);
         }
         long largest = o.bufferMessageSize(defaultSize());
@@ -191,7 +192,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                         BandwidthReport report;
                         if (o.duration != null) { // perftest's margins are the warm-up
                             report = run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), (int) size,
-                                    o.reportGbits);
+                                    o.reportGbits, o.cpuSampler());
                         } else {
                             int warmup = warmupIterations(iterations);
                             if (warmup > 0) {
@@ -322,7 +323,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         stdout.println();
         stdout.println(" " + side + " results: ");
         stdout.println(BandwidthReport.RESULT_LINE);
-        stdout.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+        stdout.println(o.bandwidthHeader());
         printResult(report);
     }
 

@@ -141,13 +141,62 @@ public final class RdmaRun implements AutoCloseable {
         return t;
     }
 
+    /** The receiving half of a bidirectional SEND run, polled between posts. */
+    interface Incoming {
+        /** Takes the receives completed by now, reposting what more messages need; how many it took. */
+        int poll();
+    }
+
+    /**
+     * perftest's {@code run_iter_bi} for SEND ({@code -b}): {@link #execute}'s posts and completions with the
+     * receives of {@code incoming} polled in the same loop, until {@code iterations} per queue pair are sent and
+     * {@code receives} have arrived. {@code afterFirstReceive}: post nothing before the peer's first message
+     * arrives (perftest's server, so that neither side sends before the other runs).
+     */
+    Timestamps executeBidirectional(int iterations, int size, Incoming incoming, long receives,
+            boolean afterFirstReceive) {
+        if (iterations % postList != 0) {
+            throw new IllegalArgumentException(iterations + " iterations are not whole post lists of " + postList);
+        }
+        int total = iterations * lanes.length;
+        Timestamps t = new Timestamps(total);
+        prepare(size);
+        int totalPosted = 0;
+        int totalCompleted = 0;
+        long received = 0;
+        boolean sending = !afterFirstReceive;
+        while (totalCompleted < total || received < receives) {
+            for (int q = 0; sending && q < lanes.length; q++) {
+                while (posted[q] < iterations && posted[q] - completed[q] + postList <= txDepth) {
+                    long now = System.nanoTime();
+                    for (int j = 0; j < postList; j++) {
+                        t.posted[totalPosted + j] = now;
+                    }
+                    postList(q, iterations - 1, size);
+                    totalPosted += postList;
+                }
+            }
+            int arrived = incoming.poll();
+            received += arrived;
+            sending |= arrived > 0;
+            int n = Completions.reap(cq, wcs, false);
+            for (int i = 0; i < n; i++) {
+                totalCompleted += complete(wcs.get(i));
+                t.completed[totalCompleted - 1] = System.nanoTime();
+                t.signaled[totalCompleted - 1] = true;
+            }
+        }
+        return t;
+    }
+
     /**
      * perftest's duration mode ({@code -D}): posts for {@code durationNanos}, counting the messages completed
      * between the margins (the first and last {@code marginNanos}, perftest's {@code -D}/4 whole seconds), as
      * its {@code SAMPLE_STATE}; requests still outstanding at the end are left to the queue pair's teardown, as
-     * perftest's. No peak: perftest reports 0.
+     * perftest's. No peak: perftest reports 0. {@code cpu} (or null) reads /proc/stat where the sample starts and ends.
      */
-    public BandwidthReport executeFor(long durationNanos, long marginNanos, int size, boolean gbits) {
+    public BandwidthReport executeFor(long durationNanos, long marginNanos, int size, boolean gbits,
+            CpuUtilization cpu) {
         prepare(size);
         long start = System.nanoTime();
         long sampleFrom = start + marginNanos;
@@ -160,9 +209,15 @@ public final class RdmaRun implements AutoCloseable {
             long now = System.nanoTime();
             if (sampleStart == 0 && now - sampleFrom >= 0) {
                 sampleStart = now;
+                if (cpu != null) {
+                    cpu.sampleStarts();
+                }
             }
             if (sampleEnd == 0 && now - sampleUntil >= 0) {
                 sampleEnd = now;
+                if (cpu != null) {
+                    cpu.sampleEnds();
+                }
             }
             if (now - end >= 0) {
                 break;

@@ -1,6 +1,7 @@
 package org.panamaverbs.bench.perftest;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -47,11 +48,14 @@ public final class SendBandwidth implements Callable<Integer> {
         limits = new VerifierLimits(o);
         o.refuseUnimplemented(TOOL);
         o.checkBandwidthOutput();
+        o.warnCpuUtilWithoutDuration(stdout, System.err);
         out = o.verbose(stdout);
-        PerftestOptions.refuse(TOOL, o.bidirectional, "-b (bidirectional; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
-        PerftestOptions.refuse(TOOL, o.reportBoth, "--report-both (it reports -b's two directions; ib_write_bw,"
-                + " ib_read_bw and ib_atomic_bw have it)");
-        PerftestOptions.refuse(TOOL, o.duration != null, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)");
+        // perftest caps the queues at -n only when it counts iterations: -D runs for a time
+        boolean timed = o.duration != null;
+        PerftestOptions.refuse(TOOL, o.bidirectional && timed, "-b with -D (perftest's duplex SEND counts sends and"
+                + " receives in one figure, which this ib_send_bw does not)");
+        PerftestOptions.refuse(TOOL, o.bidirectional && o.events, "-b with -e");
+        PerftestOptions.refuse(TOOL, o.bidirectional && o.reversed, "-b with --reversed");
         PerftestOptions.refuse(TOOL, o.runInfinitely, "--run_infinitely (ib_write_bw, ib_read_bw and ib_atomic_bw"
                 + " have it)");
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
@@ -63,8 +67,12 @@ public final class SendBandwidth implements Callable<Integer> {
         }
         PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
         int iterations = o.iterations != null ? o.iterations : PerftestOptions.DEFAULT_ITERATIONS;
-        int txDepth = Math.min(o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH, iterations);
-        int rxDepth = PerftestOptions.sendRxDepth(o.rxDepth, iterations);
+        int txDepth = o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH;
+        int rxDepth = timed ? PerftestOptions.sendRxDepth(o.rxDepth, Integer.MAX_VALUE)
+                : PerftestOptions.sendRxDepth(o.rxDepth, iterations);
+        if (!timed) {
+            txDepth = Math.min(txDepth, iterations);
+        }
         o.sharedReceiveQueue = useSrq;
         if (useSrq) {
             PerftestOptions.refuse(TOOL, o.rdmaCm, "--use-srq with -R");
@@ -94,13 +102,18 @@ public final class SendBandwidth implements Callable<Integer> {
             // one more handshake so no send of the next size comes before its receives; a single size has no
             // handshake after the run
             long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE};
-            if (o.isClient()) { // the sender: the side given the address, or with --reversed the other
+            if (o.bidirectional) {
+                bidirectional(s, sizes, iterations, txDepth, rxDepth, reports);
+            } else if (o.isClient()) { // the sender: the side given the address, or with --reversed the other
                 try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
                     for (long size : sizes) {
                         s.handshake("handshake before the run", s.runTimeout());
-                        reports.add(printed(run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak)));
+                        reports.add(printed(timed
+                                ? run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), (int) size,
+                                        o.reportGbits, o.cpuSampler())
+                                : run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak)));
                         if (o.allSizes) {
                             s.handshake("handshake after the run", s.runTimeout());
                         }
@@ -114,17 +127,10 @@ public final class SendBandwidth implements Callable<Integer> {
                         recvs.add(RecvChain.allocate(1, 1));
                     }
                     for (long size : sizes) {
-                        for (int q = 0; q < s.qps.size(); q++) {
-                            // wr_id: the queue pair the receive is for, which with an SRQ may not be the one it serves
-                            RecvChain chain = recvs.get(q);
-                            chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size)).wrId(q);
-                            for (int i = 0; i < initialReceives(s, q, rxDepth); i++) {
-                                Completions.check(s.srq != null ? s.srq.postRecv(chain, 1)
-                                        : s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
-                            }
-                        }
+                        postReceives(s, recvs, size, rxDepth);
                         s.handshake("handshake before the run", s.runTimeout());
-                        reports.add(printed(receive(s, recvs, wcs, iterations, size, rxDepth)));
+                        reports.add(printed(timed ? receiveFor(s, recvs, wcs, size)
+                                : receive(s, recvs, wcs, iterations, size, rxDepth)));
                         if (o.allSizes) {
                             s.handshake("handshake after the run", s.runTimeout());
                         }
@@ -148,6 +154,73 @@ public final class SendBandwidth implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * {@code -b}, send_bw.c's duplex run: per size both sides post their receives, a handshake, then each sends
+     * and receives in one loop ({@code run_iter_bi}; the server's first send waits for the client's first message),
+     * the reports are exchanged and each side prints the two summed (with {@code --report-both} then its own and
+     * the peer's), and with {@code -a} one more handshake.
+     */
+    private void bidirectional(PerftestSession s, long[] sizes, int iterations, int txDepth, int rxDepth,
+            List<BandwidthReport> reports) {
+        List<RecvChain> recvs = new ArrayList<>();
+        try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth, o.cqModeration(),
+                s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), false);
+                CompletionArray wcs = CompletionArray.allocate(16)) {
+            run.addressing(s::address);
+            for (int q = 0; q < s.qps.size(); q++) {
+                recvs.add(RecvChain.allocate(1, 1));
+            }
+            for (long size : sizes) {
+                postReceives(s, recvs, size, rxDepth);
+                s.handshake("handshake before the bidirectional run", s.runTimeout());
+                Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, false);
+                BandwidthReport mine = run.executeBidirectional(iterations, (int) size, incoming::poll,
+                        incoming.total, !o.isClient()).report(size, o.reportGbits, o.noPeak);
+                BandwidthReport theirs = RdmaBandwidth.exchangeReports(s, mine, s.runTimeout());
+                reports.add(printed(mine.plus(theirs)));
+                if (o.reportBoth && !o.allSizes) {
+                    printSide("Local", mine);
+                    printSide("Remote", theirs);
+                }
+                if (o.allSizes) {
+                    s.handshake("handshake after the bidirectional run", s.runTimeout());
+                }
+            }
+        } finally {
+            recvs.forEach(RecvChain::close);
+        }
+    }
+
+    /** {@code --report-both}'s part for one side: perftest's header and the side's own line (not verified by -w). */
+    private void printSide(String side, BandwidthReport report) {
+        stdout.println(BandwidthReport.RESULT_LINE);
+        stdout.println();
+        stdout.println(" " + side + " results: ");
+        stdout.println(BandwidthReport.RESULT_LINE);
+        stdout.println(o.bandwidthHeader());
+        if (jsonFile != null) {
+            jsonFile.write(report);
+        }
+        stdout.println(o.bandwidthResult(report));
+        stdout.flush();
+    }
+
+    /**
+     * Posts each queue pair's receives for messages of {@code size} (its whole receive queue, or its share of the
+     * SRQ), each into the slot offered for its queue pair.
+     */
+    private static void postReceives(PerftestSession s, List<RecvChain> recvs, long size, int rxDepth) {
+        for (int q = 0; q < s.qps.size(); q++) {
+            // wr_id: the queue pair the receive is for, which with an SRQ may not be the one it serves
+            RecvChain chain = recvs.get(q);
+            chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size)).wrId(q);
+            for (int i = 0; i < initialReceives(s, q, rxDepth); i++) {
+                Completions.check(s.srq != null ? s.srq.postRecv(chain, 1)
+                        : s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
+            }
+        }
+    }
+
     /** Prints a size's result line as soon as it is known (perftest prints each size as it finishes). */
     private BandwidthReport printed(BandwidthReport report) {
         limits.count(report);
@@ -160,23 +233,65 @@ public final class SendBandwidth implements Callable<Integer> {
     }
 
     /**
-     * {@code run_iter_bw_server}: counts the receives of every queue pair ({@code iterations} each), reposting on
-     * the queue pair a receive came from while more messages will come to it; times the first and the end.
+     * {@code run_iter_bw_server}: counts the receives of every queue pair ({@code iterations} each); times the first
+     * and the end.
      */
     private BandwidthReport receive(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations,
             long size, int rxDepth) {
-        int queuePairs = s.qps.size();
-        long total = (long) iterations * queuePairs;
-        long[] posted = new long[queuePairs];
-        for (int q = 0; q < queuePairs; q++) {
-            posted[q] = initialReceives(s, q, rxDepth);
+        Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, o.events);
+        while (incoming.received < incoming.total) {
+            incoming.poll();
         }
-        long first = 0;
-        long received = 0;
-        long deadline = System.nanoTime() + s.runTimeout().toNanos();
-        int spins = 0;
-        while (received < total) {
-            int n = Completions.reap(s.recvCq, wcs, o.events);
+        long end = System.nanoTime();
+        double factor = o.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
+        double seconds = (end - incoming.first) / 1e9;
+        long total = incoming.total;
+        return new BandwidthReport(size, total, 0, size * (double) total / seconds / factor, total / seconds / 1e6);
+    }
+
+    /**
+     * The receiving side of a counted run: takes receive completions, reposting on the queue pair a receive came
+     * from while more messages will come to it (as perftest: only as many receives as messages), and gives up when
+     * the messages stop coming for the run's timeout.
+     */
+    private static final class Receives {
+        private final PerftestSession s;
+        private final List<RecvChain> recvs;
+        private final CompletionArray wcs;
+        private final int iterations;
+        /** wait for completion events instead of polling (-e) */
+        private final boolean events;
+        /** the receives posted per queue pair so far */
+        private final long[] posted;
+        /** the messages expected: -n per queue pair */
+        final long total;
+        /** the messages received so far */
+        long received;
+        /** when the first message arrived (System.nanoTime), or 0 */
+        long first;
+        /** when the run is given up if no message arrives before */
+        private long deadline;
+        /** empty polls, to read the clock only every 1024th */
+        private int spins;
+
+        Receives(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations, int rxDepth,
+                boolean events) {
+            this.s = s;
+            this.recvs = recvs;
+            this.wcs = wcs;
+            this.iterations = iterations;
+            this.events = events;
+            this.posted = new long[s.qps.size()];
+            for (int q = 0; q < posted.length; q++) {
+                posted[q] = initialReceives(s, q, rxDepth);
+            }
+            this.total = (long) iterations * posted.length;
+            this.deadline = System.nanoTime() + s.runTimeout().toNanos();
+        }
+
+        /** Takes the receives completed by now; how many. */
+        int poll() {
+            int n = Completions.reap(s.recvCq, wcs, events);
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs.get(i);
                 if (!wc.isSuccess()) {
@@ -187,21 +302,88 @@ public final class SendBandwidth implements Callable<Integer> {
                 }
                 // with an SRQ the receive's own queue pair (its wr_id) gets it back, as perftest's rwr[wr_id]
                 int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
-                if (posted[q] < iterations) { // as perftest: only as many receives as messages will come
+                if (posted[q] < iterations) {
                     Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), 1)
                             : s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", received);
                     posted[q]++;
                 }
             }
-            if (n == 0 && ((++spins & 0x3ff) == 0 || o.events) && System.nanoTime() - deadline > 0) {
+            if (n > 0) {
+                deadline = System.nanoTime() + s.runTimeout().toNanos();
+            } else if (received < total && ((++spins & 0x3ff) == 0 || events) && System.nanoTime() - deadline > 0) {
                 throw new PerftestException("only " + received + " of " + total + " messages arrived within "
                         + s.runTimeout().toSeconds() + " s");
             }
+            return n;
         }
-        long end = System.nanoTime();
+    }
+
+    /**
+     * {@code run_iter_bw_server} with {@code -D}: the clock starts at the first receive, the messages received
+     * between the margins are counted over the time between them, and every receive is reposted until the
+     * duration ends (no count of messages is known); what the sender still sends then finds no one polling, as
+     * perftest's.
+     */
+    private BandwidthReport receiveFor(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, long size) {
+        long durationNanos = Duration.ofSeconds(o.duration).toNanos();
+        long marginNanos = o.marginNanos();
+        CpuUtilization cpu = o.cpuSampler();
+        long first = 0;
+        long sampleStart = 0;
+        long sampleEnd = 0;
+        long sampled = 0;
+        long deadline = System.nanoTime() + s.runTimeout().toNanos();
+        int spins = 0;
+        while (true) {
+            long now = System.nanoTime();
+            if (first != 0) {
+                if (sampleStart == 0 && now - (first + marginNanos) >= 0) {
+                    sampleStart = now;
+                    sampleStarts(cpu);
+                }
+                if (sampleEnd == 0 && now - (first + durationNanos - marginNanos) >= 0) {
+                    sampleEnd = now;
+                    if (cpu != null) {
+                        cpu.sampleEnds();
+                    }
+                }
+                if (now - (first + durationNanos) >= 0) {
+                    break;
+                }
+            }
+            int n = Completions.reap(s.recvCq, wcs, false);
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = wcs.get(i);
+                if (!wc.isSuccess()) {
+                    throw PerftestException.failedCompletion(wc, "receive");
+                }
+                if (first == 0) {
+                    first = System.nanoTime();
+                    if (marginNanos == 0) { // perftest samples from the first receive on, counting it
+                        sampleStart = first;
+                        sampleStarts(cpu);
+                    }
+                }
+                if (sampleStart != 0 && sampleEnd == 0) {
+                    sampled++;
+                }
+                int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
+                Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), 1)
+                        : s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", sampled);
+            }
+            if (first == 0 && n == 0 && (++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
+                throw new PerftestException("no message arrived within " + s.runTimeout().toSeconds() + " s");
+            }
+        }
         double factor = o.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
-        double seconds = (end - first) / 1e9;
-        return new BandwidthReport(size, total, 0, size * (double) total / seconds / factor, total / seconds / 1e6);
+        double seconds = (sampleEnd - sampleStart) / 1e9;
+        return new BandwidthReport(size, sampled, 0, size * (double) sampled / seconds / factor, sampled / seconds / 1e6);
+    }
+
+    private static void sampleStarts(CpuUtilization cpu) {
+        if (cpu != null) {
+            cpu.sampleStarts();
+        }
     }
 
     /**

@@ -75,8 +75,8 @@ class AtomicToolsTest {
             CommandLineTest.assertOneLine(CommandLineTest.run(tool, "-A", "SWAP"), 1,
                     "Invalid Atomic type SWAP! please choose from {CMP_AND_SWAP,FETCH_AND_ADD}", tool);
         }
-        CommandLineTest.assertOneLine(CommandLineTest.run("ib_atomic_lat", "-D", "2"), 1, "-D (duration;",
-                "ib_atomic_lat");
+        CommandLineTest.assertOneLine(CommandLineTest.run("ib_atomic_lat", "-D", "2", "--json"), 1,
+                "--json with -D", "ib_atomic_lat");
     }
 
     @Test

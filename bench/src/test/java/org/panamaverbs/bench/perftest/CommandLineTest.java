@@ -163,9 +163,16 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "-l", "4", "-Q", "3"), 1, "multiple of CQ moderation", "ib_write_bw");
         assertOneLine(run("ib_read_bw", "--loopback", "-e"), 1, "-e with --loopback", "ib_read_bw");
         assertOneLine(run("ib_write_lat", "-e"), 1, "events feature not available on WRITE verb", "ib_write_lat");
-        assertOneLine(run("ib_send_bw", "-D", "5"), 1, "-D (duration; ib_write_bw, ib_read_bw and ib_atomic_bw have it)", "ib_send_bw");
+        assertOneLine(run("ib_send_lat", "-D", "5", "--json"), 1, "--json with -D is not implemented", "ib_send_lat");
+        assertOneLine(run("ib_write_lat", "-D", "5", "--out_json"), 1, "--out_json with -D (the file of a timed",
+                "ib_write_lat");
+        assertOneLine(run("ib_read_lat", "-D", "5", "-e"), 1, "Duration mode doesn't work with events", "ib_read_lat");
+        assertOneLine(run("ib_send_bw", "-D", "5", "-e"), 1, "Duration mode doesn't work with events", "ib_send_bw");
+        assertOneLine(run("ib_send_bw", "-D", "5", "-a"), 1, "cannot be combined with -a", "ib_send_bw");
+        assertOneLine(run("ib_send_bw", "-D", "4", "-f", "2"), 1, "DURATION > 2*MARGIN", "ib_send_bw");
         assertOneLine(run("ib_write_bw", "-D", "0"), 1, "-D must be at least 1", "ib_write_bw");
-        assertOneLine(run("ib_send_bw", "-b"), 1, "-b (bidirectional; ib_write_bw, ib_read_bw and ib_atomic_bw have it)", "ib_send_bw");
+        assertOneLine(run("ib_send_bw", "-b", "-D", "4"), 1, "-b with -D (perftest's duplex SEND counts", "ib_send_bw");
+        assertOneLine(run("ib_send_bw", "-b", "-e"), 1, "-b with -e is not implemented", "ib_send_bw");
         assertOneLine(run("ib_read_lat", "-b"), 1, "bidirectional is only available in BW tests", "ib_read_lat");
         assertOneLine(run("ib_write_bw", "-b", "-D", "4"), 1, "-b with -D", "ib_write_bw");
         assertOneLine(run("ib_read_bw", "-D", "5", "-e"), 1, "Duration mode doesn't work with events", "ib_read_bw");
