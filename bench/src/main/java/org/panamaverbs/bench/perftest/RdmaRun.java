@@ -121,24 +121,46 @@ public final class RdmaRun implements AutoCloseable {
         int totalPosted = 0;
         int totalCompleted = 0;
         while (totalCompleted < total) {
-            for (int q = 0; q < lanes.length; q++) {
-                while (posted[q] < iterations && posted[q] - completed[q] + postList <= txDepth) {
-                    long now = System.nanoTime();
-                    for (int j = 0; j < postList; j++) {
-                        t.posted[totalPosted + j] = now;
-                    }
-                    postList(q, iterations - 1, size);
-                    totalPosted += postList;
-                }
-            }
-            int n = Completions.reap(cq, wcs, events);
-            for (int i = 0; i < n; i++) {
-                totalCompleted += complete(wcs.get(i));
-                t.completed[totalCompleted - 1] = System.nanoTime();
-                t.signaled[totalCompleted - 1] = true;
-            }
+            totalPosted = postWhatFits(t, totalPosted, iterations, size);
+            totalCompleted = takeCompletions(t, totalCompleted, events);
         }
         return t;
+    }
+
+    /**
+     * Posts on each queue pair the post lists its send queue has room for (up to {@code iterations} per queue pair),
+     * stamping each request's post time in {@code t}.
+     *
+     * @return the requests posted so far, over all queue pairs
+     */
+    private int postWhatFits(Timestamps t, int totalPosted, int iterations, int size) {
+        for (int q = 0; q < lanes.length; q++) {
+            while (posted[q] < iterations && posted[q] - completed[q] + postList <= txDepth) {
+                long now = System.nanoTime();
+                for (int j = 0; j < postList; j++) {
+                    t.posted[totalPosted + j] = now;
+                }
+                postList(q, iterations - 1, size);
+                totalPosted += postList;
+            }
+        }
+        return totalPosted;
+    }
+
+    /**
+     * Takes the completions that arrived ({@code waitForEvent}: waiting for one through the completion channel),
+     * stamping each request's completion time in {@code t}.
+     *
+     * @return the requests completed so far, over all queue pairs
+     */
+    private int takeCompletions(Timestamps t, int totalCompleted, boolean waitForEvent) {
+        int n = Completions.reap(cq, wcs, waitForEvent);
+        for (int i = 0; i < n; i++) {
+            totalCompleted += complete(wcs.get(i));
+            t.completed[totalCompleted - 1] = System.nanoTime();
+            t.signaled[totalCompleted - 1] = true;
+        }
+        return totalCompleted;
     }
 
     /** The receiving half of a bidirectional SEND run, polled between posts. */
@@ -166,25 +188,13 @@ public final class RdmaRun implements AutoCloseable {
         long received = 0;
         boolean sending = !afterFirstReceive;
         while (totalCompleted < total || received < receives) {
-            for (int q = 0; sending && q < lanes.length; q++) {
-                while (posted[q] < iterations && posted[q] - completed[q] + postList <= txDepth) {
-                    long now = System.nanoTime();
-                    for (int j = 0; j < postList; j++) {
-                        t.posted[totalPosted + j] = now;
-                    }
-                    postList(q, iterations - 1, size);
-                    totalPosted += postList;
-                }
+            if (sending) {
+                totalPosted = postWhatFits(t, totalPosted, iterations, size);
             }
             int arrived = incoming.poll();
             received += arrived;
             sending |= arrived > 0;
-            int n = Completions.reap(cq, wcs, false);
-            for (int i = 0; i < n; i++) {
-                totalCompleted += complete(wcs.get(i));
-                t.completed[totalCompleted - 1] = System.nanoTime();
-                t.signaled[totalCompleted - 1] = true;
-            }
+            totalCompleted = takeCompletions(t, totalCompleted, false);
         }
         return t;
     }
