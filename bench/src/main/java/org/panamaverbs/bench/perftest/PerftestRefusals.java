@@ -2,6 +2,7 @@ package org.panamaverbs.bench.perftest;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,11 +27,14 @@ final class PerftestRefusals {
                 : cli.getSubcommands().values();
         for (CommandLine tool : tools) {
             CommandSpec spec = tool.getCommandSpec();
+            // names looked up in one map: picocli's findOption interpolates every option's names on each call, which
+            // made this loop quadratic and most of an interpreted tool's start-up
+            Map<String, OptionSpec> declared = spec.optionsMap();
             for (PerftestFlags.Flag flag : PerftestFlags.all()) {
-                if (spec.findOption(flag.longName()) != null) {
+                if (declared.containsKey(flag.longName())) {
                     continue; // the tool's own option: it implements it, or refuses it itself
                 }
-                String[] names = flag.shortName() != null && spec.findOption(flag.shortName()) == null ? flag.names()
+                String[] names = flag.shortName() != null && !declared.containsKey(flag.shortName()) ? flag.names()
                         : new String[] {flag.longName()};
                 spec.addOption(OptionSpec.builder(names)
                         .arity(flag.takesValue() ? "1" : "0")
