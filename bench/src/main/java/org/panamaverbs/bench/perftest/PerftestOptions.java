@@ -447,10 +447,10 @@ public final class PerftestOptions {
         }
     }
 
-    /** Refuses the flags no tool implements yet (perftest's -c UC; -q with -R or UD). */
+    /** Refuses the flags no tool implements yet (perftest's -c UC; -q with -R, or with UD on ib_send_lat). */
     void refuseUnimplemented(String tool) {
         refuse(tool, queuePairs != 1 && rdmaCm, "-q with -R");
-        refuse(tool, queuePairs != 1 && isUd(), "-q with -c UD");
+        refuse(tool, queuePairs != 1 && isUd() && !tool.equals("ib_send_bw"), "-q with -c UD");
         boolean sendTool = tool.startsWith("ib_send");
         refuse(tool, !isRc() && !(sendTool && isUd()), "-c " + connection + (sendTool ? " (RC or UD)" : " (only RC)"));
         refuse(tool, isUd() && rdmaCm, "-R with -c UD");

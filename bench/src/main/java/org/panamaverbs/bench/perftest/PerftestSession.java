@@ -88,7 +88,8 @@ final class PerftestSession implements AutoCloseable {
     static final int QKEY = 0x11111111;
     private final int gidIndex;
     /** The address handle of the peer's port, for UD sends; made by {@link #connect()}. */
-    private AddressHandle peerHandle;
+    /** With {@code -c UD}: per queue pair, the address handle to the peer's queue pair of the same index. */
+    private AddressHandle[] peerHandles;
     private final int access;
 
     /**
@@ -291,10 +292,13 @@ final class PerftestSession implements AutoCloseable {
         if (cm != null) {
             return; // rdma_cm connected the queue pair
         }
-        if (datagram) { // ctx_connect for UD: INIT (with the Q_Key), RTR, RTS, and an address handle to the peer
-            qp.readyForDatagrams(QKEY);
-            peerHandle = pd.createAddressHandle(new AddressHandle.Target(peer.gid(), gidIndex, options.ibPort, 0, 64,
-                    options.serviceLevel));
+        if (datagram) { // ctx_connect for UD: per queue pair INIT (with the Q_Key), RTR, RTS, and an address handle
+            peerHandles = new AddressHandle[qps.size()];
+            for (int i = 0; i < qps.size(); i++) {
+                qps.get(i).readyForDatagrams(QKEY);
+                peerHandles[i] = pd.createAddressHandle(new AddressHandle.Target(peers.get(i).gid(), gidIndex,
+                        options.ibPort, 0, 64, options.serviceLevel));
+            }
             return;
         }
         int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
@@ -354,8 +358,13 @@ final class PerftestSession implements AutoCloseable {
 
     /** Addresses a SEND to the peer: with {@code -c UD} its queue pair through the address handle; RC needs nothing. */
     void address(SendWorkRequest wr) {
+        address(wr, 0);
+    }
+
+    /** {@link #address(SendWorkRequest)} for queue pair {@code lane}: it sends to the peer's queue pair of that index. */
+    void address(SendWorkRequest wr, int lane) {
         if (datagram) {
-            wr.ud(peerHandle, peer.qpn(), QKEY);
+            wr.ud(peerHandles[lane], peers.get(lane).qpn(), QKEY);
         }
     }
 

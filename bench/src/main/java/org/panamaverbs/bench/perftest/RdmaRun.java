@@ -3,6 +3,7 @@ package org.panamaverbs.bench.perftest;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 
 import org.panamaverbs.verbs.CompletionQueue;
 import org.panamaverbs.verbs.MemoryRegion;
@@ -47,7 +48,7 @@ public final class RdmaRun implements AutoCloseable {
     private final int inlineSize;
     private final boolean events;
     /** Addresses each request to the peer: nothing on RC, the address handle and queue pair number on UD. */
-    private Consumer<SendWorkRequest> addressing = wr -> { };
+    private ObjIntConsumer<SendWorkRequest> addressing = (wr, lane) -> { };
     /** One chain per queue pair: each carries its own remote address. */
     private final SendChain[] chains;
     private final CompletionArray wcs = CompletionArray.allocate(16);
@@ -92,7 +93,7 @@ public final class RdmaRun implements AutoCloseable {
     }
 
     /** Sets how each request is addressed to the peer ({@link PerftestSession#address} for UD sends). */
-    void addressing(Consumer<SendWorkRequest> value) {
+    void addressing(ObjIntConsumer<SendWorkRequest> value) {
         addressing = value;
     }
 
@@ -295,7 +296,7 @@ public final class RdmaRun implements AutoCloseable {
         for (int q = 0; q < lanes.length; q++) {
             for (int j = 0; j < postList; j++) {
                 SendWorkRequest wr = chains[q].get(j).opcode(opcode).sge(local, lanes[q].localOffset(), size);
-                addressing.accept(wr);
+                addressing.accept(wr, q);
                 if (opcode != WrOpcode.SEND) {
                     target(wr, lanes[q].remoteAddress(), lanes[q].rkey());
                 }

@@ -1,5 +1,6 @@
 package org.panamaverbs.bench.perftest;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,6 +62,15 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "-S", "16"), 1, "-S must be a service level from 0 to 15, not 16");
         assertOneLine(run("ib_write_bw", "--tclass", "256"), 1, "--tclass must be 0 to 255, not 256");
         assertOneLine(run("ib_send_bw", "-c", "UD", "--tclass", "32"), 1, "--tclass with -c UD", "ib_send_bw");
+    }
+
+    /** Several UD queue pairs: ib_send_bw has them, as perftest; the latency tools take one queue pair. */
+    @Test
+    void severalDatagramQueuePairsOnlyOnTheBandwidthTool() {
+        PerftestOptions bandwidth = new PerftestOptions();
+        new picocli.CommandLine(bandwidth).parseArgs("-c", "UD", "-q", "2");
+        assertDoesNotThrow(() -> bandwidth.refuseUnimplemented("ib_send_bw"));
+        assertOneLine(run("ib_send_lat", "-c", "UD", "-q", "2"), 1, "-q with -c UD", "ib_send_lat");
     }
 
     /** -u, -S and --tclass reach the RC queue pair's RTR and RTS attributes as perftest sets them; retries stay 7. */
