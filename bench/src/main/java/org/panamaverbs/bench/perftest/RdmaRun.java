@@ -56,6 +56,8 @@ public final class RdmaRun implements AutoCloseable {
     private final long[] posted;
     private final long[] completed;
     private final long[] offsets;
+    // per queue pair: requests left until the next signaled one (a countdown: a division per request cost more)
+    private final int[] untilSignaled;
 
     /**
      * @param opcode       {@link WrOpcode#RDMA_WRITE}, {@link WrOpcode#RDMA_READ}, {@link WrOpcode#SEND},
@@ -90,6 +92,7 @@ public final class RdmaRun implements AutoCloseable {
         this.posted = new long[this.lanes.length];
         this.completed = new long[this.lanes.length];
         this.offsets = new long[this.lanes.length];
+        this.untilSignaled = new int[this.lanes.length];
     }
 
     /** Sets how each request is addressed to the peer ({@link PerftestSession#address} for UD sends). */
@@ -304,6 +307,7 @@ public final class RdmaRun implements AutoCloseable {
             posted[q] = 0;
             completed[q] = 0;
             offsets[q] = 0;
+            untilSignaled[q] = cqModeration;
         }
         // a list posts the same addresses each time, as perftest's; single posts walk the cycle buffer
         advance = postList == 1 && size <= cycleBuffer / 2;
@@ -330,7 +334,10 @@ public final class RdmaRun implements AutoCloseable {
         SendChain chain = chains[q];
         for (int j = 0; j < postList; j++) {
             long request = first + j;
-            boolean signaled = request % cqModeration == cqModeration - 1 || request == last;
+            boolean signaled = --untilSignaled[q] == 0 || request == last;
+            if (untilSignaled[q] == 0) {
+                untilSignaled[q] = cqModeration;
+            }
             chain.get(j).wrId((long) q << 32 | request & 0xffffffffL).flags((signaled ? SendFlags.SIGNALED : 0) | inline);
         }
         SendWorkRequest wr = chain.get(0);
