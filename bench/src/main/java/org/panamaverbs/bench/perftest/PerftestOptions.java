@@ -110,6 +110,21 @@ public final class PerftestOptions {
     boolean unsorted;
     /** {@code --use-srq}, which only {@code ib_send_bw} declares (set by it before its session opens). */
     boolean sharedReceiveQueue;
+    /** {@code --recv_post_list}, which only {@code ib_send_bw} declares (set by it before its session opens). */
+    int recvPostList = 1;
+    /**
+     * {@code --write_with_imm}, which only {@code ib_write_bw} declares (set by it before its session opens): RDMA
+     * WRITE with immediate, each consuming a receive at the peer.
+     */
+    boolean writeWithImm;
+    @Option(names = "--use_hugepages",
+            description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
+                    + " perftest); a machine without hugepages configured stops the tool, as perftest's")
+    boolean useHugepages;
+    @Option(names = "--mr_per_qp",
+            description = "a buffer and memory region per queue pair, each offering the peer its own rkey and address"
+                    + " (bandwidth tests, as perftest; with -q 1 no change)")
+    boolean mrPerQp;
     @Option(names = {"-w", "--limit_bw"}, paramLabel = "BW",
             description = "fail (exit 1) unless a result line's average bandwidth reaches BW, in the report's unit"
                     + " (bandwidth tests; perftest's verifier limit)")

@@ -39,6 +39,11 @@ public final class SendBandwidth implements Callable<Integer> {
             + " queue of -r receives, each a whole number of MTUs long (as perftest)")
     boolean useSrq;
 
+    @Option(names = "--recv_post_list", defaultValue = "1", paramLabel = "N",
+            description = "the receiving side posts its receives in lists of N, one ibv_post_recv per list, and"
+                    + " reposts a list once N of a queue pair's receives completed (default: ${DEFAULT-VALUE})")
+    int recvPostList;
+
     /** perftest's {@code MIN_SRQ_UD_RX_DEPTH}: the receives of a UD test with an SRQ and no more iterations. */
     static final int MIN_SRQ_UD_RX_DEPTH = 100;
 
@@ -74,6 +79,7 @@ public final class SendBandwidth implements Callable<Integer> {
             txDepth = Math.min(txDepth, iterations);
         }
         o.sharedReceiveQueue = useSrq;
+        o.recvPostList = recvPostList;
         if (useSrq) {
             PerftestOptions.refuse(TOOL, o.rdmaCm, "--use-srq with -R");
             if (o.isUd() && iterations <= MIN_SRQ_UD_RX_DEPTH) { // perftest's force_dependecies
@@ -84,6 +90,8 @@ public final class SendBandwidth implements Callable<Integer> {
                         + ", -r " + rxDepth + "; as perftest)");
             }
         }
+        // a queue pair's receives: its queue's depth, or its share of the SRQ's
+        checkRecvPostList(recvPostList, iterations, timed, useSrq ? rxDepth / o.queuePairs : rxDepth);
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
         try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
@@ -105,7 +113,7 @@ public final class SendBandwidth implements Callable<Integer> {
             if (o.bidirectional) {
                 bidirectional(s, sizes, iterations, txDepth, rxDepth, reports);
             } else if (o.isClient()) { // the sender: the side given the address, or with --reversed the other
-                try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth,
+                try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
                     for (long size : sizes) {
@@ -124,7 +132,7 @@ public final class SendBandwidth implements Callable<Integer> {
                 List<RecvChain> recvs = new ArrayList<>();
                 try (CompletionArray wcs = CompletionArray.allocate(16)) {
                     for (int q = 0; q < s.qps.size(); q++) {
-                        recvs.add(RecvChain.allocate(1, 1));
+                        recvs.add(RecvChain.allocate(recvPostList, 1));
                     }
                     for (long size : sizes) {
                         postReceives(s, recvs, size, rxDepth);
@@ -163,17 +171,17 @@ public final class SendBandwidth implements Callable<Integer> {
     private void bidirectional(PerftestSession s, long[] sizes, int iterations, int txDepth, int rxDepth,
             List<BandwidthReport> reports) {
         List<RecvChain> recvs = new ArrayList<>();
-        try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth, o.cqModeration(),
+        try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth, o.cqModeration(),
                 s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), false);
                 CompletionArray wcs = CompletionArray.allocate(16)) {
             run.addressing(s::address);
             for (int q = 0; q < s.qps.size(); q++) {
-                recvs.add(RecvChain.allocate(1, 1));
+                recvs.add(RecvChain.allocate(recvPostList, 1));
             }
             for (long size : sizes) {
                 postReceives(s, recvs, size, rxDepth);
                 s.handshake("handshake before the bidirectional run", s.runTimeout());
-                Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, false);
+                Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, recvPostList, false);
                 BandwidthReport mine = run.executeBidirectional(iterations, (int) size, incoming::poll,
                         incoming.total, !o.isClient()).report(size, o.reportGbits, o.noPeak);
                 BandwidthReport theirs = RdmaBandwidth.exchangeReports(s, mine, s.runTimeout());
@@ -206,17 +214,38 @@ public final class SendBandwidth implements Callable<Integer> {
     }
 
     /**
-     * Posts each queue pair's receives for messages of {@code size} (its whole receive queue, or its share of the
-     * SRQ), each into the slot offered for its queue pair.
+     * perftest's checks of {@code --recv_post_list} (made on both sides, as perftest's parser makes them): whole
+     * lists in a counted run, and room for a list in the receive queue (perftest would post none and wait).
      */
-    private static void postReceives(PerftestSession s, List<RecvChain> recvs, long size, int rxDepth) {
+    static void checkRecvPostList(int recvPostList, int iterations, boolean timed, int rxDepth) {
+        if (recvPostList < 1) {
+            throw new PerftestException("--recv_post_list must be at least 1, not " + recvPostList);
+        }
+        if (!timed && iterations % recvPostList != 0) {
+            throw new PerftestException("Number of iterations must be a multiple of receive post list size (-n "
+                    + iterations + ", --recv_post_list " + recvPostList + "; as perftest)");
+        }
+        if (recvPostList > rxDepth) {
+            throw new PerftestException("--recv_post_list " + recvPostList + " is above the receive depth (-r "
+                    + rxDepth + "): not one list of receives would be posted");
+        }
+    }
+
+    /**
+     * Posts each queue pair's receives for messages of {@code size} (its whole receive queue, or its share of the
+     * SRQ, in whole lists of {@code --recv_post_list}), each into the slot offered for its queue pair.
+     */
+    static void postReceives(PerftestSession s, List<RecvChain> recvs, long size, int rxDepth) {
         for (int q = 0; q < s.qps.size(); q++) {
             // wr_id: the queue pair the receive is for, which with an SRQ may not be the one it serves
             RecvChain chain = recvs.get(q);
-            chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size)).wrId(q);
-            for (int i = 0; i < initialReceives(s, q, rxDepth); i++) {
-                Completions.check(s.srq != null ? s.srq.postRecv(chain, 1)
-                        : s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
+            int list = s.options.recvPostList;
+            for (int j = 0; j < list; j++) {
+                chain.get(j).sge(s.buffers.get(q), s.receiveOffset(q), s.receiveLength(size)).wrId(q);
+            }
+            for (int i = 0; i < initialReceives(s, q, rxDepth, list); i += list) {
+                Completions.check(s.srq != null ? s.srq.postRecv(chain, list) : s.qps.get(q).postRecv(chain, list),
+                        "ibv_post_recv", i);
             }
         }
     }
@@ -236,14 +265,14 @@ public final class SendBandwidth implements Callable<Integer> {
      * {@code run_iter_bw_server}: counts the receives of every queue pair ({@code iterations} each); times the first
      * and the end.
      */
-    private BandwidthReport receive(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations,
+    static BandwidthReport receive(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations,
             long size, int rxDepth) {
-        Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, o.events);
+        Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, s.options.recvPostList, s.options.events);
         while (incoming.received < incoming.total) {
             incoming.poll();
         }
         long end = System.nanoTime();
-        double factor = o.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
+        double factor = s.options.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
         double seconds = (end - incoming.first) / 1e9;
         long total = incoming.total;
         return new BandwidthReport(size, total, 0, size * (double) total / seconds / factor, total / seconds / 1e6);
@@ -251,8 +280,9 @@ public final class SendBandwidth implements Callable<Integer> {
 
     /**
      * The receiving side of a counted run: takes receive completions, reposting on the queue pair a receive came
-     * from while more messages will come to it (as perftest: only as many receives as messages), and gives up when
-     * the messages stop coming for the run's timeout.
+     * from while more messages will come to it (as perftest: only as many receives as messages), a list of
+     * {@code --recv_post_list} once that many of its receives completed, and gives up when the messages stop coming
+     * for the run's timeout.
      */
     private static final class Receives {
         private final PerftestSession s;
@@ -263,6 +293,10 @@ public final class SendBandwidth implements Callable<Integer> {
         private final boolean events;
         /** the receives posted per queue pair so far */
         private final long[] posted;
+        /** --recv_post_list */
+        private final int list;
+        /** per queue pair, the receives completed and not posted again yet (perftest's unused_recv_for_qp) */
+        private final long[] unused;
         /** the messages expected: -n per queue pair */
         final long total;
         /** the messages received so far */
@@ -275,15 +309,17 @@ public final class SendBandwidth implements Callable<Integer> {
         private int spins;
 
         Receives(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations, int rxDepth,
-                boolean events) {
+                int list, boolean events) {
             this.s = s;
             this.recvs = recvs;
             this.wcs = wcs;
             this.iterations = iterations;
             this.events = events;
+            this.list = list;
             this.posted = new long[s.qps.size()];
+            this.unused = new long[s.qps.size()];
             for (int q = 0; q < posted.length; q++) {
-                posted[q] = initialReceives(s, q, rxDepth);
+                posted[q] = initialReceives(s, q, rxDepth, list);
             }
             this.total = (long) iterations * posted.length;
             this.deadline = System.nanoTime() + s.runTimeout().toNanos();
@@ -302,10 +338,11 @@ public final class SendBandwidth implements Callable<Integer> {
                 }
                 // with an SRQ the receive's own queue pair (its wr_id) gets it back, as perftest's rwr[wr_id]
                 int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
-                if (posted[q] < iterations) {
-                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), 1)
-                            : s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", received);
-                    posted[q]++;
+                if (++unused[q] >= list && posted[q] + list <= iterations) {
+                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), list)
+                            : s.qps.get(q).postRecv(recvs.get(q), list), "ibv_post_recv", received);
+                    unused[q] -= list;
+                    posted[q] += list;
                 }
             }
             if (n > 0) {
@@ -334,6 +371,7 @@ public final class SendBandwidth implements Callable<Integer> {
         long sampled = 0;
         long deadline = System.nanoTime() + s.runTimeout().toNanos();
         int spins = 0;
+        long[] unused = new long[s.qps.size()]; // receives completed and not posted again, per queue pair
         while (true) {
             long now = System.nanoTime();
             if (first != 0) {
@@ -368,8 +406,11 @@ public final class SendBandwidth implements Callable<Integer> {
                     sampled++;
                 }
                 int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
-                Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), 1)
-                        : s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", sampled);
+                if (++unused[q] >= recvPostList) {
+                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), recvPostList)
+                            : s.qps.get(q).postRecv(recvs.get(q), recvPostList), "ibv_post_recv", sampled);
+                    unused[q] -= recvPostList;
+                }
             }
             if (first == 0 && n == 0 && (++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
                 throw new PerftestException("no message arrived within " + s.runTimeout().toSeconds() + " s");
@@ -387,11 +428,13 @@ public final class SendBandwidth implements Callable<Integer> {
     }
 
     /**
-     * The receives posted for queue pair {@code q} before the run: its receive queue's depth, or with an SRQ its
-     * share of the SRQ's {@code rxDepth} (perftest's {@code rx_depth / num_of_qps}).
+     * The receives posted for queue pair {@code q} before the run, in whole lists of {@code list}: its receive
+     * queue's depth, or with an SRQ its share of the SRQ's {@code rxDepth} (perftest's {@code rx_depth /
+     * recv_post_list / num_of_qps} lists).
      */
-    private static int initialReceives(PerftestSession s, int q, int rxDepth) {
-        return s.srq != null ? rxDepth / s.qps.size() : s.qps.get(q).capabilities().maxRecvWr();
+    private static int initialReceives(PerftestSession s, int q, int rxDepth, int list) {
+        int depth = s.srq != null ? rxDepth / s.qps.size() : s.qps.get(q).capabilities().maxRecvWr();
+        return depth / list * list;
     }
 
     /** The index of the queue pair numbered {@code qpNumber}. */
