@@ -88,7 +88,6 @@ final class PerftestFlags {
     private static final Set<Tool> WRITE_READ = set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.READ_BW, Tool.READ_LAT);
     private static final Set<Tool> NOT_WRITE_LAT = set(Tool.WRITE_BW, Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW,
             Tool.SEND_LAT, Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
-    private static final Set<Tool> JAVA_RDMA_BW = set(Tool.WRITE_BW, Tool.READ_BW, Tool.ATOMIC_BW);
     private static final Set<Tool> NONE_OF_THEM = Set.of();
 
     private static final String NOT_YET = "not implemented by the Java tools yet";
@@ -158,7 +157,7 @@ final class PerftestFlags {
             implemented("-y", "--limit_msgrate", VALUE, BW, BW),
             refused("-W", "--report-counters", VALUE, ALL, NOT_YET),
             refused(null, "--force-link", VALUE, ALL, NOT_YET),
-            implemented(null, "--run_infinitely", NONE, BW, JAVA_RDMA_BW, "not implemented by ib_send_bw yet"),
+            implemented(null, "--run_infinitely", NONE, BW, BW),
             implemented(null, "--use-srq", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet"),
             implemented(null, "--report-both", NONE, BW, BW),
             implemented(null, "--reversed", NONE, BW, BW),

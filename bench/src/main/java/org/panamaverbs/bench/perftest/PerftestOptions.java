@@ -4,6 +4,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -187,6 +188,17 @@ public final class PerftestOptions {
     /** Whether this side connects to the peer (it was given the address); {@code --reversed} does not change it. */
     boolean connects() {
         return server != null;
+    }
+
+    /**
+     * {@code --run_infinitely}'s sending side, as perftest's {@code run_iter_bw_infinitely}: keeps the send queues
+     * full, handing {@code print} a report at the end of each period, until SIGINT, after which perftest 25.01's
+     * words (4.5 just died); the caller then does its end of the run.
+     */
+    void sendForever(RdmaRun run, int size, Consumer<BandwidthReport> print, PrintStream stdout) {
+        run.executeForever(reportPeriodNanos(), size, reportGbits, print, Interrupt.onSigint());
+        stdout.println();
+        stdout.println(" User stopped traffic");
     }
 
     /** The period of {@code --run_infinitely}'s reports in nanoseconds: {@code -D}, or perftest's 5 seconds. */

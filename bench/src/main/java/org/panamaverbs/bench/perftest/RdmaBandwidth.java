@@ -220,13 +220,11 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
                     if (o.runInfinitely) { // a line per period until Ctrl-C, then the end-of-run exchange
-                        run.executeForever(o.reportPeriodNanos(), (int) sizes[0], o.reportGbits, report -> {
+                        o.sendForever(run, (int) sizes[0], report -> {
                             limits.count(report);
                             printResult(report);
                             stdout.flush();
-                        }, Interrupt.onSigint());
-                        stdout.println();
-                        stdout.println(" User stopped traffic"); // perftest 25.01's words; 4.5 just died
+                        }, stdout);
                         sizes = new long[0];
                     }
                     for (long size : sizes) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
 
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.RecvChain;
@@ -55,14 +56,24 @@ public final class SendBandwidth implements Callable<Integer> {
         o.checkBandwidthOutput();
         o.warnCpuUtilWithoutDuration(stdout, System.err);
         out = o.verbose(stdout);
-        // perftest caps the queues at -n only when it counts iterations: -D runs for a time
-        boolean timed = o.duration != null;
+        // perftest caps the queues at -n only when it counts iterations: -D runs for a time, --run_infinitely
+        // without end (its -D is the period of its lines)
+        boolean forever = o.runInfinitely;
+        boolean timed = o.duration != null && !forever;
+        boolean uncounted = timed || forever;
         PerftestOptions.refuse(TOOL, o.bidirectional && timed, "-b with -D (perftest's duplex SEND counts sends and"
                 + " receives in one figure, which this ib_send_bw does not)");
         PerftestOptions.refuse(TOOL, o.bidirectional && o.events, "-b with -e");
         PerftestOptions.refuse(TOOL, o.bidirectional && o.reversed, "-b with --reversed");
-        PerftestOptions.refuse(TOOL, o.runInfinitely, "--run_infinitely (ib_write_bw, ib_read_bw and ib_atomic_bw"
-                + " have it)");
+        if (forever && o.bidirectional) {
+            throw new PerftestException("run_infinitely mode is not supported in SEND Bidirectional BW test"
+                    + " (--run_infinitely with -b; perftest refuses it too)");
+        }
+        PerftestOptions.refuse(TOOL, forever && o.reversed, "--run_infinitely with --reversed");
+        PerftestOptions.refuse(TOOL, forever && o.rdmaCm, "--run_infinitely with -R");
+        if (forever && !o.noPeak) { // perftest 25.01 and later say so as they parse the command line
+            stdout.println(" WARNING: BW peak won't be measured in this run.");
+        }
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         if (o.unsorted) {
             throw new PerftestException("-U is Available only on Latency tests (as perftest)");
@@ -73,9 +84,9 @@ public final class SendBandwidth implements Callable<Integer> {
         PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
         int iterations = o.iterations != null ? o.iterations : PerftestOptions.DEFAULT_ITERATIONS;
         int txDepth = o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH;
-        int rxDepth = timed ? PerftestOptions.sendRxDepth(o.rxDepth, Integer.MAX_VALUE)
+        int rxDepth = uncounted ? PerftestOptions.sendRxDepth(o.rxDepth, Integer.MAX_VALUE)
                 : PerftestOptions.sendRxDepth(o.rxDepth, iterations);
-        if (!timed) {
+        if (!uncounted) {
             txDepth = Math.min(txDepth, iterations);
         }
         o.sharedReceiveQueue = useSrq;
@@ -91,7 +102,7 @@ public final class SendBandwidth implements Callable<Integer> {
             }
         }
         // a queue pair's receives: its queue's depth, or its share of the SRQ's
-        checkRecvPostList(recvPostList, iterations, timed, useSrq ? rxDepth / o.queuePairs : rxDepth);
+        checkRecvPostList(recvPostList, iterations, uncounted, useSrq ? rxDepth / o.queuePairs : rxDepth);
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
         try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
@@ -116,6 +127,11 @@ public final class SendBandwidth implements Callable<Integer> {
                 try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
+                    if (forever) { // send_bw.c: the handshake, then a line per period until Ctrl-C
+                        s.handshake("handshake before the run", s.runTimeout());
+                        o.sendForever(run, (int) sizes[0], this::printed, stdout);
+                        sizes = new long[0];
+                    }
                     for (long size : sizes) {
                         s.handshake("handshake before the run", s.runTimeout());
                         reports.add(printed(timed
@@ -134,6 +150,12 @@ public final class SendBandwidth implements Callable<Integer> {
                     for (int q = 0; q < s.qps.size(); q++) {
                         recvs.add(RecvChain.allocate(recvPostList, 1));
                     }
+                    if (forever) { // run_iter_bw_infinitely_server: a line per period until a signal
+                        postReceives(s, recvs, sizes[0], rxDepth);
+                        s.handshake("handshake before the run", s.runTimeout());
+                        receiveForever(s, recvs, wcs, sizes[0], Interrupt.onSigint());
+                        sizes = new long[0];
+                    }
                     for (long size : sizes) {
                         postReceives(s, recvs, size, rxDepth);
                         s.handshake("handshake before the run", s.runTimeout());
@@ -148,7 +170,8 @@ public final class SendBandwidth implements Callable<Integer> {
                 }
             }
             out.println(BandwidthReport.RESULT_LINE);
-            s.wire.closeConnection(s.mine, s.runTimeout());
+            // after --run_infinitely a side waits for the other's end as long as a socket can, as perftest's
+            s.wire.closeConnection(s.mine, forever ? RdmaBandwidth.FOREVER : s.runTimeout());
             String failure = limits.failure(); // both sides, after the connection is closed, as send_bw.c
             if (o.json) {
                 stdout.println(Json.bandwidth(TOOL, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
@@ -419,6 +442,45 @@ public final class SendBandwidth implements Callable<Integer> {
         double factor = o.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
         double seconds = (sampleEnd - sampleStart) / 1e9;
         return new BandwidthReport(size, sampled, 0, size * (double) sampled / seconds / factor, sampled / seconds / 1e6);
+    }
+
+    /**
+     * perftest's {@code run_iter_bw_infinitely_server}: reposts every receive (a list at a time with
+     * {@code --recv_post_list}) and prints a line at the end of every period of {@code -D} seconds (default 5): the
+     * messages received in it over its length, no peak. perftest's server runs until a signal kills it; this one
+     * ends its loop at SIGINT and then closes the connection with the peer (so a client stopped first, which waits
+     * in that exchange, ends cleanly too).
+     */
+    private void receiveForever(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, long size,
+            BooleanSupplier stopped) {
+        long periodNanos = o.reportPeriodNanos();
+        long[] unused = new long[s.qps.size()];
+        long periodStart = System.nanoTime();
+        long periodEnd = periodStart + periodNanos;
+        long done = 0;
+        while (!stopped.getAsBoolean()) {
+            int n = Completions.reap(s.recvCq, wcs, false);
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = wcs.get(i);
+                if (!wc.isSuccess()) {
+                    throw PerftestException.failedCompletion(wc, "receive");
+                }
+                done++;
+                int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
+                if (++unused[q] >= recvPostList) {
+                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), recvPostList)
+                            : s.qps.get(q).postRecv(recvs.get(q), recvPostList), "ibv_post_recv", done);
+                    unused[q] -= recvPostList;
+                }
+            }
+            long now = System.nanoTime();
+            if (now - periodEnd >= 0) {
+                printed(BandwidthReport.ofPeriod(size, done, now - periodStart, o.reportGbits));
+                periodStart = now;
+                periodEnd = now + periodNanos;
+                done = 0;
+            }
+        }
     }
 
     private static void sampleStarts(CpuUtilization cpu) {
