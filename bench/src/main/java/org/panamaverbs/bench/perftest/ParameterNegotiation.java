@@ -60,6 +60,7 @@ final class ParameterNegotiation {
     static final int UD = 2;
     static final int SEND = 0;
     static final int WRITE = 2;
+    static final int WRITE_IMM = 3;
     static final int READ = 4;
     static final int ATOMIC = 5;
     /** {@code CMP_AND_SWAP} and {@code FETCH_AND_ADD}: the atomic types, in perftest's order. */

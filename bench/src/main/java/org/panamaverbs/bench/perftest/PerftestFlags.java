@@ -88,7 +88,6 @@ final class PerftestFlags {
     private static final Set<Tool> WRITE_READ = set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.READ_BW, Tool.READ_LAT);
     private static final Set<Tool> NOT_WRITE_LAT = set(Tool.WRITE_BW, Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW,
             Tool.SEND_LAT, Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
-    private static final Set<Tool> JAVA_RDMA_BW = set(Tool.WRITE_BW, Tool.READ_BW, Tool.ATOMIC_BW);
     private static final Set<Tool> NONE_OF_THEM = Set.of();
 
     private static final String NOT_YET = "not implemented by the Java tools yet";
@@ -151,13 +150,14 @@ final class PerftestFlags {
             implemented("-A", "--atomic_type", VALUE, ATOMIC, ATOMIC, "the atomic operation: the atomic tools only"
                     + " (perftest refuses it too)"),
             refused("-O", "--dualport", NONE, BW, NOT_YET),
-            refused(null, "--recv_post_list", VALUE, BW, NOT_YET),
+            implemented(null, "--recv_post_list", VALUE, BW, set(Tool.SEND_BW), "only ib_send_bw posts receives"
+                    + " (perftest's RDMA tools post none, so it changes nothing there)"),
             implemented("-f", "--margin", VALUE, ALL, ALL),
             implemented("-w", "--limit_bw", VALUE, BW, BW),
             implemented("-y", "--limit_msgrate", VALUE, BW, BW),
             refused("-W", "--report-counters", VALUE, ALL, NOT_YET),
             refused(null, "--force-link", VALUE, ALL, NOT_YET),
-            implemented(null, "--run_infinitely", NONE, BW, JAVA_RDMA_BW, "not implemented by ib_send_bw yet"),
+            implemented(null, "--run_infinitely", NONE, BW, BW),
             implemented(null, "--use-srq", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet"),
             implemented(null, "--report-both", NONE, BW, BW),
             implemented(null, "--reversed", NONE, BW, BW),
@@ -186,17 +186,18 @@ final class PerftestFlags {
             refused(null, "--bind_source_ip", VALUE, ALL, NOT_YET),
             refused(null, "--report-per-port", NONE, BW, NOT_YET),
             refused(null, "--odp", NONE, ALL, NOT_YET + " (on-demand paging)"),
-            refused(null, "--use_hugepages", NONE, ALL, NOT_YET),
+            implemented(null, "--use_hugepages", NONE, ALL, ALL),
             accepted(null, "--use_old_post_send", NONE, ALL, "the Java tools always post with ibv_post_send"),
-            refused(null, "--mr_per_qp", NONE, BW, NOT_YET),
+            implemented(null, "--mr_per_qp", NONE, BW, BW),
             refused(null, "--dlid", VALUE, ALL, NOT_YET),
             implemented(null, "--tclass", VALUE, ALL, ALL),
             implemented(null, "--wait_destroy", VALUE, BW, BW),
             accepted(null, "--perform_warm_up", NONE, ALL, "only perftest's ib_atomic_bw acts on it; the"
                     + " Java tools always run unmeasured iterations first (--warmup, as many as -n by default)"),
             refused(null, "--use-null-mr", NONE, WRITE_READ, NOT_YET),
-            refused(null, "--write_with_imm", NONE, WRITE, NOT_YET),
-            refused(null, "--send_with_imm", NONE, SEND, NOT_YET),
+            implemented(null, "--write_with_imm", NONE, WRITE, set(Tool.WRITE_BW), "not implemented by ib_write_lat yet"),
+            refused(null, "--send_with_imm", NONE, SEND, NOT_YET + " (perftest 4.5 and 25.01, the releases they are"
+                    + " checked against, lack it)"),
             refused(null, "--connectionless", NONE, set(Tool.SEND_BW), NOT_YET),
             refused(null, "--cqe_poll", VALUE, ALL, NOT_YET),
             refused(null, "--disable_dynamic_polling", NONE, BW, NOT_YET),

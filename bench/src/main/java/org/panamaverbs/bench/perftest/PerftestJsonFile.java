@@ -64,7 +64,10 @@ final class PerftestJsonFile {
         if (o.postList > 1) {
             b.append("\"Post_List\": ").append(o.postList).append(",\n");
         }
-        if (s.sendTest && (!o.isClient() || o.bidirectional)) {
+        if (o.recvPostList > 1) {
+            b.append("\"Recv_Post_List\": ").append(o.recvPostList).append(",\n");
+        }
+        if (s.receives() && (!o.isClient() || o.bidirectional)) {
             b.append("\"RX_depth\": ").append(rxDepth).append(",\n");
         }
         if (bandwidth) {

@@ -4,6 +4,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -110,6 +111,21 @@ public final class PerftestOptions {
     boolean unsorted;
     /** {@code --use-srq}, which only {@code ib_send_bw} declares (set by it before its session opens). */
     boolean sharedReceiveQueue;
+    /** {@code --recv_post_list}, which only {@code ib_send_bw} declares (set by it before its session opens). */
+    int recvPostList = 1;
+    /**
+     * {@code --write_with_imm}, which only {@code ib_write_bw} declares (set by it before its session opens): RDMA
+     * WRITE with immediate, each consuming a receive at the peer.
+     */
+    boolean writeWithImm;
+    @Option(names = "--use_hugepages",
+            description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
+                    + " perftest); a machine without hugepages configured stops the tool, as perftest's")
+    boolean useHugepages;
+    @Option(names = "--mr_per_qp",
+            description = "a buffer and memory region per queue pair, each offering the peer its own rkey and address"
+                    + " (bandwidth tests, as perftest; with -q 1 no change)")
+    boolean mrPerQp;
     @Option(names = {"-w", "--limit_bw"}, paramLabel = "BW",
             description = "fail (exit 1) unless a result line's average bandwidth reaches BW, in the report's unit"
                     + " (bandwidth tests; perftest's verifier limit)")
@@ -172,6 +188,17 @@ public final class PerftestOptions {
     /** Whether this side connects to the peer (it was given the address); {@code --reversed} does not change it. */
     boolean connects() {
         return server != null;
+    }
+
+    /**
+     * {@code --run_infinitely}'s sending side, as perftest's {@code run_iter_bw_infinitely}: keeps the send queues
+     * full, handing {@code print} a report at the end of each period, until SIGINT, after which perftest 25.01's
+     * words (4.5 just died); the caller then does its end of the run.
+     */
+    void sendForever(RdmaRun run, int size, Consumer<BandwidthReport> print, PrintStream stdout) {
+        run.executeForever(reportPeriodNanos(), size, reportGbits, print, Interrupt.onSigint());
+        stdout.println();
+        stdout.println(" User stopped traffic");
     }
 
     /** The period of {@code --run_infinitely}'s reports in nanoseconds: {@code -D}, or perftest's 5 seconds. */

@@ -1,6 +1,7 @@
 package org.panamaverbs.bench.perftest;
 
 import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,7 +66,11 @@ final class PerftestSession implements AutoCloseable {
     final Context resourceContext;
     /** With {@code -R}, the rdma_cm connection that owns {@link #qp}; null otherwise. */
     private RdmaCmLink cm;
+    /** The first queue pair's buffer: with {@code --mr_per_qp} its own, else the one all queue pairs share. */
     final MemoryRegion buffer;
+    /** Each queue pair's buffer ({@code --mr_per_qp}: a region each, as perftest's; else {@link #buffer} each). */
+    final List<MemoryRegion> buffers;
+    /** Where a buffer's second half, the part offered to the peer, starts. */
     final long half;
     /** One slot of the buffer. */
     final long slot;
@@ -87,6 +92,14 @@ final class PerftestSession implements AutoCloseable {
     /** perftest's {@code DEF_QKEY}. */
     static final int QKEY = 0x11111111;
     private final int gidIndex;
+    /** {@code --use_hugepages}' memory, detached once the regions are gone ({@link #close}). */
+    private final List<MemorySegment> hugeMemory = new ArrayList<>();
+
+    /** Whether the test posts receives: a SEND test, or WRITE with immediate ({@code --write_with_imm}). */
+    boolean receives() {
+        return sendTest || options.writeWithImm;
+    }
+
     /** The address handle of the peer's port, for UD sends; made by {@link #connect()}. */
     /** With {@code -c UD}: per queue pair, the address handle to the peer's queue pair of the same index. */
     private AddressHandle[] peerHandles;
@@ -200,8 +213,9 @@ final class PerftestSession implements AutoCloseable {
             int queuePairs = options.queuePairs;
             cq = resources.createCompletionQueue(txDepth * queuePairs,
                     options.events ? resources.createCompletionChannel() : null);
-            // SEND tests receive too: their completions on a queue of their own, as perftest's recv_cq
-            recvCq = sendTest ? resources.createCompletionQueue(rxDepth * queuePairs,
+            // SEND tests (and WRITE with immediate) receive too: their completions on a queue of their own, as
+            // perftest's recv_cq
+            recvCq = receives() ? resources.createCompletionQueue(rxDepth * queuePairs,
                     options.events ? resources.createCompletionChannel() : null) : cq;
             // --use-srq: the receiving side's queue pairs draw from one shared queue of -r receives, as perftest's
             srq = sendTest && options.sharedReceiveQueue && (!options.isClient() || options.bidirectional || !bandwidth)
@@ -227,16 +241,26 @@ final class PerftestSession implements AutoCloseable {
             qps = List.copyOf(created);
             qp = qps.getFirst();
             slot = align(Math.max(receiveLength(messageSize), cycleBuffer), cacheLine);
-            half = slot * queuePairs;
-            buffer = pd.allocateAndRegister(slot * 2 * queuePairs, access);
+            // --mr_per_qp: each queue pair a region of two slots, sent from at its start and offered from the
+            // second slot (perftest's buf[i] + BUFF_SIZE); else one region, slot i sent from, slot q + i offered
+            int regions = options.mrPerQp ? queuePairs : 1;
+            half = slot * (queuePairs / regions);
+            List<MemoryRegion> registered = new ArrayList<>();
+            for (int i = 0; i < regions; i++) {
+                registered.add(allocateAndRegister(half * 2, access));
+            }
+            buffer = registered.getFirst();
             int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
             Gid localGid = cm == null ? gid : resources.gid(options.ibPort, gidIndex);
             List<PeerAddress> records = new ArrayList<>();
+            List<MemoryRegion> each = new ArrayList<>();
             for (int i = 0; i < queuePairs; i++) {
-                QueuePair each = qps.get(i);
-                records.add(new PeerAddress(lid, outReads, each.qpNumber(), each.psn(), buffer.rkey(),
-                        buffer.address() + half + i * slot, localGid, 0));
+                MemoryRegion mr = registered.get(i % regions);
+                each.add(mr);
+                records.add(new PeerAddress(lid, outReads, qps.get(i).qpNumber(), qps.get(i).psn(), mr.rkey(),
+                        mr.address() + half + localSlot(i), localGid, 0));
             }
+            buffers = List.copyOf(each);
             mines = List.copyOf(records);
             mine = mines.getFirst();
             printBanner(testTitle, bandwidth, sendTest, port, gidIndex, txDepth, rxDepth);
@@ -253,6 +277,16 @@ final class PerftestSession implements AutoCloseable {
         }
     }
 
+    /** A buffer of {@code size} zeroed bytes, registered: with {@code --use_hugepages} of hugepage-backed memory. */
+    private MemoryRegion allocateAndRegister(long size, Access... access) {
+        if (!options.useHugepages) {
+            return pd.allocateAndRegister(size, access);
+        }
+        MemorySegment memory = HugePages.allocate(size);
+        hugeMemory.add(memory);
+        return pd.register(memory, access);
+    }
+
     /** This side's negotiated parameters, as perftest fills them in from the same flags. */
     private ParameterNegotiation.Parameters negotiated(boolean bandwidth, boolean sendTest, boolean readTest,
             long size, int iterations, DeviceAttributes attributes) {
@@ -262,7 +296,8 @@ final class PerftestSession implements AutoCloseable {
                         : options.allSizes ? ParameterNegotiation.RUN_ALL : ParameterNegotiation.RUN_REGULAR,
                 datagram ? ParameterNegotiation.UD : ParameterNegotiation.RC,
                 atomicType >= 0 ? ParameterNegotiation.ATOMIC : readTest ? ParameterNegotiation.READ
-                        : sendTest ? ParameterNegotiation.SEND : ParameterNegotiation.WRITE,
+                        : sendTest ? ParameterNegotiation.SEND
+                        : options.writeWithImm ? ParameterNegotiation.WRITE_IMM : ParameterNegotiation.WRITE,
                 bandwidth ? ParameterNegotiation.BW : ParameterNegotiation.LAT, Math.max(0, atomicType),
                 duration || options.runInfinitely ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,
                 options.reportGbits ? ParameterNegotiation.GBS : ParameterNegotiation.MBS, size,
@@ -351,9 +386,26 @@ final class PerftestSession implements AutoCloseable {
     List<RdmaRun.Lane> lanes() {
         List<RdmaRun.Lane> lanes = new ArrayList<>();
         for (int i = 0; i < qps.size(); i++) {
-            lanes.add(new RdmaRun.Lane(qps.get(i), i * slot, peers.get(i).vaddr(), peers.get(i).rkey()));
+            lanes.add(new RdmaRun.Lane(qps.get(i), buffers.get(i), localSlot(i), peers.get(i).vaddr(),
+                    peers.get(i).rkey()));
         }
         return lanes;
+    }
+
+    /**
+     * Where queue pair {@code i}'s slot starts in its buffer's halves: slot {@code i} of the shared buffer, or the
+     * start of its own with {@code --mr_per_qp}.
+     */
+    long localSlot(int i) {
+        return options.mrPerQp ? 0 : i * slot;
+    }
+
+    /**
+     * Where queue pair {@code i}'s receives land in {@link #buffers}' region: its slot of the second half, or with
+     * {@code --mr_per_qp} the start of its own region, as perftest's {@code ctx_set_recv_wqes} puts them.
+     */
+    long receiveOffset(int i) {
+        return options.mrPerQp ? 0 : half + i * slot;
     }
 
     /** Addresses a SEND to the peer: with {@code -c UD} its queue pair through the address handle; RC needs nothing. */
@@ -370,6 +422,9 @@ final class PerftestSession implements AutoCloseable {
 
     /** A receive's length for messages of {@code size} bytes: UD receives start with the 40-byte GRH. */
     int receiveLength(long size) {
+        if (options.writeWithImm) {
+            return 0; // a WRITE with immediate places its data at the address it names: the receive takes none
+        }
         long length = size + (datagram ? Grh.SIZE : 0);
         return (int) (srq == null ? length : align(length, pathMtu.bytes())); // perftest's SRQ receives: whole MTUs
     }
@@ -462,7 +517,10 @@ final class PerftestSession implements AutoCloseable {
         if (options.postList > 1) {
             out.println(" Post List       : " + options.postList);
         }
-        if (sendTest && (!options.isClient() || options.bidirectional)) {
+        if (options.recvPostList > 1) {
+            out.println(" Recv Post List  : " + options.recvPostList);
+        }
+        if (receives() && (!options.isClient() || options.bidirectional)) {
             out.println(" RX depth        : " + rxDepth);
         }
         if (bandwidth) {
@@ -490,8 +548,10 @@ final class PerftestSession implements AutoCloseable {
     }
 
     private void printAddress(String side, PeerAddress a) {
-        // over rdma_cm perftest prints with its exchange's verb, SEND, and for ATOMIC as for SEND: no OUT, RKey or VAddr
-        out.print(wire.isRdmaCm() || atomicType >= 0 ? a.lines(side, false, true) : a.lines(side, readTest, sendTest));
+        // over rdma_cm perftest prints with its exchange's verb, SEND, and for ATOMIC and WRITE_IMM as for SEND (its
+        // ctx_print_pingpong_data shows RKey and VAddr for WRITE and READ only): no OUT, RKey or VAddr
+        boolean asSend = wire.isRdmaCm() || atomicType >= 0 || options.writeWithImm;
+        out.print(asSend ? a.lines(side, false, true) : a.lines(side, readTest, sendTest));
         out.flush();
     }
 
@@ -502,5 +562,6 @@ final class PerftestSession implements AutoCloseable {
             cm.close(); // disconnects (bounded), frees the queue pair, the ids and what was created on rdma_cm's device
         }
         context.close();
+        hugeMemory.forEach(HugePages::free); // the regions that held it are deregistered
     }
 }

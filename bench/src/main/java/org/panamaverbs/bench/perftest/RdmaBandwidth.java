@@ -8,14 +8,17 @@ import java.util.concurrent.Callable;
 
 import org.panamaverbs.bench.LoopbackRig;
 import org.panamaverbs.verbs.Access;
+import org.panamaverbs.verbs.CompletionArray;
 import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.Mtu;
 import org.panamaverbs.verbs.QpEndpoint;
 import org.panamaverbs.verbs.QueuePair;
+import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ib_write_bw} and {@code ib_read_bw}: RDMA WRITE or READ bandwidth between a server and a client over RC,
@@ -82,12 +85,27 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     void validate() {
     }
 
+    /** {@code --write_with_imm}: only {@code ib_write_bw} has it. */
+    boolean withImmediate() {
+        return false;
+    }
+
     /** {@code ib_write_bw}. */
     @Command(name = "ib_write_bw", mixinStandardHelpOptions = true, sortOptions = false,
             description = "RDMA WRITE bandwidth, client/server, wire-compatible with perftest's ib_write_bw.")
     public static final class Write extends RdmaBandwidth {
+        @Option(names = "--write_with_imm",
+                description = "RDMA WRITE with immediate: each write consumes a receive the server posted, and the"
+                        + " server counts them and prints its own line (perftest 25.01 and later; 4.5 lacks it)")
+        boolean writeWithImm;
+
         public Write() {
             super("ib_write_bw", WrOpcode.RDMA_WRITE, "RDMA_Write BW");
+        }
+
+        @Override
+        boolean withImmediate() {
+            return writeWithImm;
         }
     }
 
@@ -103,8 +121,10 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     @Override
     public Integer call() {
         validate();
-        opcode = opcode();
-        title = title();
+        boolean immediate = withImmediate();
+        opcode = immediate ? WrOpcode.RDMA_WRITE_WITH_IMM : opcode();
+        title = immediate ? "RDMA_Write_imm BW" : title(); // perftest's testsStr[WRITE_IMM]
+        o.writeWithImm = immediate;
         o.validate(defaultSize());
         o.refuseUnimplemented(tool);
         o.checkBandwidthOutput();
@@ -125,10 +145,21 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             txDepth = Math.min(txDepth, iterations);
         }
         long largest = o.bufferMessageSize(defaultSize());
-        if (opcode != WrOpcode.RDMA_WRITE) {
+        boolean write = opcode == WrOpcode.RDMA_WRITE || immediate;
+        if (!write) {
             PerftestOptions.refuse(tool, o.inlineSize() > 0, "-I (RDMA READ carries no payload to inline)");
         }
-        if (o.events && opcode == WrOpcode.RDMA_WRITE) {
+        if (immediate) { // what perftest's WRITE_IMM runs differ in, not implemented here
+            PerftestOptions.refuse(tool, o.bidirectional, "--write_with_imm with -b");
+            PerftestOptions.refuse(tool, o.duration != null, "--write_with_imm with -D");
+            PerftestOptions.refuse(tool, o.runInfinitely, "--write_with_imm with --run_infinitely");
+            PerftestOptions.refuse(tool, o.allSizes, "--write_with_imm with -a");
+            PerftestOptions.refuse(tool, o.reversed, "--write_with_imm with --reversed");
+            PerftestOptions.refuse(tool, o.loopback, "--write_with_imm with --loopback");
+            PerftestOptions.refuse(tool, o.events, "--write_with_imm with -e");
+            PerftestOptions.refuse(tool, o.rdmaCm, "--write_with_imm with -R");
+        }
+        if (o.events && write) {
             throw new PerftestException("-e: events feature not available on WRITE verb (perftest refuses it too)");
         }
         o.checkPostList(iterations, txDepth, out);
@@ -144,24 +175,34 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             PerftestOptions.refuse(tool, o.bidirectional, "-b with --loopback");
             PerftestOptions.refuse(tool, o.queuePairs != 1, "-q with --loopback");
             PerftestOptions.refuse(tool, o.runInfinitely, "--run_infinitely with --loopback");
+            PerftestOptions.refuse(tool, o.useHugepages, "--use_hugepages with --loopback");
             PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null, "-w and -y with --loopback");
             return loopback(iterations, txDepth, largest);
         }
         // READ and the atomics take reads outstanding ("Outstand reads"); each its own remote access
-        boolean read = opcode != WrOpcode.RDMA_WRITE;
+        boolean read = !write;
         Access remote = atomicType() >= 0 ? Access.REMOTE_ATOMIC : read ? Access.REMOTE_READ : Access.REMOTE_WRITE;
-        if (o.runInfinitely && !o.noPeak) { // perftest 25.01 and later say so as they parse the command line
+        // WRITE with immediate: receives as a SEND test's (perftest's rx_depth: -r, no deeper than -n, even)
+        int rxDepth = immediate ? PerftestOptions.sendRxDepth(o.rxDepth, iterations) : 1;
+        // perftest 25.01 and later say so as they parse the command line; so does a WRITE_IMM server (it counts
+        // receives, as a SEND server)
+        if ((o.runInfinitely || immediate && !o.isClient()) && !o.noPeak) {
             stdout.println(" WARNING: BW peak won't be measured in this run.");
         }
-        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, 1, read,
-                atomicType(), out, Access.LOCAL_WRITE, remote)) {
+        try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, rxDepth,
+                read, atomicType(), out, Access.LOCAL_WRITE, remote)) {
             String failure = null;
             s.connectAndPrint();
             jsonFile = PerftestJsonFile.of(o, s);
             s.printBandwidthHeader();
             Duration timeout = o.timeout();
             List<BandwidthReport> reports = new ArrayList<>();
-            if (!o.isClient() && !o.bidirectional) {
+            if (immediate) {
+                reports.add(runWithImmediate(s, iterations, txDepth, rxDepth));
+                out.println(BandwidthReport.RESULT_LINE);
+                s.wire.closeConnection(s.mine, timeout);
+                failure = limits.failure(); // both sides ran and printed their own line, as send_bw.c's
+            } else if (!o.isClient() && !o.bidirectional) {
                 // the server only waits for the client's run, then prints the client's report; a run without end
                 // ends this wait only when the client's process ends, as perftest's server
                 s.handshake("end-of-run handshake", o.runInfinitely ? FOREVER : s.runTimeout());
@@ -175,17 +216,15 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                 s.wire.closeConnection(s.mine, timeout);
                 out.println(BandwidthReport.RESULT_LINE);
             } else {
-                try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, s.buffer, txDepth,
+                try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
                     if (o.runInfinitely) { // a line per period until Ctrl-C, then the end-of-run exchange
-                        run.executeForever(o.reportPeriodNanos(), (int) sizes[0], o.reportGbits, report -> {
+                        o.sendForever(run, (int) sizes[0], report -> {
                             limits.count(report);
                             printResult(report);
                             stdout.flush();
-                        }, Interrupt.onSigint());
-                        stdout.println();
-                        stdout.println(" User stopped traffic"); // perftest 25.01's words; 4.5 just died
+                        }, stdout);
                         sizes = new long[0];
                     }
                     for (long size : sizes) {
@@ -245,6 +284,40 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     }
 
     /**
+     * write_bw.c's run of WRITE with immediate ({@code --write_with_imm}), which goes as send_bw.c's: the server posts
+     * its receives, a handshake, then the client writes (no warm-up: it would take the server's receives) while the
+     * server counts the receives the writes consumed; each prints its own line (the server's without a peak) and no
+     * report is exchanged.
+     */
+    private BandwidthReport runWithImmediate(PerftestSession s, int iterations, int txDepth, int rxDepth) {
+        long size = o.size != null ? o.size : defaultSize();
+        BandwidthReport report;
+        if (o.isClient()) {
+            try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, txDepth, o.cqModeration(), s.cycleBuffer,
+                    s.cacheLine, o.postList, o.inlineSize(), false)) {
+                s.handshake("handshake before the run", s.runTimeout());
+                report = run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak);
+            }
+        } else {
+            List<RecvChain> recvs = new ArrayList<>();
+            try (CompletionArray wcs = CompletionArray.allocate(16)) {
+                for (int q = 0; q < s.qps.size(); q++) {
+                    recvs.add(RecvChain.allocate(1, 1));
+                }
+                SendBandwidth.postReceives(s, recvs, size, rxDepth);
+                s.handshake("handshake before the run", s.runTimeout());
+                report = SendBandwidth.receive(s, recvs, wcs, iterations, size, rxDepth);
+            } finally {
+                recvs.forEach(RecvChain::close);
+            }
+        }
+        limits.count(report);
+        printResult(report);
+        stdout.flush();
+        return report;
+    }
+
+    /**
      * The single-process mode: two RC queue pairs of one device connected to each other, the first writing into
      * (or reading from) the second's buffer, with the same loop, figures and table as the client/server run.
      */
@@ -276,7 +349,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.println(BandwidthReport.RESULT_LINE);
             out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
             List<BandwidthReport> reports = new ArrayList<>();
-            try (RdmaRun run = new RdmaRun(opcode, List.of(new RdmaRun.Lane(rig.a, 0, rig.mrB.address(), rig.mrB.rkey())), rig.cqA, rig.mrA, txDepth,
+            try (RdmaRun run = new RdmaRun(opcode, List.of(new RdmaRun.Lane(rig.a, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey())), rig.cqA, txDepth,
                     o.cqModeration(), PerftestSession.CYCLE_BUFFER, PerftestSession.CACHE_LINE, o.postList, o.inlineSize(), o.events)) {
                 for (long size : o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE}) {
                     int warmup = warmupIterations(iterations);

@@ -27,11 +27,13 @@ public final class RdmaRun implements AutoCloseable {
     /**
      * One queue pair of the run and where its messages go.
      *
-     * @param localOffset   where in the local buffer its messages start
+     * @param local         the registered buffer its messages are written from or read into (with perftest's
+     *                      {@code --mr_per_qp} a region of its own, else the one all queue pairs share)
+     * @param localOffset   where in {@code local} its messages start
      * @param remoteAddress the peer's buffer address for this queue pair (unused by SEND)
      * @param rkey          the peer's remote key (unused by SEND)
      */
-    public record Lane(QueuePair qp, long localOffset, long remoteAddress, int rkey) {
+    public record Lane(QueuePair qp, MemoryRegion local, long localOffset, long remoteAddress, int rkey) {
     }
 
     private final Lane[] lanes;
@@ -39,7 +41,6 @@ public final class RdmaRun implements AutoCloseable {
     /** Compare-and-swap or fetch-and-add: the target goes into {@code wr.atomic}, the address steps as RDMA's. */
     private final boolean atomic;
     private final CompletionQueue cq;
-    private final MemoryRegion local;
     private final int txDepth;
     private final int cqModeration;
     private final long cycleBuffer;
@@ -62,8 +63,7 @@ public final class RdmaRun implements AutoCloseable {
     /**
      * @param opcode       {@link WrOpcode#RDMA_WRITE}, {@link WrOpcode#RDMA_READ}, {@link WrOpcode#SEND},
      *                     {@link WrOpcode#ATOMIC_FETCH_AND_ADD} or {@link WrOpcode#ATOMIC_CMP_AND_SWP} (8 bytes)
-     * @param lanes        the queue pairs, which all complete on {@code cq}
-     * @param local        the registered buffer written from or read into
+     * @param lanes        the queue pairs, which all complete on {@code cq}, each with its local buffer
      * @param txDepth      requests outstanding at most per queue pair (perftest's {@code -t})
      * @param postList     requests per {@code ibv_post_send} call (perftest's {@code -l}); with more than one the
      *                     addresses stay put, as perftest's
@@ -71,13 +71,12 @@ public final class RdmaRun implements AutoCloseable {
      * @param events       wait for the completion channel before polling (perftest's {@code -e}; the queue needs
      *                     a channel of its own)
      */
-    public RdmaRun(WrOpcode opcode, List<Lane> lanes, CompletionQueue cq, MemoryRegion local, int txDepth,
+    public RdmaRun(WrOpcode opcode, List<Lane> lanes, CompletionQueue cq, int txDepth,
             int cqModeration, long cycleBuffer, long cacheLine, int postList, int inlineSize, boolean events) {
         this.lanes = lanes.toArray(Lane[]::new);
         this.opcode = opcode;
         this.atomic = opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
         this.cq = cq;
-        this.local = local;
         this.txDepth = txDepth;
         this.cqModeration = Math.min(cqModeration, txDepth);
         this.cycleBuffer = cycleBuffer;
@@ -298,7 +297,7 @@ public final class RdmaRun implements AutoCloseable {
         inline = size <= inlineSize ? SendFlags.INLINE : 0;
         for (int q = 0; q < lanes.length; q++) {
             for (int j = 0; j < postList; j++) {
-                SendWorkRequest wr = chains[q].get(j).opcode(opcode).sge(local, lanes[q].localOffset(), size);
+                SendWorkRequest wr = chains[q].get(j).opcode(opcode).sge(lanes[q].local(), lanes[q].localOffset(), size);
                 addressing.accept(wr, q);
                 if (opcode != WrOpcode.SEND) {
                     target(wr, lanes[q].remoteAddress(), lanes[q].rkey());
@@ -346,7 +345,7 @@ public final class RdmaRun implements AutoCloseable {
             if (opcode != WrOpcode.SEND) {
                 target(wr, lanes[q].remoteAddress() + offset, lanes[q].rkey());
             }
-            wr.sge(local, lanes[q].localOffset() + offset, size);
+            wr.sge(lanes[q].local(), lanes[q].localOffset() + offset, size);
         }
         int rc = lanes[q].qp().postSend(chain, postList);
         if (rc != 0) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
 
 import org.panamaverbs.verbs.Access;
 import org.panamaverbs.verbs.RecvChain;
@@ -39,6 +40,11 @@ public final class SendBandwidth implements Callable<Integer> {
             + " queue of -r receives, each a whole number of MTUs long (as perftest)")
     boolean useSrq;
 
+    @Option(names = "--recv_post_list", defaultValue = "1", paramLabel = "N",
+            description = "the receiving side posts its receives in lists of N, one ibv_post_recv per list, and"
+                    + " reposts a list once N of a queue pair's receives completed (default: ${DEFAULT-VALUE})")
+    int recvPostList;
+
     /** perftest's {@code MIN_SRQ_UD_RX_DEPTH}: the receives of a UD test with an SRQ and no more iterations. */
     static final int MIN_SRQ_UD_RX_DEPTH = 100;
 
@@ -50,14 +56,24 @@ public final class SendBandwidth implements Callable<Integer> {
         o.checkBandwidthOutput();
         o.warnCpuUtilWithoutDuration(stdout, System.err);
         out = o.verbose(stdout);
-        // perftest caps the queues at -n only when it counts iterations: -D runs for a time
-        boolean timed = o.duration != null;
+        // perftest caps the queues at -n only when it counts iterations: -D runs for a time, --run_infinitely
+        // without end (its -D is the period of its lines)
+        boolean forever = o.runInfinitely;
+        boolean timed = o.duration != null && !forever;
+        boolean uncounted = timed || forever;
         PerftestOptions.refuse(TOOL, o.bidirectional && timed, "-b with -D (perftest's duplex SEND counts sends and"
                 + " receives in one figure, which this ib_send_bw does not)");
         PerftestOptions.refuse(TOOL, o.bidirectional && o.events, "-b with -e");
         PerftestOptions.refuse(TOOL, o.bidirectional && o.reversed, "-b with --reversed");
-        PerftestOptions.refuse(TOOL, o.runInfinitely, "--run_infinitely (ib_write_bw, ib_read_bw and ib_atomic_bw"
-                + " have it)");
+        if (forever && o.bidirectional) {
+            throw new PerftestException("run_infinitely mode is not supported in SEND Bidirectional BW test"
+                    + " (--run_infinitely with -b; perftest refuses it too)");
+        }
+        PerftestOptions.refuse(TOOL, forever && o.reversed, "--run_infinitely with --reversed");
+        PerftestOptions.refuse(TOOL, forever && o.rdmaCm, "--run_infinitely with -R");
+        if (forever && !o.noPeak) { // perftest 25.01 and later say so as they parse the command line
+            stdout.println(" WARNING: BW peak won't be measured in this run.");
+        }
         PerftestOptions.refuse(TOOL, o.histogram, "-H (a latency histogram; this is a bandwidth test)");
         if (o.unsorted) {
             throw new PerftestException("-U is Available only on Latency tests (as perftest)");
@@ -68,12 +84,13 @@ public final class SendBandwidth implements Callable<Integer> {
         PerftestOptions.refuse(TOOL, o.loopback, "--loopback");
         int iterations = o.iterations != null ? o.iterations : PerftestOptions.DEFAULT_ITERATIONS;
         int txDepth = o.txDepth != null ? o.txDepth : RdmaBandwidth.DEFAULT_TX_DEPTH;
-        int rxDepth = timed ? PerftestOptions.sendRxDepth(o.rxDepth, Integer.MAX_VALUE)
+        int rxDepth = uncounted ? PerftestOptions.sendRxDepth(o.rxDepth, Integer.MAX_VALUE)
                 : PerftestOptions.sendRxDepth(o.rxDepth, iterations);
-        if (!timed) {
+        if (!uncounted) {
             txDepth = Math.min(txDepth, iterations);
         }
         o.sharedReceiveQueue = useSrq;
+        o.recvPostList = recvPostList;
         if (useSrq) {
             PerftestOptions.refuse(TOOL, o.rdmaCm, "--use-srq with -R");
             if (o.isUd() && iterations <= MIN_SRQ_UD_RX_DEPTH) { // perftest's force_dependecies
@@ -84,6 +101,8 @@ public final class SendBandwidth implements Callable<Integer> {
                         + ", -r " + rxDepth + "; as perftest)");
             }
         }
+        // a queue pair's receives: its queue's depth, or its share of the SRQ's
+        checkRecvPostList(recvPostList, iterations, uncounted, useSrq ? rxDepth / o.queuePairs : rxDepth);
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
         try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
@@ -105,9 +124,14 @@ public final class SendBandwidth implements Callable<Integer> {
             if (o.bidirectional) {
                 bidirectional(s, sizes, iterations, txDepth, rxDepth, reports);
             } else if (o.isClient()) { // the sender: the side given the address, or with --reversed the other
-                try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth,
+                try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
+                    if (forever) { // send_bw.c: the handshake, then a line per period until Ctrl-C
+                        s.handshake("handshake before the run", s.runTimeout());
+                        o.sendForever(run, (int) sizes[0], this::printed, stdout);
+                        sizes = new long[0];
+                    }
                     for (long size : sizes) {
                         s.handshake("handshake before the run", s.runTimeout());
                         reports.add(printed(timed
@@ -124,7 +148,13 @@ public final class SendBandwidth implements Callable<Integer> {
                 List<RecvChain> recvs = new ArrayList<>();
                 try (CompletionArray wcs = CompletionArray.allocate(16)) {
                     for (int q = 0; q < s.qps.size(); q++) {
-                        recvs.add(RecvChain.allocate(1, 1));
+                        recvs.add(RecvChain.allocate(recvPostList, 1));
+                    }
+                    if (forever) { // run_iter_bw_infinitely_server: a line per period until a signal
+                        postReceives(s, recvs, sizes[0], rxDepth);
+                        s.handshake("handshake before the run", s.runTimeout());
+                        receiveForever(s, recvs, wcs, sizes[0], Interrupt.onSigint());
+                        sizes = new long[0];
                     }
                     for (long size : sizes) {
                         postReceives(s, recvs, size, rxDepth);
@@ -140,7 +170,8 @@ public final class SendBandwidth implements Callable<Integer> {
                 }
             }
             out.println(BandwidthReport.RESULT_LINE);
-            s.wire.closeConnection(s.mine, s.runTimeout());
+            // after --run_infinitely a side waits for the other's end as long as a socket can, as perftest's
+            s.wire.closeConnection(s.mine, forever ? RdmaBandwidth.FOREVER : s.runTimeout());
             String failure = limits.failure(); // both sides, after the connection is closed, as send_bw.c
             if (o.json) {
                 stdout.println(Json.bandwidth(TOOL, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));
@@ -163,17 +194,17 @@ public final class SendBandwidth implements Callable<Integer> {
     private void bidirectional(PerftestSession s, long[] sizes, int iterations, int txDepth, int rxDepth,
             List<BandwidthReport> reports) {
         List<RecvChain> recvs = new ArrayList<>();
-        try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, s.buffer, txDepth, o.cqModeration(),
+        try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth, o.cqModeration(),
                 s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), false);
                 CompletionArray wcs = CompletionArray.allocate(16)) {
             run.addressing(s::address);
             for (int q = 0; q < s.qps.size(); q++) {
-                recvs.add(RecvChain.allocate(1, 1));
+                recvs.add(RecvChain.allocate(recvPostList, 1));
             }
             for (long size : sizes) {
                 postReceives(s, recvs, size, rxDepth);
                 s.handshake("handshake before the bidirectional run", s.runTimeout());
-                Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, false);
+                Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, recvPostList, false);
                 BandwidthReport mine = run.executeBidirectional(iterations, (int) size, incoming::poll,
                         incoming.total, !o.isClient()).report(size, o.reportGbits, o.noPeak);
                 BandwidthReport theirs = RdmaBandwidth.exchangeReports(s, mine, s.runTimeout());
@@ -206,17 +237,38 @@ public final class SendBandwidth implements Callable<Integer> {
     }
 
     /**
-     * Posts each queue pair's receives for messages of {@code size} (its whole receive queue, or its share of the
-     * SRQ), each into the slot offered for its queue pair.
+     * perftest's checks of {@code --recv_post_list} (made on both sides, as perftest's parser makes them): whole
+     * lists in a counted run, and room for a list in the receive queue (perftest would post none and wait).
      */
-    private static void postReceives(PerftestSession s, List<RecvChain> recvs, long size, int rxDepth) {
+    static void checkRecvPostList(int recvPostList, int iterations, boolean timed, int rxDepth) {
+        if (recvPostList < 1) {
+            throw new PerftestException("--recv_post_list must be at least 1, not " + recvPostList);
+        }
+        if (!timed && iterations % recvPostList != 0) {
+            throw new PerftestException("Number of iterations must be a multiple of receive post list size (-n "
+                    + iterations + ", --recv_post_list " + recvPostList + "; as perftest)");
+        }
+        if (recvPostList > rxDepth) {
+            throw new PerftestException("--recv_post_list " + recvPostList + " is above the receive depth (-r "
+                    + rxDepth + "): not one list of receives would be posted");
+        }
+    }
+
+    /**
+     * Posts each queue pair's receives for messages of {@code size} (its whole receive queue, or its share of the
+     * SRQ, in whole lists of {@code --recv_post_list}), each into the slot offered for its queue pair.
+     */
+    static void postReceives(PerftestSession s, List<RecvChain> recvs, long size, int rxDepth) {
         for (int q = 0; q < s.qps.size(); q++) {
             // wr_id: the queue pair the receive is for, which with an SRQ may not be the one it serves
             RecvChain chain = recvs.get(q);
-            chain.get(0).sge(s.buffer, s.half + q * s.slot, s.receiveLength(size)).wrId(q);
-            for (int i = 0; i < initialReceives(s, q, rxDepth); i++) {
-                Completions.check(s.srq != null ? s.srq.postRecv(chain, 1)
-                        : s.qps.get(q).postRecv(chain, 1), "ibv_post_recv", i);
+            int list = s.options.recvPostList;
+            for (int j = 0; j < list; j++) {
+                chain.get(j).sge(s.buffers.get(q), s.receiveOffset(q), s.receiveLength(size)).wrId(q);
+            }
+            for (int i = 0; i < initialReceives(s, q, rxDepth, list); i += list) {
+                Completions.check(s.srq != null ? s.srq.postRecv(chain, list) : s.qps.get(q).postRecv(chain, list),
+                        "ibv_post_recv", i);
             }
         }
     }
@@ -236,14 +288,14 @@ public final class SendBandwidth implements Callable<Integer> {
      * {@code run_iter_bw_server}: counts the receives of every queue pair ({@code iterations} each); times the first
      * and the end.
      */
-    private BandwidthReport receive(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations,
+    static BandwidthReport receive(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations,
             long size, int rxDepth) {
-        Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, o.events);
+        Receives incoming = new Receives(s, recvs, wcs, iterations, rxDepth, s.options.recvPostList, s.options.events);
         while (incoming.received < incoming.total) {
             incoming.poll();
         }
         long end = System.nanoTime();
-        double factor = o.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
+        double factor = s.options.reportGbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
         double seconds = (end - incoming.first) / 1e9;
         long total = incoming.total;
         return new BandwidthReport(size, total, 0, size * (double) total / seconds / factor, total / seconds / 1e6);
@@ -251,8 +303,9 @@ public final class SendBandwidth implements Callable<Integer> {
 
     /**
      * The receiving side of a counted run: takes receive completions, reposting on the queue pair a receive came
-     * from while more messages will come to it (as perftest: only as many receives as messages), and gives up when
-     * the messages stop coming for the run's timeout.
+     * from while more messages will come to it (as perftest: only as many receives as messages), a list of
+     * {@code --recv_post_list} once that many of its receives completed, and gives up when the messages stop coming
+     * for the run's timeout.
      */
     private static final class Receives {
         private final PerftestSession s;
@@ -263,6 +316,10 @@ public final class SendBandwidth implements Callable<Integer> {
         private final boolean events;
         /** the receives posted per queue pair so far */
         private final long[] posted;
+        /** --recv_post_list */
+        private final int list;
+        /** per queue pair, the receives completed and not posted again yet (perftest's unused_recv_for_qp) */
+        private final long[] unused;
         /** the messages expected: -n per queue pair */
         final long total;
         /** the messages received so far */
@@ -275,15 +332,17 @@ public final class SendBandwidth implements Callable<Integer> {
         private int spins;
 
         Receives(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, int iterations, int rxDepth,
-                boolean events) {
+                int list, boolean events) {
             this.s = s;
             this.recvs = recvs;
             this.wcs = wcs;
             this.iterations = iterations;
             this.events = events;
+            this.list = list;
             this.posted = new long[s.qps.size()];
+            this.unused = new long[s.qps.size()];
             for (int q = 0; q < posted.length; q++) {
-                posted[q] = initialReceives(s, q, rxDepth);
+                posted[q] = initialReceives(s, q, rxDepth, list);
             }
             this.total = (long) iterations * posted.length;
             this.deadline = System.nanoTime() + s.runTimeout().toNanos();
@@ -302,10 +361,11 @@ public final class SendBandwidth implements Callable<Integer> {
                 }
                 // with an SRQ the receive's own queue pair (its wr_id) gets it back, as perftest's rwr[wr_id]
                 int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
-                if (posted[q] < iterations) {
-                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), 1)
-                            : s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", received);
-                    posted[q]++;
+                if (++unused[q] >= list && posted[q] + list <= iterations) {
+                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), list)
+                            : s.qps.get(q).postRecv(recvs.get(q), list), "ibv_post_recv", received);
+                    unused[q] -= list;
+                    posted[q] += list;
                 }
             }
             if (n > 0) {
@@ -334,6 +394,7 @@ public final class SendBandwidth implements Callable<Integer> {
         long sampled = 0;
         long deadline = System.nanoTime() + s.runTimeout().toNanos();
         int spins = 0;
+        long[] unused = new long[s.qps.size()]; // receives completed and not posted again, per queue pair
         while (true) {
             long now = System.nanoTime();
             if (first != 0) {
@@ -368,8 +429,11 @@ public final class SendBandwidth implements Callable<Integer> {
                     sampled++;
                 }
                 int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
-                Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), 1)
-                        : s.qps.get(q).postRecv(recvs.get(q), 1), "ibv_post_recv", sampled);
+                if (++unused[q] >= recvPostList) {
+                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), recvPostList)
+                            : s.qps.get(q).postRecv(recvs.get(q), recvPostList), "ibv_post_recv", sampled);
+                    unused[q] -= recvPostList;
+                }
             }
             if (first == 0 && n == 0 && (++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
                 throw new PerftestException("no message arrived within " + s.runTimeout().toSeconds() + " s");
@@ -380,6 +444,45 @@ public final class SendBandwidth implements Callable<Integer> {
         return new BandwidthReport(size, sampled, 0, size * (double) sampled / seconds / factor, sampled / seconds / 1e6);
     }
 
+    /**
+     * perftest's {@code run_iter_bw_infinitely_server}: reposts every receive (a list at a time with
+     * {@code --recv_post_list}) and prints a line at the end of every period of {@code -D} seconds (default 5): the
+     * messages received in it over its length, no peak. perftest's server runs until a signal kills it; this one
+     * ends its loop at SIGINT and then closes the connection with the peer (so a client stopped first, which waits
+     * in that exchange, ends cleanly too).
+     */
+    private void receiveForever(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs, long size,
+            BooleanSupplier stopped) {
+        long periodNanos = o.reportPeriodNanos();
+        long[] unused = new long[s.qps.size()];
+        long periodStart = System.nanoTime();
+        long periodEnd = periodStart + periodNanos;
+        long done = 0;
+        while (!stopped.getAsBoolean()) {
+            int n = Completions.reap(s.recvCq, wcs, false);
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = wcs.get(i);
+                if (!wc.isSuccess()) {
+                    throw PerftestException.failedCompletion(wc, "receive");
+                }
+                done++;
+                int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
+                if (++unused[q] >= recvPostList) {
+                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), recvPostList)
+                            : s.qps.get(q).postRecv(recvs.get(q), recvPostList), "ibv_post_recv", done);
+                    unused[q] -= recvPostList;
+                }
+            }
+            long now = System.nanoTime();
+            if (now - periodEnd >= 0) {
+                printed(BandwidthReport.ofPeriod(size, done, now - periodStart, o.reportGbits));
+                periodStart = now;
+                periodEnd = now + periodNanos;
+                done = 0;
+            }
+        }
+    }
+
     private static void sampleStarts(CpuUtilization cpu) {
         if (cpu != null) {
             cpu.sampleStarts();
@@ -387,11 +490,13 @@ public final class SendBandwidth implements Callable<Integer> {
     }
 
     /**
-     * The receives posted for queue pair {@code q} before the run: its receive queue's depth, or with an SRQ its
-     * share of the SRQ's {@code rxDepth} (perftest's {@code rx_depth / num_of_qps}).
+     * The receives posted for queue pair {@code q} before the run, in whole lists of {@code list}: its receive
+     * queue's depth, or with an SRQ its share of the SRQ's {@code rxDepth} (perftest's {@code rx_depth /
+     * recv_post_list / num_of_qps} lists).
      */
-    private static int initialReceives(PerftestSession s, int q, int rxDepth) {
-        return s.srq != null ? rxDepth / s.qps.size() : s.qps.get(q).capabilities().maxRecvWr();
+    private static int initialReceives(PerftestSession s, int q, int rxDepth, int list) {
+        int depth = s.srq != null ? rxDepth / s.qps.size() : s.qps.get(q).capabilities().maxRecvWr();
+        return depth / list * list;
     }
 
     /** The index of the queue pair numbered {@code qpNumber}. */

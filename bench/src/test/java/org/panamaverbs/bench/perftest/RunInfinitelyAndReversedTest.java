@@ -73,8 +73,10 @@ class RunInfinitelyAndReversedTest {
                 "-b with --run_infinitely");
         CommandLineTest.assertOneLine(CommandLineTest.run("ib_write_bw", "--run_infinitely", "--loopback"), 1,
                 "--run_infinitely with --loopback");
-        CommandLineTest.assertOneLine(CommandLineTest.run("ib_send_bw", "--run_infinitely", "127.0.0.1"), 1,
-                "--run_infinitely", "ib_send_bw");
+        CommandLineTest.assertOneLine(CommandLineTest.run("ib_send_bw", "--run_infinitely", "-b", "127.0.0.1"), 1,
+                "run_infinitely mode is not supported in SEND Bidirectional BW test", "ib_send_bw");
+        CommandLineTest.assertOneLine(CommandLineTest.run("ib_send_bw", "--run_infinitely", "--reversed",
+                "127.0.0.1"), 1, "--run_infinitely with --reversed", "ib_send_bw");
         CommandLineTest.assertOneLine(CommandLineTest.run("ib_write_lat", "--run_infinitely", "127.0.0.1"), 1,
                 "--run_infinitely exists only in BW tests", "ib_write_lat");
         CommandLineTest.assertOneLine(CommandLineTest.run("ib_send_lat", "--reversed", "127.0.0.1"), 1,
