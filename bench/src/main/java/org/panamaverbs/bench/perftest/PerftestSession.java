@@ -100,7 +100,6 @@ final class PerftestSession implements AutoCloseable {
         return sendTest || options.writeWithImm;
     }
 
-    /** The address handle of the peer's port, for UD sends; made by {@link #connect()}. */
     /** With {@code -c UD}: per queue pair, the address handle to the peer's queue pair of the same index. */
     private AddressHandle[] peerHandles;
     private final int access;

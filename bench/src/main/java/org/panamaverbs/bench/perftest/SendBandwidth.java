@@ -267,8 +267,7 @@ public final class SendBandwidth implements Callable<Integer> {
                 chain.get(j).sge(s.buffers.get(q), s.receiveOffset(q), s.receiveLength(size)).wrId(q);
             }
             for (int i = 0; i < initialReceives(s, q, rxDepth, list); i += list) {
-                Completions.check(s.srq != null ? s.srq.postRecv(chain, list) : s.qps.get(q).postRecv(chain, list),
-                        "ibv_post_recv", i);
+                postReceiveList(s, recvs, q, list, i);
             }
         }
     }
@@ -359,11 +358,9 @@ public final class SendBandwidth implements Callable<Integer> {
                 if (received++ == 0) {
                     first = System.nanoTime();
                 }
-                // with an SRQ the receive's own queue pair (its wr_id) gets it back, as perftest's rwr[wr_id]
-                int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
+                int q = queuePairOf(s, wc);
                 if (++unused[q] >= list && posted[q] + list <= iterations) {
-                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), list)
-                            : s.qps.get(q).postRecv(recvs.get(q), list), "ibv_post_recv", received);
+                    postReceiveList(s, recvs, q, list, received);
                     unused[q] -= list;
                     posted[q] += list;
                 }
@@ -428,10 +425,9 @@ public final class SendBandwidth implements Callable<Integer> {
                 if (sampleStart != 0 && sampleEnd == 0) {
                     sampled++;
                 }
-                int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
+                int q = queuePairOf(s, wc);
                 if (++unused[q] >= recvPostList) {
-                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), recvPostList)
-                            : s.qps.get(q).postRecv(recvs.get(q), recvPostList), "ibv_post_recv", sampled);
+                    postReceiveList(s, recvs, q, recvPostList, sampled);
                     unused[q] -= recvPostList;
                 }
             }
@@ -466,10 +462,9 @@ public final class SendBandwidth implements Callable<Integer> {
                     throw PerftestException.failedCompletion(wc, "receive");
                 }
                 done++;
-                int q = s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
+                int q = queuePairOf(s, wc);
                 if (++unused[q] >= recvPostList) {
-                    Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), recvPostList)
-                            : s.qps.get(q).postRecv(recvs.get(q), recvPostList), "ibv_post_recv", done);
+                    postReceiveList(s, recvs, q, recvPostList, done);
                     unused[q] -= recvPostList;
                 }
             }
@@ -497,6 +492,23 @@ public final class SendBandwidth implements Callable<Integer> {
     private static int initialReceives(PerftestSession s, int q, int rxDepth, int list) {
         int depth = s.srq != null ? rxDepth / s.qps.size() : s.qps.get(q).capabilities().maxRecvWr();
         return depth / list * list;
+    }
+
+    /**
+     * Posts queue pair {@code q}'s list of {@code list} receives: to the SRQ when there is one, else to its own queue;
+     * {@code at} (the messages so far) goes into the error.
+     */
+    private static void postReceiveList(PerftestSession s, List<RecvChain> recvs, int q, int list, long at) {
+        Completions.check(s.srq != null ? s.srq.postRecv(recvs.get(q), list) : s.qps.get(q).postRecv(recvs.get(q), list),
+                "ibv_post_recv", at);
+    }
+
+    /**
+     * The queue pair a receive completion is for: with an SRQ the one its wr_id names (it gets the receive back, as
+     * perftest's {@code rwr[wr_id]}), else the one it arrived on.
+     */
+    private static int queuePairOf(PerftestSession s, WorkCompletion wc) {
+        return s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
     }
 
     /** The index of the queue pair numbered {@code qpNumber}. */
