@@ -304,9 +304,9 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                 for (int q = 0; q < s.qps.size(); q++) {
                     recvs.add(RecvChain.allocate(1, 1));
                 }
-                SendBandwidth.postReceives(s, recvs, size, rxDepth);
+                SendReceiver.postReceives(s, recvs, size, rxDepth);
                 s.handshake("handshake before the run", s.runTimeout());
-                report = SendBandwidth.receive(s, recvs, wcs, iterations, size, rxDepth);
+                report = SendReceiver.receive(s, recvs, wcs, iterations, size, rxDepth);
             } finally {
                 recvs.forEach(RecvChain::close);
             }

@@ -211,79 +211,42 @@ public final class RdmaRun implements AutoCloseable {
     public BandwidthReport executeFor(long durationNanos, long marginNanos, int size, boolean gbits,
             CpuUtilization cpu) {
         prepare(size);
-        long start = System.nanoTime();
-        long sampleFrom = start + marginNanos;
-        long sampleUntil = start + durationNanos - marginNanos;
-        long end = start + durationNanos;
-        long sampleStart = 0;
-        long sampleEnd = 0;
-        long sampled = 0;
-        while (true) {
-            long now = System.nanoTime();
-            if (sampleStart == 0 && now - sampleFrom >= 0) {
-                sampleStart = now;
-                if (cpu != null) {
-                    cpu.sampleStarts();
-                }
-            }
-            if (sampleEnd == 0 && now - sampleUntil >= 0) {
-                sampleEnd = now;
-                if (cpu != null) {
-                    cpu.sampleEnds();
-                }
-            }
-            if (now - end >= 0) {
-                break;
-            }
-            for (int q = 0; q < lanes.length; q++) {
-                while (posted[q] - completed[q] + postList <= txDepth) {
-                    postList(q, -1, size);
-                }
-            }
-            int n = Completions.reap(cq, wcs, events);
-            for (int i = 0; i < n; i++) {
-                int covered = complete(wcs.get(i));
-                if (sampleStart != 0 && sampleEnd == 0) {
-                    sampled += covered;
-                }
-            }
-        }
-        double seconds = (sampleEnd - sampleStart) / 1e9;
-        double factor = gbits ? BandwidthReport.GBITS_FACTOR : BandwidthReport.MBYTES_FACTOR;
-        return new BandwidthReport(size, sampled, 0, size * (double) sampled / seconds / factor, sampled / seconds / 1e6);
+        ClockedRounds.Sample sample = ClockedRounds.sample(System.nanoTime(), durationNanos, marginNanos, cpu,
+                () -> fillAndReap(size));
+        return BandwidthReport.ofPeriod(size, sample.messages(), sample.nanos(), gbits);
     }
 
     /**
      * perftest's {@code --run_infinitely} ({@code run_iter_bw_infinitely}): keeps every queue pair's send queue full
      * until the process is stopped, and at the end of each period of {@code periodNanos} hands {@code report} the
      * period's figures ({@link BandwidthReport#ofPeriod}: the messages completed in it over its length, no peak),
-     * from this thread, so the count and the clock are read together. Returns when {@code stopped} says so (checked
-     * once a loop; what is outstanding then is left to the queue pair's teardown, as perftest leaves it).
+     * from this thread, so the count and the clock are read together. Returns when {@code stopped} says so (asked
+     * every millisecond; what is outstanding then is left to the queue pair's teardown, as perftest leaves it).
      */
     public void executeForever(long periodNanos, int size, boolean gbits, Consumer<BandwidthReport> report,
             BooleanSupplier stopped) {
         prepare(size);
-        long periodStart = System.nanoTime();
-        long periodEnd = periodStart + periodNanos;
-        long done = 0;
-        while (!stopped.getAsBoolean()) {
-            for (int q = 0; q < lanes.length; q++) {
-                while (posted[q] - completed[q] + postList <= txDepth) {
-                    postList(q, -1, size);
-                }
-            }
-            int n = Completions.reap(cq, wcs, events);
-            for (int i = 0; i < n; i++) {
-                done += complete(wcs.get(i));
-            }
-            long now = System.nanoTime();
-            if (now - periodEnd >= 0) {
-                report.accept(BandwidthReport.ofPeriod(size, done, now - periodStart, gbits));
-                periodStart = now;
-                periodEnd = now + periodNanos;
-                done = 0;
+        ClockedRounds.periods(periodNanos, () -> fillAndReap(size),
+                (messages, nanos) -> report.accept(BandwidthReport.ofPeriod(size, messages, nanos, gbits)), stopped);
+    }
+
+    /**
+     * A round of the uncounted runs: every send queue filled, then the completions that arrived taken.
+     *
+     * @return the requests they complete
+     */
+    private long fillAndReap(int size) {
+        for (int q = 0; q < lanes.length; q++) {
+            while (posted[q] - completed[q] + postList <= txDepth) {
+                postList(q, -1, size);
             }
         }
+        int n = Completions.reap(cq, wcs, events);
+        long done = 0;
+        for (int i = 0; i < n; i++) {
+            done += complete(wcs.get(i));
+        }
+        return done;
     }
 
     // what prepare() sets for one run's size
