@@ -13,7 +13,6 @@ import org.panamaverbs.verbs.MemoryRegion;
 import org.panamaverbs.verbs.Mtu;
 import org.panamaverbs.verbs.QpEndpoint;
 import org.panamaverbs.verbs.QueuePair;
-import org.panamaverbs.verbs.RecvChain;
 import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Command;
@@ -299,16 +298,11 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                 report = run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak);
             }
         } else {
-            List<RecvChain> recvs = new ArrayList<>();
-            try (CompletionArray wcs = CompletionArray.allocate(16)) {
-                for (int q = 0; q < s.qps.size(); q++) {
-                    recvs.add(RecvChain.allocate(1, 1));
-                }
-                SendReceiver.postReceives(s, recvs, size, rxDepth);
+            try (SendReceiver.Chains chains = SendReceiver.Chains.allocate(s);
+                    CompletionArray wcs = CompletionArray.allocate(16)) {
+                SendReceiver.postReceives(s, chains.each(), size, rxDepth);
                 s.handshake("handshake before the run", s.runTimeout());
-                report = SendReceiver.receive(s, recvs, wcs, iterations, size, rxDepth);
-            } finally {
-                recvs.forEach(RecvChain::close);
+                report = SendReceiver.receive(s, chains.each(), wcs, iterations, size, rxDepth);
             }
         }
         limits.count(report);

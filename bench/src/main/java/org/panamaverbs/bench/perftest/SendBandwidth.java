@@ -143,11 +143,9 @@ public final class SendBandwidth implements Callable<Integer> {
                 }
             } else {
                 // one receive chain per queue pair, into the slot offered for it
-                List<RecvChain> recvs = new ArrayList<>();
-                try (CompletionArray wcs = CompletionArray.allocate(16)) {
-                    for (int q = 0; q < s.qps.size(); q++) {
-                        recvs.add(RecvChain.allocate(recvPostList, 1));
-                    }
+                try (SendReceiver.Chains chains = SendReceiver.Chains.allocate(s);
+                        CompletionArray wcs = CompletionArray.allocate(16)) {
+                    List<RecvChain> recvs = chains.each();
                     if (forever) { // run_iter_bw_infinitely_server: a line per period until a signal
                         SendReceiver.postReceives(s, recvs, sizes[0], rxDepth);
                         s.handshake("handshake before the run", s.runTimeout());
@@ -163,8 +161,6 @@ public final class SendBandwidth implements Callable<Integer> {
                             s.handshake("handshake after the run", s.runTimeout());
                         }
                     }
-                } finally {
-                    recvs.forEach(RecvChain::close);
                 }
             }
             out.println(BandwidthReport.RESULT_LINE);
@@ -191,14 +187,12 @@ public final class SendBandwidth implements Callable<Integer> {
      */
     private void bidirectional(PerftestSession s, long[] sizes, int iterations, int txDepth, int rxDepth,
             List<BandwidthReport> reports) {
-        List<RecvChain> recvs = new ArrayList<>();
         try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth, o.cqModeration(),
                 s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), false);
+                SendReceiver.Chains chains = SendReceiver.Chains.allocate(s);
                 CompletionArray wcs = CompletionArray.allocate(16)) {
             run.addressing(s::address);
-            for (int q = 0; q < s.qps.size(); q++) {
-                recvs.add(RecvChain.allocate(recvPostList, 1));
-            }
+            List<RecvChain> recvs = chains.each();
             for (long size : sizes) {
                 SendReceiver.postReceives(s, recvs, size, rxDepth);
                 s.handshake("handshake before the bidirectional run", s.runTimeout());
@@ -215,8 +209,6 @@ public final class SendBandwidth implements Callable<Integer> {
                     s.handshake("handshake after the bidirectional run", s.runTimeout());
                 }
             }
-        } finally {
-            recvs.forEach(RecvChain::close);
         }
     }
 

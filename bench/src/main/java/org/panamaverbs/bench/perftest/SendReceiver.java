@@ -1,6 +1,7 @@
 package org.panamaverbs.bench.perftest;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -18,6 +19,27 @@ import org.panamaverbs.verbs.WorkCompletion;
  */
 final class SendReceiver {
     private SendReceiver() {
+    }
+
+    /** One receive chain per queue pair, of {@code --recv_post_list} requests each, closed together. */
+    record Chains(List<RecvChain> each) implements AutoCloseable {
+        static Chains allocate(PerftestSession s) {
+            List<RecvChain> each = new ArrayList<>();
+            try {
+                for (int q = 0; q < s.qps.size(); q++) {
+                    each.add(RecvChain.allocate(s.options.recvPostList, 1));
+                }
+            } catch (RuntimeException | Error e) {
+                each.forEach(RecvChain::close);
+                throw e;
+            }
+            return new Chains(List.copyOf(each));
+        }
+
+        @Override
+        public void close() {
+            each.forEach(RecvChain::close);
+        }
     }
 
     /**
