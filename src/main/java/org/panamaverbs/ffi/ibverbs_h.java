@@ -4017,6 +4017,130 @@ public class ibverbs_h extends ibverbs_h$shared {
         }
     }
 
+    private static class ibv_attach_mcast {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            ibverbs_h.C_INT,
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_SHORT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("ibv_attach_mcast").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "ibv_attach_mcast"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+     * }
+     */
+    public static FunctionDescriptor ibv_attach_mcast$descriptor() {
+        return ibv_attach_mcast.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+     * }
+     */
+    public static MethodHandle ibv_attach_mcast$handle() {
+        return ibv_attach_mcast.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+     * }
+     */
+    public static MemorySegment ibv_attach_mcast$address() {
+        return ibv_attach_mcast.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+     * }
+     */
+    public static int ibv_attach_mcast(MemorySegment qp, MemorySegment gid, short lid) {
+        var mh$ = ibv_attach_mcast.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("ibv_attach_mcast", qp, gid, lid);
+            }
+            return (int)mh$.invokeExact(qp, gid, lid);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class ibv_detach_mcast {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            ibverbs_h.C_INT,
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_SHORT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.find("ibv_detach_mcast").orElseThrow(() -> new java.util.NoSuchElementException("Symbol not found: " + "ibv_detach_mcast"));
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+     * }
+     */
+    public static FunctionDescriptor ibv_detach_mcast$descriptor() {
+        return ibv_detach_mcast.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+     * }
+     */
+    public static MethodHandle ibv_detach_mcast$handle() {
+        return ibv_detach_mcast.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+     * }
+     */
+    public static MemorySegment ibv_detach_mcast$address() {
+        return ibv_detach_mcast.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+     * }
+     */
+    public static int ibv_detach_mcast(MemorySegment qp, MemorySegment gid, short lid) {
+        var mh$ = ibv_detach_mcast.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("ibv_detach_mcast", qp, gid, lid);
+            }
+            return (int)mh$.invokeExact(qp, gid, lid);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class ibv_node_type_str {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             ibverbs_h.C_POINTER,

@@ -22,6 +22,8 @@ public enum Capability {
     SHARED_RECEIVE_QUEUES("shared receive queues", "ibv_create_srq"),
     /** {@code IBV_WR_ATOMIC_CMP_AND_SWP} and {@code IBV_WR_ATOMIC_FETCH_AND_ADD}. */
     ATOMICS("atomics (compare-and-swap, fetch-and-add)", "ibv_post_send"),
+    /** {@code ibv_attach_mcast}: UD queue pairs receiving what is sent to a multicast group. */
+    MULTICAST("multicast groups", "ibv_attach_mcast"),
     /** {@code IBV_SEND_INLINE} and {@code max_inline_data} at {@code ibv_create_qp}. */
     INLINE_DATA("inline data", "ibv_create_qp"),
     /** {@code IBV_WR_SEND}. */

@@ -33,6 +33,8 @@ package org.panamaverbs.verbs;
  * @param maxQpInitRdAtom   {@code max_qp_init_rd_atom}: RDMA READ and atomic requests one queue pair may have
  *                          outstanding as initiator; the bound of {@code max_rd_atomic}
  * @param atomicCapability  {@code atomic_cap}: whether and how atomic operations work
+ * @param maxMcastGrp       {@code max_mcast_grp}: the most multicast groups; 0 when the device has no multicast
+ * @param maxMcastQpAttach  {@code max_mcast_qp_attach}: the most queue pairs attached to one multicast group
  * @param maxAh             {@code max_ah}: the most address handles the device holds at once
  * @param maxSrq            {@code max_srq}: the most shared receive queues; 0 when the device has none
  * @param maxSrqWr          {@code max_srq_wr}: the most outstanding receives of one shared receive queue
@@ -61,6 +63,8 @@ public record DeviceAttributes(
         int maxQpRdAtom,
         int maxQpInitRdAtom,
         AtomicCapability atomicCapability,
+        int maxMcastGrp,
+        int maxMcastQpAttach,
         int maxAh,
         int maxSrq,
         int maxSrqWr,

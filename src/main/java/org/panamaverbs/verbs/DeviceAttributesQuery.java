@@ -49,6 +49,8 @@ final class DeviceAttributesQuery {
                     ibv_device_attr.max_qp_rd_atom(attr),
                     ibv_device_attr.max_qp_init_rd_atom(attr),
                     AtomicCapability.of(ibv_device_attr.atomic_cap(attr)),
+                    ibv_device_attr.max_mcast_grp(attr),
+                    ibv_device_attr.max_mcast_qp_attach(attr),
                     ibv_device_attr.max_ah(attr),
                     ibv_device_attr.max_srq(attr),
                     ibv_device_attr.max_srq_wr(attr),

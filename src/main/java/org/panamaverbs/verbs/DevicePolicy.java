@@ -55,6 +55,9 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
     /** Refusal of inline data ({@code max_inline_data} at creation, {@code IBV_SEND_INLINE} at post), or null. */
     abstract UnsupportedVerbException inlineRefusal(String verb);
 
+    /** Refusal of {@code ibv_attach_mcast}, or null. */
+    abstract UnsupportedVerbException multicastRefusal();
+
     /** Refusal of {@code rdma_create_ep}, or null. */
     abstract UnsupportedVerbException createEndpointRefusal();
 
@@ -93,6 +96,11 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
     /** Gate of inline data ({@code max_inline_data} at creation, {@code IBV_SEND_INLINE} at post). */
     final void requireInline(String verb) {
         throwIfRefused(inlineRefusal(verb));
+    }
+
+    /** Gate of {@code ibv_attach_mcast}. */
+    final void requireMulticast() {
+        throwIfRefused(multicastRefusal());
     }
 
     /** Gate of {@code rdma_create_ep}. */
@@ -163,6 +171,8 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
             case XRC_QUEUE_PAIRS -> gated(capability, queuePairRefusal(QpType.XRC_SEND, 0, 0), "");
             case SHARED_RECEIVE_QUEUES -> gated(capability, sharedReceiveQueueRefusal(), "max_srq " + device.maxSrq());
             case ATOMICS -> gated(capability, atomicsRefusal(), "atomic_cap " + device.atomicCapability());
+            case MULTICAST -> gated(capability, multicastRefusal(), "max_mcast_grp " + device.maxMcastGrp()
+                    + ", max_mcast_qp_attach " + device.maxMcastQpAttach());
             case INLINE_DATA -> gated(capability, inlineRefusal("ibv_create_qp"), inlineRefusal("ibv_create_qp") != null ? ""
                     : "up to the max_inline_data ibv_create_qp grants the queue pair");
             case OPCODE_SEND -> gated(capability, opcodeRefusal(WrOpcode.SEND, 0), "");
@@ -362,13 +372,20 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         }
 
         @Override
+        UnsupportedVerbException multicastRefusal() {
+            return device.maxMcastGrp() > 0 ? null : new UnsupportedVerbException("ibv_attach_mcast", "device "
+                    + deviceName + " reports max_mcast_grp = 0", "multicast needs a device that reports"
+                    + " max_mcast_grp > 0 (rxe, mlx5)");
+        }
+
+        @Override
         UnsupportedVerbException createEndpointRefusal() {
             return null;
         }
     }
 
     /**
-     * VMware's paravirtual RDMA device (detected or emulated): RC and UD queue pairs only, no atomics, no
+     * VMware's paravirtual RDMA device (detected or emulated): RC and UD queue pairs only, no atomics, no multicast, no
      * inline data; HWv13 (ESXi 6.5) has no shared receive queues and at most 3 UD queue pairs; VMware lists
      * {@code rdma_create_ep} as unsupported; QEMU's model also carries nothing but SEND.
      */
@@ -414,6 +431,13 @@ abstract sealed class DevicePolicy permits DevicePolicy.Generic, DevicePolicy.Pv
         UnsupportedVerbException inlineRefusal(String verb) {
             return new UnsupportedVerbException(verb, what() + ", whose driver forces max_inline_data to 0",
                     "send from registered memory without SendFlags.INLINE");
+        }
+
+        @Override
+        UnsupportedVerbException multicastRefusal() {
+            return new UnsupportedVerbException("ibv_attach_mcast", what() + ", which has no multicast (its driver"
+                    + " implements no attach_mcast; the kernel answers EOPNOTSUPP)", "send to each receiver's UD queue"
+                    + " pair instead; PVRDMA has no multicast on any hardware version");
         }
 
         @Override

@@ -100,6 +100,15 @@ public record Gid(long subnetPrefix, long interfaceId) {
     }
 
     /**
+     * {@return whether this is a multicast group's GID} An IPv6 multicast address ({@code ff00::/8}, which is also
+     * InfiniBand's multicast GID prefix) or an IPv4-mapped one of {@code 224.0.0.0/4}: the kernel's test at
+     * {@code ibv_attach_mcast}.
+     */
+    public boolean isMulticast() {
+        return (subnetPrefix >>> 56) == 0xffL || isIpv4Mapped() && (interfaceId >>> 28 & 0xf) == 0xe;
+    }
+
+    /**
      * {@return whether this is an IPv6 link-local address ({@code fe80::/10}), the default GID of a RoCE port}
      * Such GIDs do not cross IP routers.
      */

@@ -15,6 +15,9 @@ public final class Grh {
     public static final int SIZE = 40;
     private static final int IPV4_HEADER_OFFSET = 20;
     private static final int GRH_SGID_OFFSET = 8;
+    private static final int GRH_DGID_OFFSET = 24;
+    private static final int IPV4_SOURCE_OFFSET = 12;
+    private static final int IPV4_DESTINATION_OFFSET = 16;
     private static final ValueLayout.OfShort BIG_ENDIAN_SHORT =
             ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
@@ -61,15 +64,33 @@ public final class Grh {
      * @throws IndexOutOfBoundsException if the {@link #SIZE} bytes at {@code offset} do not lie inside {@code buffer}
      */
     public static Gid sourceGid(MemorySegment buffer, long offset) {
+        return address(buffer, offset, IPV4_SOURCE_OFFSET, GRH_SGID_OFFSET);
+    }
+
+    /**
+     * The GID the datagram was sent to, from the GRH at {@code offset} of {@code buffer}, read as
+     * {@link #sourceGid} reads the sender's: the receiving queue pair's own GID, or the group's for a datagram sent
+     * to a multicast group the queue pair is attached to ({@link QueuePair#attachMulticast}).
+     *
+     * @param buffer the memory of a completed UD receive
+     * @param offset the byte offset in {@code buffer} where the receive's first scatter-gather entry began
+     * @return the destination GID (IPv4-mapped when the header is IPv4)
+     * @throws IndexOutOfBoundsException if the {@link #SIZE} bytes at {@code offset} do not lie inside {@code buffer}
+     */
+    public static Gid destinationGid(MemorySegment buffer, long offset) {
+        return address(buffer, offset, IPV4_DESTINATION_OFFSET, GRH_DGID_OFFSET);
+    }
+
+    private static Gid address(MemorySegment buffer, long offset, int ipv4Offset, int grhOffset) {
         byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
         if (isIpv4(buffer, offset, versionAndLength)) {
-            byte[] ipv4 = buffer.asSlice(offset + IPV4_HEADER_OFFSET + 12, 4).toArray(ValueLayout.JAVA_BYTE);
+            byte[] ipv4 = buffer.asSlice(offset + IPV4_HEADER_OFFSET + ipv4Offset, 4).toArray(ValueLayout.JAVA_BYTE);
             try {
                 return Gid.of(InetAddress.getByAddress(ipv4));
             } catch (UnknownHostException e) {
                 throw new IllegalStateException(e); // cannot happen for 4 bytes
             }
         }
-        return Gid.read(buffer, offset + GRH_SGID_OFFSET);
+        return Gid.read(buffer, offset + grhOffset);
     }
 }

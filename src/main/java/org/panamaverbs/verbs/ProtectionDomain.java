@@ -210,7 +210,7 @@ public final class ProtectionDomain extends VerbsResource {
         synchronized (treeLock()) {
             ensureOwnersOpen(config);
             QueuePair qp = QueuePair.create(this, config, creator);
-            qp.heldBy(owner, giveBack);
+            qp.heldBy(owner, qp.detachingBefore(giveBack));
             return qp;
         }
     }

@@ -27,7 +27,8 @@ import org.panamaverbs.internal.Unchecked;
  *
  * <p>Control path, without rdma_cm: {@link #connect(QpEndpoint)} walks RESET → INIT → RTR → RTS with
  * {@code ibv_modify_qp} and {@link QpConnectOptions#defaults()} (perftest's); {@link #connectLoopback}
- * connects two local queue pairs; {@link #readyForDatagrams(int)} readies a UD queue pair; {@link #state()}
+ * connects two local queue pairs; {@link #readyForDatagrams(int)} readies a UD queue pair, and
+ * {@link #attachMulticast} ({@code ibv_attach_mcast}) makes it a member of a multicast group; {@link #state()}
  * and {@link #query()} are {@code ibv_query_qp}. Failures throw {@link VerbsException} naming the verb,
  * the errno and the transition. With rdma_cm the connection manager makes these transitions.
  *
@@ -66,6 +67,9 @@ public final class QueuePair extends VerbsResource {
     /** As {@link #sendStamp} for receives: 0 when closed or taking its receives from a shared receive queue. */
     private volatile long recvStamp;
 
+    /** The groups {@link #attachMulticast} joined, detached before the queue pair is freed. */
+    private final MulticastGroups multicastGroups = new MulticastGroups();
+
     private static final class Native {
         static final MethodHandle CREATE_QP = CallState.capturingErrno(
                 ibverbs_h.ibv_create_qp$address(), ibverbs_h.ibv_create_qp$descriptor());
@@ -92,7 +96,13 @@ public final class QueuePair extends VerbsResource {
         this.sendStamp = checkEveryPost ? 0 : context.regionGeneration;
         this.recvStamp = receivesFromSrq ? 0 : context.regionGeneration;
         String what = toString();
-        own(what, () -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(handle), what));
+        own(what, MulticastGroups.detachingBefore(multicastGroups, handle, what,
+                () -> check("ibv_destroy_qp", ibverbs_h.ibv_destroy_qp(handle), what)));
+    }
+
+    /** {@code free} (the owner's {@code rdma_destroy_qp}) preceded by detaching the groups still attached. */
+    Runnable detachingBefore(Runnable free) {
+        return MulticastGroups.detachingBefore(multicastGroups, handle, toString(), free);
     }
 
     private static VerbsResource[] owners(ProtectionDomain pd, QpConfig config) {
@@ -238,6 +248,59 @@ public final class QueuePair extends VerbsResource {
      */
     public QpConfig config() {
         return config;
+    }
+
+    /**
+     * A multicast group a UD queue pair is attached to.
+     *
+     * @param group the group's GID
+     * @param lid   its multicast LID on InfiniBand (from the subnet manager), 0 on RoCE
+     */
+    public record MulticastMembership(Gid group, int lid) {
+    }
+
+    /**
+     * {@code ibv_attach_mcast}: this UD queue pair also receives the datagrams sent to {@code group} (to QPN
+     * 0xFFFFFF, with the group's Q_Key). A sender reaches the group with an address handle whose GID is the group's
+     * (and on InfiniBand whose LID is {@code lid}). On InfiniBand the subnet manager must know the group first (an
+     * SA join, which this library does not send); on RoCE a switch or router forwards the group's IP multicast, and
+     * {@code lid} is ignored. Attaching a group again is a no-op. The queue pair's close detaches every group left,
+     * since the kernel cannot destroy an attached queue pair.
+     *
+     * @param group a multicast GID ({@link Gid#isMulticast()})
+     * @param lid   the group's multicast LID on InfiniBand (0xc000..0xfffe); 0 on RoCE
+     * @throws IllegalArgumentException if this is not a UD queue pair, {@code group} is not multicast or the LID is not
+     *                                  a multicast LID on InfiniBand
+     * @throws UnsupportedVerbException where the device has no multicast (PVRDMA on every hardware version, a device
+     *                                  reporting {@code max_mcast_grp} 0)
+     * @throws VerbsException           naming {@code ibv_attach_mcast} and the errno (ENOMEM: the device's group or
+     *                                  attachment limit)
+     * @throws IllegalStateException    if this queue pair is closed
+     */
+    public void attachMulticast(Gid group, int lid) {
+        multicastGroups.attach(this, group, lid);
+    }
+
+    /**
+     * {@code ibv_detach_mcast}: this queue pair stops receiving what is sent to {@code group}.
+     *
+     * @param group a group {@link #attachMulticast} attached
+     * @param lid   the LID it was attached with
+     * @throws IllegalStateException    if this queue pair is closed or not attached to that group and LID
+     * @throws IllegalArgumentException as {@link #attachMulticast}
+     * @throws VerbsException           naming {@code ibv_detach_mcast} and the errno
+     */
+    public void detachMulticast(Gid group, int lid) {
+        multicastGroups.detach(this, group, lid);
+    }
+
+    /**
+     * {@return the groups this queue pair is attached to, in the order attached (a snapshot)}
+     *
+     * @throws IllegalStateException if this queue pair is closed
+     */
+    public List<MulticastMembership> multicastGroups() {
+        return multicastGroups.list(this);
     }
 
     /** {@return what the device granted, which may exceed what {@link #config()} asked} */

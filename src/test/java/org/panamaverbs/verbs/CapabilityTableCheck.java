@@ -114,6 +114,7 @@ final class CapabilityTableCheck {
                 }
                 case INLINE_DATA -> traffic(WrOpcode.SEND, true);
                 case ATOMICS -> traffic(WrOpcode.ATOMIC_FETCH_AND_ADD, false);
+                case MULTICAST -> joinAndLeaveAGroup();
                 case OPCODE_SEND -> traffic(WrOpcode.SEND, false);
                 case OPCODE_SEND_WITH_IMM -> traffic(WrOpcode.SEND_WITH_IMM, false);
                 case OPCODE_RDMA_WRITE -> traffic(WrOpcode.RDMA_WRITE, false);
@@ -147,6 +148,17 @@ final class CapabilityTableCheck {
         try (ProtectionDomain pd = context.allocateProtectionDomain(); CompletionQueue cq = context.createCompletionQueue(4)) {
             pd.createQueuePair(config(cq).type(type)
                     .capabilities(QpCapabilities.defaults().withMaxInlineData(maxInlineData)).build()).close();
+        }
+    }
+
+    /** A UD queue pair attaches to a group and detaches (the datagrams: {@code MulticastDeviceTest}). */
+    private void joinAndLeaveAGroup() {
+        Gid group = Gid.of(new byte[] {(byte) 0xff, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x70, 0x76});
+        try (ProtectionDomain pd = context.allocateProtectionDomain(); CompletionQueue cq = context.createCompletionQueue(4);
+             QueuePair qp = pd.createQueuePair(config(cq).type(QpType.UD).build())) {
+            qp.attachMulticast(group, 0);
+            require(qp.multicastGroups().size() == 1, "attached: " + qp.multicastGroups());
+            qp.detachMulticast(group, 0);
         }
     }
 

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 class DeviceProfileTest {
 
     private static DeviceAttributes attributes(int vendorId, int vendorPartId, int hwVersion, int maxSrq, AtomicCapability atomics) {
+        boolean multicast = vendorId == 0xffffff; // rxe reports 8192 groups of 56 queue pairs; PVRDMA's driver 0
         return new DeviceAttributes("3.0.000", 1, 1, -1, 4096, vendorId, vendorPartId, hwVersion, 32768, 1024, 0x00201400,
-                16, 16, 4096, 262144, 262144, 4096, 16, 16, atomics, 4096, maxSrq, maxSrq == 0 ? 0 : 1024,
+                16, 16, 4096, 262144, 262144, 4096, 16, 16, atomics, multicast ? 8192 : 0, multicast ? 56 : 0, 4096, maxSrq, maxSrq == 0 ? 0 : 1024,
                 maxSrq == 0 ? 0 : 16, 1, 1);
     }
 
@@ -200,6 +201,9 @@ class DeviceProfileTest {
         assertEquals(List.of(Capability.values()), verdicts.stream().map(CapabilityVerdict::capability).toList());
         assertEquals(message(() -> p.requireSharedReceiveQueues()), verdict(verdicts, Capability.SHARED_RECEIVE_QUEUES).refusal());
         assertEquals(message(() -> p.requireAtomics()), verdict(verdicts, Capability.ATOMICS).refusal());
+        assertEquals(message(() -> p.requireMulticast()), verdict(verdicts, Capability.MULTICAST).refusal());
+        assertTrue(verdict(verdicts, Capability.MULTICAST).refusal().contains("PVRDMA has no multicast on any hardware"
+                + " version"), verdict(verdicts, Capability.MULTICAST).refusal());
         assertEquals(message(() -> p.requireInline("ibv_create_qp")), verdict(verdicts, Capability.INLINE_DATA).refusal());
         assertEquals(message(() -> p.requireQueuePairType(QpType.UC, 0)), verdict(verdicts, Capability.UC_QUEUE_PAIRS).refusal());
         assertEquals(message(() -> p.requireQueuePairType(QpType.UD, 3)), verdict(verdicts, Capability.UD_QUEUE_PAIR_COUNT).refusal());
@@ -229,7 +233,7 @@ class DeviceProfileTest {
 
     @Test
     void otherDevicesRefuseOnlyWhatThisLibraryLacksOrTheyReport() throws Exception {
-        DevicePolicy p = policy(rxe());
+        DevicePolicy p = rxe().policy(attributes(0xffffff, 0, 0, 262144, AtomicCapability.HCA), "dev");
         List<CapabilityVerdict> verdicts = p.verdicts(gids(GidType.ROCE_V2), null);
         for (CapabilityVerdict v : verdicts) {
             boolean notImplemented = v.capability() == Capability.UC_QUEUE_PAIRS || v.capability() == Capability.RAW_PACKET_QUEUE_PAIRS
@@ -246,6 +250,9 @@ class DeviceProfileTest {
         CapabilityVerdict v2 = verdict(rxe().emulate(HardwareClass.PVRDMA_HWV13).policy(attributes(0xffffff, 0, 0, 1, AtomicCapability.HCA), "rxe0")
                 .verdicts(gids(GidType.ROCE_V2), null), Capability.ROCE_V2);
         assertTrue(v2.detail().contains("the device has RoCE v2 GIDs (port 1 index 0, port 1 index 1), but a PVRDMA HWv13"), v2.detail());
+        CapabilityVerdict noGroups = verdict(policy(rxe()).verdicts(gids(GidType.ROCE_V2), null), Capability.MULTICAST);
+        assertEquals(CapabilityVerdict.Status.REFUSED, noGroups.status(), "a device reporting max_mcast_grp 0");
+        assertTrue(noGroups.refusal().contains("reports max_mcast_grp = 0"), noGroups.refusal());
         CapabilityVerdict cm = verdict(p.verdicts(List.of(), "librdmacm.so.1: cannot open"), Capability.RDMA_CM);
         assertEquals(CapabilityVerdict.Status.ABSENT, cm.status());
         assertTrue(cm.detail().contains("apt-get install librdmacm1"), cm.detail());

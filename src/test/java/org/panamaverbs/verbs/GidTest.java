@@ -42,4 +42,16 @@ class GidTest {
         assertTrue(Gid.ZERO.isZero());
         assertThrows(IllegalArgumentException.class, () -> Gid.of(new byte[4]));
     }
+
+    @Test
+    void multicastGidsAreIpv6MulticastOrMappedIpv4Multicast() throws Exception {
+        assertTrue(Gid.of(InetAddress.getByName("ff01:0:2:c985::")).isMulticast(), "perftest's group");
+        assertTrue(Gid.of(InetAddress.getByName("ff12:401b::1")).isMulticast(), "IPoIB's broadcast group");
+        assertTrue(Gid.of(InetAddress.getByName("224.0.0.1")).isMulticast());
+        assertTrue(Gid.of(InetAddress.getByName("239.255.255.255")).isMulticast());
+        assertFalse(Gid.of(InetAddress.getByName("240.0.0.1")).isMulticast());
+        assertFalse(Gid.of(InetAddress.getByName("10.250.0.1")).isMulticast());
+        assertFalse(Gid.of(InetAddress.getByName("fe80::1")).isMulticast());
+        assertFalse(Gid.of(new byte[16]).isMulticast());
+    }
 }

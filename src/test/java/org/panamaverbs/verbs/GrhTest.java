@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 
-/** How {@link Grh#sourceGid} tells a RoCE v2 IPv4 header from a GRH, without a device. */
+/** How {@link Grh#sourceGid} and {@link Grh#destinationGid} tell a RoCE v2 IPv4 header from a GRH, without a device. */
 class GrhTest {
 
     /** A 40-byte receive header whose last 20 bytes are an IPv4 header from {@code source}, checksum filled in. */
@@ -70,5 +70,17 @@ class GrhTest {
         byte[] sgid = new byte[16];
         System.arraycopy(header, 8, sgid, 0, 16);
         assertEquals(Gid.of(sgid), Grh.sourceGid(MemorySegment.ofArray(header), 0));
+    }
+
+    @Test
+    void theDestinationIsTheIpv4DestinationOrTheGrhsDgid() throws Exception {
+        byte[] ipv4 = ipv4Header(new byte[] {10, (byte) 250, 0, 1});
+        assertEquals(Gid.of(InetAddress.getByName("10.0.0.2")), Grh.destinationGid(MemorySegment.ofArray(ipv4), 0));
+        byte[] grh = new byte[Grh.SIZE];
+        grh[0] = 0x60;
+        byte[] group = {(byte) 0xff, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x70, 0x76};
+        System.arraycopy(group, 0, grh, 24, 16);
+        assertEquals(Gid.of(group), Grh.destinationGid(MemorySegment.ofArray(grh), 0));
+        assertEquals(Gid.of(new byte[16]), Grh.sourceGid(MemorySegment.ofArray(grh), 0));
     }
 }

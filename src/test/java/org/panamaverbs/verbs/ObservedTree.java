@@ -17,7 +17,7 @@ final class ObservedTree {
     /** ESXi 6.5's attributes: vendor 0x15ad, part 2080, no shared receive queues. */
     static DeviceAttributes esxi65Attributes() {
         return new DeviceAttributes("3.0.000", 1, 1, -1, 4096, 0x15ad, 2080, 1, 32768, 1024, 0x00201400,
-                16, 16, 4096, 262144, 262144, 4096, 16, 16, AtomicCapability.NONE, 4096, 0, 0, 0, 1, 1);
+                16, 16, 4096, 262144, 262144, 4096, 16, 16, AtomicCapability.NONE, 0, 0, 4096, 0, 0, 0, 1, 1);
     }
 
     /** {@code ibv_create_srq} on a HWv13-class device: the gate refuses it (and reports the refusal). */

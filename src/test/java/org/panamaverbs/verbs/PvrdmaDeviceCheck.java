@@ -70,7 +70,7 @@ public final class PvrdmaDeviceCheck {
             System.err.println("usage: PvrdmaDeviceCheck OPCODE_PROBE [CHECK...]   (default: every check)");
             System.exit(2);
         }
-        String[] names = {"opcode-evidence", "detection", "srq", "rc-send-recv", "gate-atomics", "gate-inline", "gate-qp-types",
+        String[] names = {"opcode-evidence", "detection", "srq", "rc-send-recv", "gate-atomics", "gate-multicast", "gate-inline", "gate-qp-types",
             "gate-ud-limit", "gate-remote-access", "gate-opcodes", "gate-create-ep", "capability-table", "rdma-cm",
             "device-report"};
         if (args.length > 1) {
@@ -185,6 +185,7 @@ public final class PvrdmaDeviceCheck {
             case "srq" -> sharedReceiveQueue();
             case "rc-send-recv" -> rcSendRecv();
             case "gate-atomics" -> gateAtomics();
+            case "gate-multicast" -> gateMulticast();
             case "gate-inline" -> gateInline();
             case "gate-qp-types" -> gateQueuePairTypes();
             case "gate-ud-limit" -> gateUdLimit();
@@ -462,6 +463,19 @@ public final class PvrdmaDeviceCheck {
             UnsupportedVerbException e = expectRefusal(() -> qp.postSend(sends, 1), "ibv_post_send");
             check(e.getMessage().contains("no atomic operations"), e.getMessage());
             check(context.attributes().atomicCapability() == AtomicCapability.NONE, "device reports ATOMIC_NONE");
+        }
+    }
+
+    /** The driver has no attach_mcast and leaves max_mcast_grp 0: the gate refuses before the kernel's EOPNOTSUPP. */
+    private void gateMulticast() {
+        try (CompletionQueue cq = context.createCompletionQueue(4);
+             QueuePair qp = pd.createQueuePair(config(cq, cq).type(QpType.UD).build())) {
+            Gid group = Gid.of(new byte[] {(byte) 0xff, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x70, 0x76});
+            UnsupportedVerbException e = expectRefusal(() -> qp.attachMulticast(group, 0), "ibv_attach_mcast");
+            check(e.getMessage().contains("no multicast"), e.getMessage());
+            check(qp.multicastGroups().isEmpty(), "attached: " + qp.multicastGroups());
+            check(context.attributes().maxMcastGrp() == 0, "device reports max_mcast_grp "
+                    + context.attributes().maxMcastGrp());
         }
     }
 
