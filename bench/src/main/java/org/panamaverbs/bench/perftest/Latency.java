@@ -275,8 +275,18 @@ abstract class Latency implements Callable<Integer> {
     @Command(name = "ib_send_lat", mixinStandardHelpOptions = true, sortOptions = false,
             description = "SEND latency (ping-pong), client/server, wire-compatible with perftest's ib_send_lat.")
     public static final class Send extends Latency {
+        @Mixin
+        Multicast multicast;
+
         public Send() {
             super("ib_send_lat");
+        }
+
+        @Override
+        void validate() {
+            multicast.validate(o, tool);
+            o.multicast = multicast.enabled;
+            o.multicastGroup = multicast.enabled ? multicast.group(o.isClient()) : null; // both sides receive
         }
 
         @Override
@@ -525,7 +535,7 @@ abstract class Latency implements Callable<Integer> {
         try (PerftestSession s = new PerftestSession(o, title, false, sendTest(), largest, iterations, 1, rxDepth, readTest(),
                 atomicType(), out, access)) {
             jsonFile = PerftestJsonFile.of(o, s);
-            long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
+            long[] sizes = o.allSizes ? s.allSizes() : new long[] {s.runSize(o.size != null ? o.size : defaultSize())};
             List<LatencyReport> reports = run(s, sizes, iterations);
             if (o.json) {
                 stdout.println(Json.latency(tool, s, reports));

@@ -174,7 +174,8 @@ final class ParameterNegotiation {
                 .putInt(112, a.maxQpWr()).putInt(116, a.deviceCapFlags()).putInt(120, a.maxSge())
                 .putInt(124, a.maxSgeRd()).putInt(128, a.maxCq()).putInt(132, a.maxCqe()).putInt(136, a.maxMr())
                 .putInt(140, a.maxPd()).putInt(144, a.maxQpRdAtom()).putInt(156, a.maxQpInitRdAtom())
-                .putInt(164, Math.max(0, a.atomicCapability().code())).putInt(200, a.maxAh()).putInt(212, a.maxSrq())
+                .putInt(164, Math.max(0, a.atomicCapability().code())).putInt(188, a.maxMcastGrp())
+                .putInt(192, a.maxMcastQpAttach()).putInt(200, a.maxAh()).putInt(212, a.maxSrq())
                 .putInt(216, a.maxSrqWr()).putInt(220, a.maxSrqSge()).putShort(224, (short) a.maxPkeys())
                 .put(227, (byte) a.physicalPortCount());
     }

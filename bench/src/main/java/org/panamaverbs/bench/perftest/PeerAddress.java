@@ -141,8 +141,11 @@ public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, lon
         return gid.isIpv4Mapped();
     }
 
-    /** perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero). */
-    String lines(String side, boolean readTest, boolean sendTest) {
+    /**
+     * perftest's {@code ctx_print_pingpong_data} for RDMA tests, C's {@code %#x} included (no "0x" for zero);
+     * {@code gidLabel} is "GID", or "MGID" for a multicast group's.
+     */
+    String lines(String side, boolean readTest, boolean sendTest, String gidLabel) {
         StringBuilder b = new StringBuilder();
         b.append(" ").append(side).append(" address: LID ").append(cHex(lid(), 4)).append(" QPN ")
                 .append(cHex(qpn(), 6)).append(" PSN ").append(cHex(psn(), 6))
@@ -151,7 +154,7 @@ public record PeerAddress(int lid, int outReads, int qpn, int psn, int rkey, lon
             b.append(" RKey ").append(cHex(Integer.toUnsignedLong(rkey()), 8)).append(" VAddr ")
                     .append(cHex(vaddr(), 16));
         }
-        b.append('\n').append(" GID: ");
+        b.append('\n').append(' ').append(gidLabel).append(": ");
         byte[] raw = gid().toBytes();
         for (int i = 0; i < raw.length; i++) {
             b.append(String.format(Locale.ROOT, i == 0 ? "%02d" : ":%02d", raw[i] & 0xff));

@@ -138,8 +138,8 @@ final class PerftestFlags {
                     + " library creates every completion queue on vector 0 (Context.createCompletionQueue takes none)"),
             implemented("-o", "--outs", VALUE, READ_ATOMIC, READ_ATOMIC, "reads outstanding: the READ and atomic tools"
                     + " only (perftest refuses it too)"),
-            refused("-g", "--mcg", NONE, SEND, NOT_YET),
-            refused("-M", "--MGID", VALUE, SEND, NOT_YET),
+            implemented("-g", "--mcg", NONE, SEND, SEND, "multicast: the SEND tools only"),
+            implemented("-M", "--MGID", VALUE, SEND, SEND, "a multicast group: the SEND tools only"),
             refused("-z", "--comm_rdma_cm", NONE, ALL, NOT_YET),
             refused("-T", "--tos", VALUE, ALL, "rdma_cm's type of service (rdma_set_option), which the library's"
                     + " CmId does not set yet"),

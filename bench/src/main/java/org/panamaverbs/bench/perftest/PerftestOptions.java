@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Consumer;
 
+import org.panamaverbs.verbs.Gid;
+
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -109,6 +111,10 @@ public final class PerftestOptions {
     @Option(names = {"-U", "--report-unsorted"},
             description = "print every sample in the order measured before the report (latency tests)")
     boolean unsorted;
+    /** {@code -g}, which only the SEND tools declare ({@link Multicast}; set by them before their session opens). */
+    boolean multicast;
+    /** With {@code -g}, the group this side's queue pair attaches to; null on a side that only sends. */
+    Gid multicastGroup;
     /** {@code --use-srq}, which only {@code ib_send_bw} declares (set by it before its session opens). */
     boolean sharedReceiveQueue;
     /** {@code --recv_post_list}, which only {@code ib_send_bw} declares (set by it before its session opens). */

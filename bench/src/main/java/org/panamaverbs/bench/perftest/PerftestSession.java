@@ -89,6 +89,8 @@ final class PerftestSession implements AutoCloseable {
     final int atomicType;
     /** {@code -c UD}: a UD queue pair, an address handle to the peer, receives with room for the GRH. */
     final boolean datagram;
+    /** perftest's pause before a multicast sender's first datagram, for the switches to learn the join. */
+    private static final long MULTICAST_JOIN_PAUSE_MILLIS = 50;
     /** perftest's {@code DEF_QKEY}. */
     static final int QKEY = 0x11111111;
     private final int gidIndex;
@@ -143,7 +145,15 @@ final class PerftestSession implements AutoCloseable {
             }
             DeviceAttributes attributes = context.attributes();
             int outReads = readTest ? outstandingReads(options.outs, Math.max(1, attributes.maxQpRdAtom()), out) : 1;
-            gidIndex = options.gidIndex >= 0 ? options.gidIndex : context.defaultGidIndex(options.ibPort);
+            // -g without -x: GID index 0 (on RoCE the IPv6 link-local GID, the group's family), as perftest's parser
+            // sets it; its tools then take their best GID instead, IPv4-mapped where there is one, and fail the GID-type
+            // check against the group
+            gidIndex = options.gidIndex >= 0 ? options.gidIndex
+                    : options.multicast ? 0 : context.defaultGidIndex(options.ibPort);
+            if (options.multicast && port.linkLayer() == LinkLayer.INFINIBAND) {
+                throw new PerftestException("-g on InfiniBand needs the subnet manager to create the group (perftest"
+                        + " sends it an SA join through libibumad), which the Java tools do not send: use a RoCE port");
+            }
             Gid gid = context.gid(options.ibPort, gidIndex); // refuses an index the port lacks, before any peer waits
             Mtu localMtu = port.activeMtu();
             if (options.mtu != null) {
@@ -176,9 +186,13 @@ final class PerftestSession implements AutoCloseable {
             }
             Mtu peerMtu = Mtu.of(wire.exchangeMtu(localMtu.code(), timeout));
             this.pathMtu = peerMtu.bytes() < localMtu.bytes() ? peerMtu : localMtu;
-            if (datagram && !options.allSizes && messageSize > pathMtu.bytes()) {
-                throw new PerftestException("-s " + messageSize + " is above the path MTU (" + pathMtu.bytes()
-                        + " bytes): a UD message must fit in one packet");
+            if (datagram && messageSize > pathMtu.bytes()) { // a datagram is one packet: perftest's check_mtu
+                if (options.size != null && !options.allSizes) {
+                    throw new PerftestException("Max message size in UD cannot be greater than MTU (-s " + messageSize
+                            + ", path MTU " + pathMtu.bytes() + "; as perftest)");
+                }
+                System.err.println(" Max msg size in UD is MTU " + pathMtu.bytes()); // the default size, or -a's
+                System.err.println(" Changing to this MTU");
             }
             // perftest 26.01 and later: what both sides run must agree; the peer's device may lower the reads
             ParameterNegotiation.Parameters mineNegotiated = negotiated(bandwidth, sendTest, readTest,
@@ -239,6 +253,9 @@ final class PerftestSession implements AutoCloseable {
             }
             qps = List.copyOf(created);
             qp = qps.getFirst();
+            if (options.multicastGroup != null) { // before the address exchange, as perftest's send_set_up_connection
+                qp.attachMulticast(options.multicastGroup, 0); // LID 0: RoCE has no multicast LID
+            }
             slot = align(Math.max(receiveLength(messageSize), cycleBuffer), cacheLine);
             // --mr_per_qp: each queue pair a region of two slots, sent from at its start and offered from the
             // second slot (perftest's buf[i] + BUFF_SIZE); else one region, slot i sent from, slot q + i offered
@@ -256,8 +273,11 @@ final class PerftestSession implements AutoCloseable {
             for (int i = 0; i < queuePairs; i++) {
                 MemoryRegion mr = registered.get(i % regions);
                 each.add(mr);
-                records.add(new PeerAddress(lid, outReads, qps.get(i).qpNumber(), qps.get(i).psn(), mr.rkey(),
-                        mr.address() + half + localSlot(i), localGid, 0));
+                // a member of a group offers the group: the peer sends there, to the multicast QPN
+                boolean member = options.multicastGroup != null;
+                records.add(new PeerAddress(member ? 0 : lid, outReads,
+                        member ? Multicast.GROUP_QPN : qps.get(i).qpNumber(), qps.get(i).psn(), mr.rkey(),
+                        mr.address() + half + localSlot(i), member ? options.multicastGroup : localGid, 0));
             }
             buffers = List.copyOf(each);
             mines = List.copyOf(records);
@@ -326,6 +346,9 @@ final class PerftestSession implements AutoCloseable {
         if (cm != null) {
             return; // rdma_cm connected the queue pair
         }
+        if (options.multicast) {
+            pause(MULTICAST_JOIN_PAUSE_MILLIS);
+        }
         if (datagram) { // ctx_connect for UD: per queue pair INIT (with the Q_Key), RTR, RTS, and an address handle
             peerHandles = new AddressHandle[qps.size()];
             for (int i = 0; i < qps.size(); i++) {
@@ -340,6 +363,15 @@ final class PerftestSession implements AutoCloseable {
             PeerAddress theirs = peers.get(i);
             qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()),
                     connectOptions(options, pathMtu, access, mine.outReads(), theirs.outReads(), initiatorDepth));
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PerftestException("interrupted");
         }
     }
 
@@ -428,6 +460,15 @@ final class PerftestSession implements AutoCloseable {
         return (int) (srq == null ? length : align(length, pathMtu.bytes())); // perftest's SRQ receives: whole MTUs
     }
 
+    /**
+     * The message size of a run of {@code requested} bytes: over UD at most the path MTU, as perftest lowers its
+     * default size there (a datagram is one packet; a larger {@code -s} was refused, {@code -a}'s sizes are cut by
+     * {@link #allSizes}).
+     */
+    long runSize(long requested) {
+        return datagram ? Math.min(requested, pathMtu.bytes()) : requested;
+    }
+
     /** The sizes of {@code -a}: 2 to 2^23, with UD only those that fit the path MTU. */
     long[] allSizes() {
         long[] all = RdmaBandwidth.allSizes();
@@ -500,9 +541,12 @@ final class PerftestSession implements AutoCloseable {
             int txDepth, int rxDepth) {
         jsonTestInfo = PerftestJsonFile.testInfo(this, testTitle, bandwidth, linkType(port), gidIndex, txDepth, rxDepth);
         out.println(BandwidthReport.RESULT_LINE);
-        out.println("                    " + testTitle + " Test");
+        out.println("                    " + testTitle + (options.multicast ? " Multicast" : "") + " Test");
         if (options.events) {
             out.println(" Test with events. Using " + context.name() + "_comp0");
+        }
+        if (options.multicast) {
+            out.println(" MultiCast runs on UD!");
         }
         out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
         out.println(" Number of qps   : " + qps.size() + "\t\tTransport type : IB");
@@ -550,7 +594,10 @@ final class PerftestSession implements AutoCloseable {
         // over rdma_cm perftest prints with its exchange's verb, SEND, and for ATOMIC and WRITE_IMM as for SEND (its
         // ctx_print_pingpong_data shows RKey and VAddr for WRITE and READ only): no OUT, RKey or VAddr
         boolean asSend = wire.isRdmaCm() || atomicType >= 0 || options.writeWithImm;
-        out.print(asSend ? a.lines(side, false, true) : a.lines(side, readTest, sendTest));
+        // perftest labels the group's GID MGID: the server's own address, the client's peer
+        boolean group = options.multicast && side.equals("local") != options.isClient();
+        String label = group ? "MGID" : "GID";
+        out.print(asSend ? a.lines(side, false, true, label) : a.lines(side, readTest, sendTest, label));
         out.flush();
     }
 

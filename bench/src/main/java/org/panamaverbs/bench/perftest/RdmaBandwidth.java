@@ -338,8 +338,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.println(" Data ex. method : none (loopback on one device)");
             out.println(BandwidthReport.RESULT_LINE);
             boolean read = opcode == WrOpcode.RDMA_READ;
-            out.print(loopbackAddress(rig.a, rig.mrA).lines("local", read, false));
-            out.print(loopbackAddress(rig.b, rig.mrB).lines("remote", read, false));
+            out.print(loopbackAddress(rig.a, rig.mrA).lines("local", read, false, "GID"));
+            out.print(loopbackAddress(rig.b, rig.mrB).lines("remote", read, false, "GID"));
             out.println(BandwidthReport.RESULT_LINE);
             out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
             List<BandwidthReport> reports = new ArrayList<>();

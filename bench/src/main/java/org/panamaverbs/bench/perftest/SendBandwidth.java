@@ -27,6 +27,8 @@ public final class SendBandwidth implements Callable<Integer> {
 
     @Mixin
     PerftestOptions o;
+    @Mixin
+    Multicast multicast;
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     private PrintStream out = stdout;
@@ -48,6 +50,9 @@ public final class SendBandwidth implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        multicast.validate(o, TOOL);
+        o.multicast = multicast.enabled;
+        o.multicastGroup = multicast.enabled && !o.isClient() ? multicast.group(false) : null; // the server receives
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
         limits = new VerifierLimits(o);
         o.refuseUnimplemented(TOOL);
@@ -118,7 +123,8 @@ public final class SendBandwidth implements Callable<Integer> {
             // send_bw.c's RUN_ALL: per size, the server posts its receives, a handshake, the run, the line, and
             // one more handshake so no send of the next size comes before its receives; a single size has no
             // handshake after the run
-            long[] sizes = o.allSizes ? s.allSizes() : new long[] {o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE};
+            long[] sizes = o.allSizes ? s.allSizes()
+                    : new long[] {s.runSize(o.size != null ? o.size : RdmaBandwidth.DEFAULT_SIZE)};
             if (o.bidirectional) {
                 bidirectional(s, sizes, iterations, txDepth, rxDepth, reports);
             } else if (o.isClient()) { // the sender: the side given the address, or with --reversed the other

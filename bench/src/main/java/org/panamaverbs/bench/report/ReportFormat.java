@@ -54,6 +54,8 @@ final class ReportFormat {
         fields.put("max_srq_wr", a.maxSrqWr());
         fields.put("max_srq_sge", a.maxSrqSge());
         fields.put("max_ah", a.maxAh());
+        fields.put("max_mcast_grp", a.maxMcastGrp());
+        fields.put("max_mcast_qp_attach", a.maxMcastQpAttach());
         fields.put("max_pkeys", a.maxPkeys());
         fields.put("atomic_cap", a.atomicCapability().name());
         fields.put("page_size_cap", "0x" + Long.toUnsignedString(a.pageSizeCap(), 16));

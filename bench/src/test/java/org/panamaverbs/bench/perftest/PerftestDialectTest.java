@@ -95,7 +95,7 @@ class PerftestDialectTest {
 
     static DeviceAttributes attributes() {
         return new DeviceAttributes("1.0.0", 0x0250_56ff_feb2_668cL, 0x0250_56ff_feb2_668cL, -1, 0xfffff000L, 0, 0, 0,
-                1024, 4096, 0x21, 4, 4, 1024, 4096, 4096, 1024, 16, 16, AtomicCapability.NONE, 1024, 0, 0, 0, 1, 1);
+                1024, 4096, 0x21, 4, 4, 1024, 4096, 4096, 1024, 16, 16, AtomicCapability.NONE, 0, 0, 1024, 0, 0, 0, 1, 1);
     }
 
     static byte[] version(String v) {

@@ -34,7 +34,7 @@ class ReportFormatTest {
     private static DeviceFacts esxi65() throws Exception {
         DeviceAttributes attributes = new DeviceAttributes("3.0.000", 0x005056fffeb2668cL, 0x005056fffeb2668cL, -1, 4096,
                 0x15ad, 2080, 1, 32768, 1024, 0x00201400, 16, 16, 4096, 262144, 262144, 4096, 16, 16,
-                AtomicCapability.NONE, 4096, 0, 0, 0, 1, 1);
+                AtomicCapability.NONE, 0, 0, 4096, 0, 0, 0, 1, 1);
         List<GidEntry> gids = List.of(
                 new GidEntry(0, 1, Gid.of(InetAddress.getByName("fe80::250:56ff:feb2:668c")), GidType.ROCE_V1, 3),
                 new GidEntry(1, 1, Gid.of(InetAddress.getByName("10.0.0.5")), GidType.ROCE_V1, 3));
