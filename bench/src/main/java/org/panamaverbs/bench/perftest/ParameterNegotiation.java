@@ -129,7 +129,7 @@ final class ParameterNegotiation {
             new Field("aes_xts", Parameters::aesXts, OFF_ON, "--aes_xts, which the Java tools do not implement", false),
             new Field("num_of_qps", Parameters::queuePairs, null, "-q", false),
             new Field("duration", Parameters::duration, null, "-D", false),
-            new Field("use_rdma_cm", Parameters::rdmaCm, OFF_ON, "-R on one side only (or -z, which the Java tools do not implement)", false),
+            new Field("use_rdma_cm", Parameters::rdmaCm, OFF_ON, "-R or -z on one side only", false),
             new Field("use_write_with_imm", Parameters::writeWithImm, OFF_ON,
                     "--write_with_imm, which the Java tools do not implement", false),
             new Field("no_enhanced_reorder", Parameters::noEnhancedReorder, OFF_ON,

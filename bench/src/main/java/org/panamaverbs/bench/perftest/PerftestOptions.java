@@ -2,11 +2,14 @@ package org.panamaverbs.bench.perftest;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Consumer;
 
 import org.panamaverbs.verbs.Gid;
+import org.panamaverbs.verbs.LinkLayer;
 
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -73,6 +76,23 @@ public final class PerftestOptions {
     boolean events;
     @Option(names = {"-R", "--rdma_cm"}, description = "connect the queue pairs with rdma_cm")
     boolean rdmaCm;
+    @Option(names = {"-z", "--comm_rdma_cm"}, description = "exchange the parameters over rdma_cm, as -R does, but"
+            + " connect the test's own queue pairs with ibv_modify_qp (as perftest)")
+    boolean commRdmaCm;
+    @Option(names = "--ipv6", description = "the default GID prefers IPv6 to IPv4-mapped (perftest's GID scoring)")
+    boolean ipv6;
+    @Option(names = "--ipv6-addr", description = "the TCP exchange over IPv6: the server listens on ::, the client"
+            + " reaches the server's IPv6 address")
+    boolean ipv6Address;
+    @Option(names = "--bind_source_ip", paramLabel = "IP", description = "the client's exchange connection from this"
+            + " local address (an IPv6 one needs --ipv6-addr, as perftest)")
+    String bindSourceIp;
+    @Option(names = "--dlid", paramLabel = "LID", description = "InfiniBand: send to this LID instead of the one the"
+            + " peer sent (the remote address line shows it)")
+    Integer dlid;
+    @Option(names = "--force-link", paramLabel = "IB|Ethernet", description = "the link type perftest should assume;"
+            + " the Java tools check that it is the port's own")
+    String forceLink;
     @Option(names = {"-F", "--CPU-freq"}, description = "accepted for compatibility (no CPU-frequency warning: time comes from System.nanoTime)")
     boolean ignoredCpuFrequencyWarning;
     @Option(names = {"-o", "--outs"}, defaultValue = "0", paramLabel = "N",
@@ -329,8 +349,50 @@ public final class PerftestOptions {
         if (rdmaCm && loopback) {
             throw new PerftestException("-R connects to a peer: it cannot be combined with --loopback");
         }
+        if (commRdmaCm && loopback) {
+            throw new PerftestException("-z exchanges with a peer: it cannot be combined with --loopback");
+        }
+        if (dlid != null && (dlid < 0 || dlid > 0xffff)) {
+            throw new PerftestException("--dlid must be a LID from 0 to 65535, not " + dlid);
+        }
+        if (forceLink != null && linkLayerNamed(forceLink) == null) {
+            throw new PerftestException("Invalid link layer value should be IB or ETHERNET (--force-link " + forceLink
+                    + "; as perftest)");
+        }
+        if (bindSourceIp != null) {
+            InetAddress source = sourceAddress();
+            if (source instanceof Inet6Address && !ipv6Address) {
+                throw new PerftestException("--bind_source_ip " + bindSourceIp + " is IPv6: it needs --ipv6-addr (as"
+                        + " perftest)");
+            }
+        }
         if (allSizes && size != null) {
             throw new PerftestException("-a runs every size: it cannot be combined with -s");
+        }
+    }
+
+    /** Whether the parameters are exchanged over rdma_cm: {@code -R}, or {@code -z} with the queue pairs of ibverbs. */
+    boolean exchangesOverRdmaCm() {
+        return rdmaCm || commRdmaCm;
+    }
+
+    /** perftest's {@code str_link_layer}: "IB" or "Ethernet" by their first letters, any case; null for others. */
+    static LinkLayer linkLayerNamed(String name) {
+        if (name.regionMatches(true, 0, "IB", 0, 2)) {
+            return LinkLayer.INFINIBAND;
+        }
+        return name.regionMatches(true, 0, "Ethernet", 0, 8) ? LinkLayer.ETHERNET : null;
+    }
+
+    /** {@code --bind_source_ip} as an address, or null: a literal, as perftest passes it to inet_addr / inet_pton. */
+    InetAddress sourceAddress() {
+        if (bindSourceIp == null) {
+            return null;
+        }
+        try {
+            return InetAddress.ofLiteral(bindSourceIp);
+        } catch (IllegalArgumentException e) {
+            throw new PerftestException("Invalid source address (--bind_source_ip " + bindSourceIp + "; as perftest)");
         }
     }
 

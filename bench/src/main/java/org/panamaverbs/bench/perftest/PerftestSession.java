@@ -149,7 +149,12 @@ final class PerftestSession implements AutoCloseable {
             // sets it; its tools then take their best GID instead, IPv4-mapped where there is one, and fail the GID-type
             // check against the group
             gidIndex = options.gidIndex >= 0 ? options.gidIndex
-                    : options.multicast ? 0 : context.defaultGidIndex(options.ibPort);
+                    : options.multicast ? 0 : BestGid.index(context.gidTable(options.ibPort), options.ipv6);
+            if (options.forceLink != null && PerftestOptions.linkLayerNamed(options.forceLink) != port.linkLayer()) {
+                throw new PerftestException("--force-link " + options.forceLink + ": port " + options.ibPort + " of "
+                        + context.name() + " is " + linkType(port) + ", and the Java tools take the link layer from"
+                        + " the port");
+            }
             if (options.multicast && port.linkLayer() == LinkLayer.INFINIBAND) {
                 throw new PerftestException("-g on InfiniBand needs the subnet manager to create the group (perftest"
                         + " sends it an SA join through libibumad), which the Java tools do not send: use a RoCE port");
@@ -168,11 +173,16 @@ final class PerftestSession implements AutoCloseable {
                 out.flush();
             }
             if (options.connects()) {
-                connected = options.rdmaCm ? PerftestWire.connectRdmaCm(options.server, options.tcpPort, options.timeout())
-                        : PerftestWire.connect(options.server, options.tcpPort, options.timeout());
+                connected = options.exchangesOverRdmaCm()
+                        ? PerftestWire.connectRdmaCm(options.server, options.tcpPort, options.ipv6Address,
+                                options.sourceAddress(), options.timeout())
+                        : PerftestWire.connect(options.server, options.tcpPort, options.ipv6Address,
+                                options.sourceAddress(), options.timeout());
             } else {
-                connected = options.rdmaCm ? PerftestWire.acceptRdmaCm(options.tcpPort, options.timeout().multipliedBy(10))
-                        : PerftestWire.accept(options.tcpPort, options.timeout().multipliedBy(10));
+                Duration wait = options.timeout().multipliedBy(10);
+                connected = options.exchangesOverRdmaCm()
+                        ? PerftestWire.acceptRdmaCm(options.tcpPort, options.ipv6Address, wait)
+                        : PerftestWire.accept(options.tcpPort, options.ipv6Address, wait);
             }
             this.wire = connected;
             Duration timeout = options.timeout();
@@ -321,7 +331,7 @@ final class PerftestSession implements AutoCloseable {
                 duration || options.runInfinitely ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,
                 options.reportGbits ? ParameterNegotiation.GBS : ParameterNegotiation.MBS, size,
                 duration ? 0 : iterations, 0, options.queuePairs,
-                duration ? options.duration : ParameterNegotiation.DEFAULT_DURATION, options.rdmaCm ? 1 : 0, 0, 0, 0, 0,
+                duration ? options.duration : ParameterNegotiation.DEFAULT_DURATION, options.exchangesOverRdmaCm() ? 1 : 0, 0, 0, 0, 0,
                 attributes.maxQpRdAtom());
     }
 
@@ -354,16 +364,21 @@ final class PerftestSession implements AutoCloseable {
             for (int i = 0; i < qps.size(); i++) {
                 qps.get(i).readyForDatagrams(QKEY);
                 peerHandles[i] = pd.createAddressHandle(new AddressHandle.Target(peers.get(i).gid(), gidIndex,
-                        options.ibPort, 0, 64, options.serviceLevel));
+                        options.ibPort, destinationLid(peers.get(i)), 64, options.serviceLevel));
             }
             return;
         }
         int initiatorDepth = Math.max(1, context.attributes().maxQpInitRdAtom());
         for (int i = 0; i < qps.size(); i++) {
             PeerAddress theirs = peers.get(i);
-            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), theirs.lid(), theirs.gid()),
+            qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), destinationLid(theirs), theirs.gid()),
                     connectOptions(options, pathMtu, access, mine.outReads(), theirs.outReads(), initiatorDepth));
         }
+    }
+
+    /** The LID to send to: {@code --dlid}'s when given (not 0), else the one the peer sent (0 on RoCE). */
+    private int destinationLid(PeerAddress peer) {
+        return options.dlid != null && options.dlid != 0 ? options.dlid : peer.lid();
     }
 
     private static void pause(long millis) {
@@ -597,6 +612,9 @@ final class PerftestSession implements AutoCloseable {
         // perftest labels the group's GID MGID: the server's own address, the client's peer
         boolean group = options.multicast && side.equals("local") != options.isClient();
         String label = group ? "MGID" : "GID";
+        if (side.equals("remote")) { // perftest prints --dlid's LID there
+            a = new PeerAddress(destinationLid(a), a.outReads(), a.qpn(), a.psn(), a.rkey(), a.vaddr(), a.gid(), a.srqn());
+        }
         out.print(asSend ? a.lines(side, false, true, label) : a.lines(side, readTest, sendTest, label));
         out.flush();
     }

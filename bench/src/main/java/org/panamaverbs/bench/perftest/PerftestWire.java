@@ -4,10 +4,13 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -80,9 +83,14 @@ public final class PerftestWire implements AutoCloseable {
      * {@code timeout}, then closes the listener.
      */
     public static PerftestWire accept(int port, Duration timeout) {
+        return accept(port, false, timeout);
+    }
+
+    /** As {@link #accept(int, Duration)}; with {@code ipv6} ({@code --ipv6-addr}) on every IPv6 (and IPv4) address. */
+    public static PerftestWire accept(int port, boolean ipv6, Duration timeout) {
         try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(true);
-            listener.bind(new InetSocketAddress("0.0.0.0", port), 1);
+            listener.bind(new InetSocketAddress(ipv6 ? "::" : "0.0.0.0", port), 1);
             listener.setSoTimeout(millis(timeout));
             return new PerftestWire(new TcpTransport(listener.accept()), false, false);
         } catch (SocketTimeoutException e) {
@@ -94,9 +102,20 @@ public final class PerftestWire implements AutoCloseable {
 
     /** Client side: connects to the server within {@code timeout}. */
     public static PerftestWire connect(String host, int port, Duration timeout) {
+        return connect(host, port, false, null, timeout);
+    }
+
+    /**
+     * As {@link #connect(String, int, Duration)}, to the server's IPv6 address with {@code ipv6} ({@code --ipv6-addr})
+     * and from {@code source} when not null ({@code --bind_source_ip}).
+     */
+    public static PerftestWire connect(String host, int port, boolean ipv6, InetAddress source, Duration timeout) {
         Socket socket = new Socket();
         try {
-            socket.connect(new InetSocketAddress(host, port), millis(timeout));
+            if (source != null) {
+                socket.bind(new InetSocketAddress(source, 0));
+            }
+            socket.connect(new InetSocketAddress(serverAddress(host, ipv6), port), millis(timeout));
             return new PerftestWire(new TcpTransport(socket), true, false);
         } catch (IOException e) {
             closeQuietly(socket);
@@ -105,14 +124,32 @@ public final class PerftestWire implements AutoCloseable {
         }
     }
 
-    /** Server side over rdma_cm ({@code -R}): accepts one client's exchange connection on {@code port}. */
-    public static PerftestWire acceptRdmaCm(int port, Duration timeout) {
-        return new PerftestWire(RdmaCmChannel.accept(port, timeout), false, true);
+    /** Server side over rdma_cm ({@code -R}, {@code -z}): accepts one client's exchange connection on {@code port}. */
+    public static PerftestWire acceptRdmaCm(int port, boolean ipv6, Duration timeout) {
+        return new PerftestWire(RdmaCmChannel.accept(new InetSocketAddress(ipv6 ? "::" : "0.0.0.0", port), timeout),
+                false, true);
     }
 
-    /** Client side over rdma_cm ({@code -R}). */
-    public static PerftestWire connectRdmaCm(String host, int port, Duration timeout) {
-        return new PerftestWire(RdmaCmChannel.connect(host, port, timeout), true, true);
+    /** Client side over rdma_cm ({@code -R}, {@code -z}), from {@code source} when not null. */
+    public static PerftestWire connectRdmaCm(String host, int port, boolean ipv6, InetAddress source,
+            Duration timeout) {
+        return new PerftestWire(RdmaCmChannel.connect(new InetSocketAddress(serverAddress(host, ipv6), port), source,
+                timeout), true, true);
+    }
+
+    /** {@code host} resolved as perftest's getaddrinfo does with {@code ai_family} AF_INET, or AF_INET6 with {@code ipv6}. */
+    static InetAddress serverAddress(String host, boolean ipv6) {
+        try {
+            for (InetAddress a : InetAddress.getAllByName(host)) {
+                if ((a instanceof Inet6Address) == ipv6) {
+                    return a;
+                }
+            }
+        } catch (UnknownHostException e) {
+            throw new PerftestException("cannot resolve the server " + host + ": " + e.getMessage(), e);
+        }
+        throw new PerftestException("the server " + host + " has no " + (ipv6 ? "IPv6" : "IPv4") + " address"
+                + (ipv6 ? "" : " (--ipv6-addr exchanges over IPv6)"));
     }
 
     /** Whether the exchange runs over rdma_cm ("Data ex. method : rdma_cm"). */

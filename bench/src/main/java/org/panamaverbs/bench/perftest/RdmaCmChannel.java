@@ -1,6 +1,7 @@
 package org.panamaverbs.bench.perftest;
 
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -59,11 +60,12 @@ final class RdmaCmChannel implements PerftestWire.Transport {
         this.peer = peer;
     }
 
-    /** The server side: listens on {@code port} of every RDMA device, accepts one client within {@code timeout}. */
-    static RdmaCmChannel accept(int port, Duration timeout) {
+    /** The server side: listens on {@code local} (a wildcard: every RDMA device), accepts one client within {@code timeout}. */
+    static RdmaCmChannel accept(InetSocketAddress local, Duration timeout) {
+        int port = local.getPort();
         RdmaCmChannel c = new RdmaCmChannel(CmEventChannel.create(), "the rdma_cm client");
         try (CmId listener = CmId.create(c.channel, PortSpace.TCP)) {
-            listener.bind(new InetSocketAddress(port));
+            listener.bind(local);
             listener.listen(1);
             CmEvent request = listener.awaitConnectionRequest(timeout);
             if (request == null) {
@@ -84,13 +86,15 @@ final class RdmaCmChannel implements PerftestWire.Transport {
     }
 
     /** The client side: connects to {@code host:port} over rdma_cm, retrying a refusal as perftest does. */
-    static RdmaCmChannel connect(String host, int port, Duration timeout) {
-        InetSocketAddress server = new InetSocketAddress(host, port);
+    static RdmaCmChannel connect(InetSocketAddress server, InetAddress source, Duration timeout) {
         RdmaCmChannel c = new RdmaCmChannel(CmEventChannel.create(), server.toString());
         try {
             for (int attempt = 1; ; attempt++) {
                 c.id = CmId.create(c.channel, PortSpace.TCP);
                 try {
+                    if (source != null) { // perftest's --bind_source_ip: rdma_resolve_addr from that address
+                        c.id.bind(new InetSocketAddress(source, 0));
+                    }
                     c.id.resolveAddress(server, RdmaCmLink.RESOLVE_TIMEOUT);
                     c.id.resolveRoute(RdmaCmLink.RESOLVE_TIMEOUT);
                     c.createResources();
