@@ -557,8 +557,8 @@ abstract class Latency implements Callable<Integer> {
      * as perftest.
      */
     void reportTimed(long size, TimedSample clock, int roundTrips) {
-        stdout.println(o.output == null ? clock.line(size, roundTrips) + (o.reportsCpuUtil() ? o.cpu.column() : "")
-                : String.format(Locale.ROOT, "%f", clock.latencyMicros(roundTrips)));
+        stdout.println((o.output == null ? clock.line(size, roundTrips) + (o.reportsCpuUtil() ? o.cpu.column() : "")
+                : String.format(Locale.ROOT, "%f", clock.latencyMicros(roundTrips))) + o.counterDeltas());
         stdout.flush();
     }
 

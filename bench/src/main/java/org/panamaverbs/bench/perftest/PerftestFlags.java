@@ -91,6 +91,10 @@ final class PerftestFlags {
     private static final Set<Tool> NONE_OF_THEM = Set.of();
 
     private static final String NOT_YET = "not implemented by the Java tools yet";
+    private static final String RATE_LIMIT = NOT_YET + " (rate limiting: software bursts, a static rate or packet pacing)";
+    private static final String CQE_BATCH = NOT_YET + " (perftest 26's completions-per-poll tuning: the Java tools poll"
+            + " a batch of their own)";
+    private static final String DATA_VALIDATION = NOT_YET + " (perftest 26's check of the bytes received)";
     private static final String RAW_ETHERNET = "an option of perftest's raw_ethernet_* tools, which have no Java"
             + " counterpart";
     private static final String CUDA = "GPU memory (CUDA): the Java tools register host memory only";
@@ -149,13 +153,14 @@ final class PerftestFlags {
             implemented("-U", "--report-unsorted", NONE, LAT, LAT),
             implemented("-A", "--atomic_type", VALUE, ATOMIC, ATOMIC, "the atomic operation: the atomic tools only"
                     + " (perftest refuses it too)"),
-            refused("-O", "--dualport", NONE, BW, NOT_YET),
+            refused("-O", "--dualport", NONE, BW, NOT_YET + " (two ports of one device in one run: they test the port -i"
+                    + " names)"),
             implemented(null, "--recv_post_list", VALUE, BW, set(Tool.SEND_BW), "only ib_send_bw posts receives"
                     + " (perftest's RDMA tools post none, so it changes nothing there)"),
             implemented("-f", "--margin", VALUE, ALL, ALL),
             implemented("-w", "--limit_bw", VALUE, BW, BW),
             implemented("-y", "--limit_msgrate", VALUE, BW, BW),
-            refused("-W", "--report-counters", VALUE, ALL, NOT_YET),
+            implemented("-W", "--report-counters", VALUE, ALL, ALL),
             implemented(null, "--force-link", VALUE, ALL, ALL),
             implemented(null, "--run_infinitely", NONE, BW, BW),
             implemented(null, "--use-srq", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet"),
@@ -163,10 +168,10 @@ final class PerftestFlags {
             implemented(null, "--reversed", NONE, BW, BW),
             refused(null, "--pkey_index", VALUE, ALL, "the library's queue pairs take P_Key index 0 at INIT and"
                     + " offer no other yet"),
-            refused(null, "--burst_size", VALUE, BW, NOT_YET),
-            refused(null, "--rate_limit", VALUE, BW, NOT_YET),
-            refused(null, "--rate_limit_type", VALUE, BW, NOT_YET),
-            refused(null, "--rate_units", VALUE, BW, NOT_YET),
+            refused(null, "--burst_size", VALUE, BW, RATE_LIMIT),
+            refused(null, "--rate_limit", VALUE, BW, RATE_LIMIT),
+            refused(null, "--rate_limit_type", VALUE, BW, RATE_LIMIT),
+            refused(null, "--rate_units", VALUE, BW, RATE_LIMIT),
             implemented(null, "--output", VALUE, ALL, ALL),
             implemented(null, "--cpu_util", NONE, ALL, ALL),
             implemented(null, "--out_json", NONE, ALL, ALL),
@@ -178,14 +183,15 @@ final class PerftestFlags {
                     + " and perftest then takes its peer for a release before 5.1 (whose report exchange the Java"
                     + " tools do not speak; 26.04's ib_read_bw and atomic tools stop: \"not compatible with versions"
                     + " older than 5.70\")"),
-            refused(null, "--payload_file_path", VALUE, NOT_WRITE_LAT, NOT_YET),
-            refused(null, "--mmap", VALUE, ALL, NOT_YET),
-            refused(null, "--mmap-offset", VALUE, ALL, NOT_YET),
+            implemented(null, "--payload_file_path", VALUE, NOT_WRITE_LAT, NOT_WRITE_LAT, "ib_write_lat zeroes its buffers (as perftest)"),
+            implemented(null, "--mmap", VALUE, ALL, ALL),
+            implemented(null, "--mmap-offset", VALUE, ALL, ALL),
             implemented(null, "--ipv6", NONE, ALL, ALL),
             implemented(null, "--ipv6-addr", NONE, ALL, ALL),
             implemented(null, "--bind_source_ip", VALUE, ALL, ALL),
-            refused(null, "--report-per-port", NONE, BW, NOT_YET),
-            refused(null, "--odp", NONE, ALL, NOT_YET + " (on-demand paging)"),
+            refused(null, "--report-per-port", NONE, BW, NOT_YET + " (the figures of -O's two ports)"),
+            refused(null, "--odp", NONE, ALL, NOT_YET + " (on-demand paging: the library registers pinned memory, and"
+                    + " its Access has no IBV_ACCESS_ON_DEMAND)"),
             implemented(null, "--use_hugepages", NONE, ALL, ALL),
             accepted(null, "--use_old_post_send", NONE, ALL, "the Java tools always post with ibv_post_send"),
             implemented(null, "--mr_per_qp", NONE, BW, BW),
@@ -194,15 +200,17 @@ final class PerftestFlags {
             implemented(null, "--wait_destroy", VALUE, BW, BW),
             accepted(null, "--perform_warm_up", NONE, ALL, "only perftest's ib_atomic_bw acts on it; the"
                     + " Java tools always run unmeasured iterations first (--warmup, as many as -n by default)"),
-            refused(null, "--use-null-mr", NONE, WRITE_READ, NOT_YET),
+            refused(null, "--use-null-mr", NONE, WRITE_READ, NOT_YET + " (ibv_alloc_null_mr, mlx5's key that discards"
+                    + " writes and reads zeros, which the library does not bind)"),
             implemented(null, "--write_with_imm", NONE, WRITE, set(Tool.WRITE_BW), "not implemented by ib_write_lat yet"),
             refused(null, "--send_with_imm", NONE, SEND, NOT_YET + " (perftest 4.5 and 25.01, the releases they are"
                     + " checked against, lack it)"),
-            refused(null, "--connectionless", NONE, set(Tool.SEND_BW), NOT_YET),
-            refused(null, "--cqe_poll", VALUE, ALL, NOT_YET),
-            refused(null, "--disable_dynamic_polling", NONE, BW, NOT_YET),
-            refused(null, "--data_validation", NONE, BW, NOT_YET),
-            refused(null, "--data_validation_debug", NONE, BW, NOT_YET),
+            refused(null, "--connectionless", NONE, set(Tool.SEND_BW), NOT_YET + " (a multicast receiver that exchanges"
+                    + " nothing with its senders)"),
+            refused(null, "--cqe_poll", VALUE, ALL, CQE_BATCH),
+            refused(null, "--disable_dynamic_polling", NONE, BW, CQE_BATCH),
+            refused(null, "--data_validation", NONE, BW, DATA_VALIDATION),
+            refused(null, "--data_validation_debug", NONE, BW, DATA_VALIDATION),
             // vendors' and builds' options
             refused(null, "--log_dci_streams", VALUE, ALL, DC),
             refused(null, "--log_active_dci_streams", VALUE, ALL, DC),

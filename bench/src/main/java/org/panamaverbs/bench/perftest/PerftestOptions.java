@@ -4,6 +4,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -148,6 +149,21 @@ public final class PerftestOptions {
             description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
                     + " perftest); a machine without hugepages configured stops the tool, as perftest's")
     boolean useHugepages;
+    @Option(names = {"-W", "--report-counters"}, paramLabel = "NAMES", description = "after each result, the change of"
+            + " these port counters, comma-separated paths under /sys/class/infiniband/DEV/ports/PORT (for example"
+            + " hw_counters/rcvd_pkts; as perftest)")
+    String reportCounters;
+    /** {@code -W}'s counters, opened by the session; null without {@code -W}. */
+    PortCounters counters;
+    @Option(names = "--payload_file_path", paramLabel = "FILE", description = "the buffers repeat this file's"
+            + " pattern, 32-bit words such as 0xaaaaaaaa,0xbbbbbbbb written little-endian (as perftest)")
+    Path payloadFile;
+    @Option(names = "--mmap", paramLabel = "FILE", description = "the buffers are this file, mapped shared and"
+            + " read-write (as perftest: memory a driver exposes as a file, for peer-to-peer transfers)")
+    Path mmapFile;
+    @Option(names = "--mmap-offset", defaultValue = "0", paramLabel = "BYTES",
+            description = "with --mmap, where in the file the buffers start (default: ${DEFAULT-VALUE})")
+    long mmapOffset;
     @Option(names = "--mr_per_qp",
             description = "a buffer and memory region per queue pair, each offering the peer its own rkey and address"
                     + " (bandwidth tests, as perftest; with -q 1 no change)")
@@ -349,6 +365,12 @@ public final class PerftestOptions {
         if (rdmaCm && loopback) {
             throw new PerftestException("-R connects to a peer: it cannot be combined with --loopback");
         }
+        if (mmapOffset < 0) {
+            throw new PerftestException("--mmap-offset must not be negative, not " + mmapOffset);
+        }
+        if (mmapFile != null && useHugepages) {
+            throw new PerftestException("Can't use multiple memory types (--mmap with --use_hugepages; as perftest)");
+        }
         if (commRdmaCm && loopback) {
             throw new PerftestException("-z exchanges with a peer: it cannot be combined with --loopback");
         }
@@ -455,14 +477,20 @@ public final class PerftestOptions {
      */
     String bandwidthResult(BandwidthReport report) {
         if (output == null) {
-            return report.line(reportGbits) + (reportsCpuUtil() ? cpu.column() : "");
+            return report.line(reportGbits) + (reportsCpuUtil() ? cpu.column() : "") + counterDeltas();
         }
-        return String.format(Locale.ROOT, "%f", output.equals("bandwidth") ? report.average() : report.messageRate());
+        return String.format(Locale.ROOT, "%f", output.equals("bandwidth") ? report.average() : report.messageRate())
+                + counterDeltas();
+    }
+
+    /** {@code -W}: the counters' changes since the last result (read now), as perftest prints them after it; or "". */
+    String counterDeltas() {
+        return counters == null ? "" : counters.deltas();
     }
 
     /** A latency result as perftest prints it: its line, or with {@code --output latency} the average ({@code %lf}). */
     String latencyResult(LatencyReport report) {
-        return output == null ? report.line() : String.format(Locale.ROOT, "%f", report.average());
+        return (output == null ? report.line() : String.format(Locale.ROOT, "%f", report.average())) + counterDeltas();
     }
 
     /** Requests signaled: every {@code -Q}th; perftest's default 100, or the post list's size with {@code -l}. */

@@ -1,10 +1,12 @@
 package org.panamaverbs.bench.perftest;
 
 import java.io.PrintStream;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 import org.panamaverbs.cm.ConnParam;
 import org.panamaverbs.verbs.Access;
@@ -90,12 +92,16 @@ final class PerftestSession implements AutoCloseable {
     /** {@code -c UD}: a UD queue pair, an address handle to the peer, receives with room for the GRH. */
     final boolean datagram;
     /** perftest's pause before a multicast sender's first datagram, for the switches to learn the join. */
-    private static final long MULTICAST_JOIN_PAUSE_MILLIS = 50;
+    private static final long MULTICAST_JOIN_PAUSE_NANOS = 50_000_000;
     /** perftest's {@code DEF_QKEY}. */
     static final int QKEY = 0x11111111;
     private final int gidIndex;
     /** {@code --use_hugepages}' memory, detached once the regions are gone ({@link #close}). */
     private final List<MemorySegment> hugeMemory = new ArrayList<>();
+    /** {@code --payload_file_path}'s pattern, or null. */
+    private final byte[] payload;
+    /** {@code --mmap}'s mappings, unmapped once the regions are gone ({@link #close}); null until the first. */
+    private Arena mappedFiles;
 
     /** Whether the test posts receives: a SEND test, or WRITE with immediate ({@code --write_with_imm}). */
     boolean receives() {
@@ -132,6 +138,7 @@ final class PerftestSession implements AutoCloseable {
         this.atomicType = atomicType;
         this.access = Access.bits(access);
         this.datagram = options.isUd();
+        this.payload = options.payloadFile == null ? null : Payload.read(options.payloadFile, messageSize);
         this.context = options.device == null ? Rdma.openFirst() : Rdma.open(options.device);
         PerftestWire connected = null;
         try {
@@ -139,6 +146,9 @@ final class PerftestSession implements AutoCloseable {
                 AtomicTools.requireAtomics(context);
             }
             PortAttributes port = context.queryPort(options.ibPort);
+            if (options.reportCounters != null) { // as perftest, before anything is exchanged
+                options.counters = PortCounters.open(options.reportCounters, context.name(), options.ibPort);
+            }
             if (messageSize > port.maxMessageSize()) {
                 throw new PerftestException("-s " + messageSize + " is above the largest message port " + options.ibPort
                         + " of " + context.name() + " carries (" + port.maxMessageSize() + " bytes)");
@@ -302,12 +312,34 @@ final class PerftestSession implements AutoCloseable {
                 cm.close();
             }
             context.close();
+            if (mappedFiles != null) {
+                mappedFiles.close();
+            }
             throw e;
         }
     }
 
-    /** A buffer of {@code size} zeroed bytes, registered: with {@code --use_hugepages} of hugepage-backed memory. */
+    /**
+     * A buffer of {@code size} zeroed bytes, registered: with {@code --use_hugepages} of hugepage-backed memory, with
+     * {@code --mmap} the file's bytes (each region maps the same part of the file, as perftest's).
+     */
     private MemoryRegion allocateAndRegister(long size, Access... access) {
+        MemoryRegion mr = registered(size, access);
+        if (payload != null) {
+            Payload.fill(mr.segment(), payload);
+        }
+        return mr;
+    }
+
+    private MemoryRegion registered(long size, Access... access) {
+        if (options.mmapFile != null) {
+            if (mappedFiles == null) {
+                mappedFiles = Arena.ofShared();
+            }
+            MemorySegment memory = MappedFile.map(options.mmapFile, options.mmapOffset, size, mappedFiles);
+            out.println("allocated mmap buffer of size " + size + " at 0x" + Long.toHexString(memory.address()));
+            return pd.register(mappedFiles, memory, access); // the arena's close deregisters, then unmaps
+        }
         if (!options.useHugepages) {
             return pd.allocateAndRegister(size, access);
         }
@@ -357,7 +389,7 @@ final class PerftestSession implements AutoCloseable {
             return; // rdma_cm connected the queue pair
         }
         if (options.multicast) {
-            pause(MULTICAST_JOIN_PAUSE_MILLIS);
+            LockSupport.parkNanos(MULTICAST_JOIN_PAUSE_NANOS); // an interrupt only shortens it
         }
         if (datagram) { // ctx_connect for UD: per queue pair INIT (with the Q_Key), RTR, RTS, and an address handle
             peerHandles = new AddressHandle[qps.size()];
@@ -379,15 +411,6 @@ final class PerftestSession implements AutoCloseable {
     /** The LID to send to: {@code --dlid}'s when given (not 0), else the one the peer sent (0 on RoCE). */
     private int destinationLid(PeerAddress peer) {
         return options.dlid != null && options.dlid != 0 ? options.dlid : peer.lid();
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PerftestException("interrupted");
-        }
     }
 
     /**
@@ -627,5 +650,8 @@ final class PerftestSession implements AutoCloseable {
         }
         context.close();
         hugeMemory.forEach(HugePages::free); // the regions that held it are deregistered
+        if (mappedFiles != null) {
+            mappedFiles.close(); // unmaps --mmap's file, whose regions are deregistered too
+        }
     }
 }
