@@ -91,7 +91,7 @@ final class PerftestFlags {
     private static final Set<Tool> NONE_OF_THEM = Set.of();
 
     private static final String NOT_YET = "not implemented by the Java tools yet";
-    private static final String RATE_LIMIT = NOT_YET + " (rate limiting: software bursts, a static rate or packet pacing)";
+    private static final String RATE_LIMIT = "rate limits: the bandwidth tools only (perftest's too)";
     private static final String CQE_BATCH = NOT_YET + " (perftest 26's completions-per-poll tuning: the Java tools poll"
             + " a batch of their own)";
     private static final String DATA_VALIDATION = NOT_YET + " (perftest 26's check of the bytes received)";
@@ -168,10 +168,10 @@ final class PerftestFlags {
             implemented(null, "--reversed", NONE, BW, BW),
             refused(null, "--pkey_index", VALUE, ALL, "the library's queue pairs take P_Key index 0 at INIT and"
                     + " offer no other yet"),
-            refused(null, "--burst_size", VALUE, BW, RATE_LIMIT),
-            refused(null, "--rate_limit", VALUE, BW, RATE_LIMIT),
-            refused(null, "--rate_limit_type", VALUE, BW, RATE_LIMIT),
-            refused(null, "--rate_units", VALUE, BW, RATE_LIMIT),
+            implemented(null, "--burst_size", VALUE, BW, BW, RATE_LIMIT),
+            implemented(null, "--rate_limit", VALUE, BW, BW, RATE_LIMIT),
+            implemented(null, "--rate_limit_type", VALUE, BW, BW, RATE_LIMIT),
+            implemented(null, "--rate_units", VALUE, BW, BW, RATE_LIMIT),
             implemented(null, "--output", VALUE, ALL, ALL),
             implemented(null, "--cpu_util", NONE, ALL, ALL),
             implemented(null, "--out_json", NONE, ALL, ALL),

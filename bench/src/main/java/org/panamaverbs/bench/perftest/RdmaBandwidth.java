@@ -34,6 +34,10 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
 
     @Mixin
     PerftestOptions o;
+    @Mixin
+    RateLimit rateLimit;
+    /** {@code --rate_limit}'s software limiter, or null (set by call) */
+    private RateLimit limiter;
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     private PrintStream out = stdout;
@@ -143,6 +147,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         if (!o.runInfinitely && o.duration == null) {
             txDepth = Math.min(txDepth, iterations);
         }
+        limiter = rateLimit.resolve(o, atomicType() >= 0, false, txDepth, System.err);
+        RateLimit.refuseEvents(tool, limiter, o);
         long largest = o.bufferMessageSize(defaultSize());
         boolean write = opcode == WrOpcode.RDMA_WRITE || immediate;
         if (!write) {
@@ -228,13 +234,18 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                     }
                     for (long size : sizes) {
                         BandwidthReport report;
+                        if (!o.bidirectional) { // perftest limits run_iter_bw's runs, not run_iter_bi's
+                            run.limit(limiter);
+                        }
                         if (o.duration != null) { // perftest's margins are the warm-up
                             report = run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), (int) size,
                                     o.reportGbits, o.cpuSampler());
                         } else {
                             int warmup = warmupIterations(iterations);
                             if (warmup > 0) {
+                                run.limit(null); // the unmeasured warm-up at full speed
                                 run.execute(warmup, (int) size);
+                                run.limit(o.bidirectional ? null : limiter);
                             }
                             if (o.bidirectional) { // both sides start together
                                 s.handshake("handshake before the bidirectional run", s.runTimeout());
@@ -350,7 +361,9 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                     if (warmup > 0) {
                         run.execute(warmup, (int) size);
                     }
+                    run.limit(limiter);
                     BandwidthReport report = run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak);
+                    run.limit(null);
                     stdout.println(o.bandwidthResult(report));
                     reports.add(report);
                 }

@@ -50,6 +50,8 @@ public final class RdmaRun implements AutoCloseable {
     private final boolean events;
     /** Addresses each request to the peer: nothing on RC, the address handle and queue pair number on UD. */
     private ObjIntConsumer<SendWorkRequest> addressing = (wr, lane) -> { };
+    /** {@code --rate_limit}'s bursts, or null: posts wait for the next burst once one is sent. */
+    private RateLimit limit;
     /** One chain per queue pair: each carries its own remote address. */
     private final SendChain[] chains;
     private final CompletionArray wcs = CompletionArray.allocate(16);
@@ -99,6 +101,11 @@ public final class RdmaRun implements AutoCloseable {
         addressing = value;
     }
 
+    /** The software rate limit of the runs from now on ({@code --rate_limit}), or null for none. */
+    void limit(RateLimit value) {
+        limit = value;
+    }
+
     /** The cq moderation in effect (perftest caps {@code -Q} at {@code -t}). */
     public int cqModeration() {
         return cqModeration;
@@ -138,6 +145,9 @@ public final class RdmaRun implements AutoCloseable {
      */
     private int postWhatFits(Timestamps t, int totalPosted, int iterations, int size) {
         for (int q = 0; q < lanes.length; q++) {
+            if (limit != null && !limit.mayPost()) {
+                continue; // perftest's run_iter_bw: to the completions until the gap is over
+            }
             while (posted[q] < iterations && posted[q] - completed[q] + postList <= txDepth) {
                 long now = System.nanoTime();
                 for (int j = 0; j < postList; j++) {
@@ -145,6 +155,9 @@ public final class RdmaRun implements AutoCloseable {
                 }
                 postList(q, iterations - 1, size);
                 totalPosted += postList;
+                if (limit != null && limit.posted(postList)) {
+                    break;
+                }
             }
         }
         return totalPosted;
@@ -237,8 +250,14 @@ public final class RdmaRun implements AutoCloseable {
      */
     private long fillAndReap(int size) {
         for (int q = 0; q < lanes.length; q++) {
+            if (limit != null && !limit.mayPost()) {
+                continue;
+            }
             while (posted[q] - completed[q] + postList <= txDepth) {
                 postList(q, -1, size);
+                if (limit != null && limit.posted(postList)) {
+                    break;
+                }
             }
         }
         int n = Completions.reap(cq, wcs, events);
@@ -275,6 +294,9 @@ public final class RdmaRun implements AutoCloseable {
         advance = postList == 1 && size <= cycleBuffer / 2;
         step = step(size, cacheLine);
         wrapEvery = Math.max(1, cycleBuffer / step);
+        if (limit != null) {
+            limit.start(size);
+        }
     }
 
     /** Points a request at the peer's buffer: {@code wr.rdma}, or for an atomic opcode {@code wr.atomic}. */

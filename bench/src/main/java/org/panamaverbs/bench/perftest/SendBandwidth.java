@@ -29,6 +29,8 @@ public final class SendBandwidth implements Callable<Integer> {
     PerftestOptions o;
     @Mixin
     Multicast multicast;
+    @Mixin
+    RateLimit rateLimit;
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     private PrintStream out = stdout;
@@ -92,6 +94,8 @@ public final class SendBandwidth implements Callable<Integer> {
         if (!uncounted) {
             txDepth = Math.min(txDepth, iterations);
         }
+        RateLimit limiter = rateLimit.resolve(o, false, true, txDepth, System.err);
+        RateLimit.refuseEvents(TOOL, limiter, o);
         o.sharedReceiveQueue = useSrq;
         o.recvPostList = recvPostList;
         if (useSrq) {
@@ -131,6 +135,7 @@ public final class SendBandwidth implements Callable<Integer> {
                 try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
                     run.addressing(s::address);
+                    run.limit(limiter);
                     if (forever) { // send_bw.c: the handshake, then a line per period until Ctrl-C
                         s.handshake("handshake before the run", s.runTimeout());
                         o.sendForever(run, (int) sizes[0], this::printed, stdout);
