@@ -284,9 +284,7 @@ abstract class Latency implements Callable<Integer> {
 
         @Override
         void validate() {
-            multicast.validate(o, tool);
-            o.multicast = multicast.enabled;
-            o.multicastGroup = multicast.enabled ? multicast.group(o.isClient()) : null; // both sides receive
+            multicast.applyTo(o, tool, true); // both sides receive
         }
 
         @Override

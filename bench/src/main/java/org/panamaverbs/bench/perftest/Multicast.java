@@ -42,10 +42,17 @@ final class Multicast {
     }
 
     /**
-     * perftest's parser on {@code -g}: UD whatever {@code -c} says, no {@code -b}, one queue pair, no {@code -R};
-     * and the combinations the Java tools refuse.
+     * perftest's parser on {@code -g} (UD whatever {@code -c} says, no {@code -b}, one queue pair, no {@code -R}, and
+     * the combinations the Java tools refuse), then the options' {@code multicast} and, on a side that receives
+     * ({@code receives}), the group its queue pair attaches to.
      */
-    void validate(PerftestOptions o, String tool) {
+    void applyTo(PerftestOptions o, String tool, boolean receives) {
+        validate(o, tool);
+        o.multicast = enabled;
+        o.multicastGroup = enabled && receives ? group(o.isClient()) : null;
+    }
+
+    private void validate(PerftestOptions o, String tool) {
         if (mgid != null) {
             parse(mgid); // a malformed -M is refused even without -g, before any peer waits
         }

@@ -48,7 +48,7 @@ final class RateLimit {
      * in {@code run_iter_bw} only: not to {@code -b}'s runs. {@code err} gets perftest's notes (the burst size chosen,
      * the fall back from HW).
      */
-    RateLimit resolve(PerftestOptions o, boolean atomic, boolean sendTool, int txDepth, PrintStream err) {
+    RateLimit resolve(PerftestOptions o, String tool, boolean atomic, boolean sendTool, int txDepth, PrintStream err) {
         boolean given = rate != null || type != null;
         if (rate != null) {
             try {
@@ -61,7 +61,7 @@ final class RateLimit {
                         + rate + "; as perftest)");
             }
         }
-        char unit = units == null ? 'g' : units.length() == 1 ? units.charAt(0) : '?';
+        char unit = unit();
         if (unit != 'M' && unit != 'g' && unit != 'p') {
             throw new PerftestException("Invalid rate limit units. Please use M,g or p (--rate_units " + units
                     + "; as perftest)");
@@ -115,30 +115,26 @@ final class RateLimit {
             throw new PerftestException("--rate_limit_type SW needs --rate_limit (perftest would send one burst and"
                     + " then wait without end)");
         }
-        burst = burstSize != null && burstSize > 0 ? burstSize : txDepth;
-        if (explicitSoftware && burst == txDepth && (burstSize == null || burstSize == 0)) {
+        // between bursts nothing may be outstanding: a wait for a completion event would not end (perftest's neither)
+        PerftestOptions.refuse(tool, o.events, "-e with --rate_limit (a wait for a completion event between bursts,"
+                + " with nothing outstanding, would not end)");
+        boolean txDepthBurst = burstSize == null || burstSize == 0;
+        burst = txDepthBurst ? txDepth : burstSize;
+        if (explicitSoftware && txDepthBurst) {
             err.println(" Setting burst size to tx depth = " + txDepth);
         }
-        unitCode = unit;
         return this;
     }
 
-    /**
-     * Refuses {@code -e} with a limit: between bursts nothing may be outstanding, and a wait for a completion event
-     * would not end (perftest's would not either).
-     */
-    static void refuseEvents(String tool, RateLimit limiter, PerftestOptions o) {
-        PerftestOptions.refuse(tool, limiter != null && o.events, "-e with --rate_limit (a wait for a completion event"
-                + " between bursts, with nothing outstanding, would not end)");
+    /** {@code --rate_units}' letter (perftest's default g), or '?' for a value it does not know. */
+    private char unit() {
+        return units == null ? 'g' : units.length() == 1 ? units.charAt(0) : '?';
     }
-
-    /** {@code --rate_units}' letter, resolved. */
-    private char unitCode;
 
     /** Starts a run of {@code size}-byte messages: the gap between bursts at that size. */
     void start(long size) {
         // perftest's int rate_limit_pps
-        int pps = (int) switch (unitCode) {
+        int pps = (int) switch (unit()) {
             case 'M' -> limit / size * 1048576;
             case 'g' -> limit / (size * 8.0) * 1e9;
             default -> limit;

@@ -147,8 +147,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         if (!o.runInfinitely && o.duration == null) {
             txDepth = Math.min(txDepth, iterations);
         }
-        limiter = rateLimit.resolve(o, atomicType() >= 0, false, txDepth, System.err);
-        RateLimit.refuseEvents(tool, limiter, o);
+        limiter = rateLimit.resolve(o, tool, atomicType() >= 0, false, txDepth, System.err);
         long largest = o.bufferMessageSize(defaultSize());
         boolean write = opcode == WrOpcode.RDMA_WRITE || immediate;
         if (!write) {

@@ -52,9 +52,7 @@ public final class SendBandwidth implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        multicast.validate(o, TOOL);
-        o.multicast = multicast.enabled;
-        o.multicastGroup = multicast.enabled && !o.isClient() ? multicast.group(false) : null; // the server receives
+        multicast.applyTo(o, TOOL, !o.isClient()); // the server receives
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
         limits = new VerifierLimits(o);
         o.refuseUnimplemented(TOOL);
@@ -94,8 +92,7 @@ public final class SendBandwidth implements Callable<Integer> {
         if (!uncounted) {
             txDepth = Math.min(txDepth, iterations);
         }
-        RateLimit limiter = rateLimit.resolve(o, false, true, txDepth, System.err);
-        RateLimit.refuseEvents(TOOL, limiter, o);
+        RateLimit limiter = rateLimit.resolve(o, TOOL, false, true, txDepth, System.err);
         o.sharedReceiveQueue = useSrq;
         o.recvPostList = recvPostList;
         if (useSrq) {

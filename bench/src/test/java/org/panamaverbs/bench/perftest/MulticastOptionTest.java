@@ -65,8 +65,10 @@ class MulticastOptionTest {
         PerftestOptions o = new PerftestOptions();
         o.connection = "RC";
         o.queuePairs = 1;
-        m.validate(o, "ib_send_bw");
+        m.applyTo(o, "ib_send_bw", true);
         assertTrue(o.isUd(), "perftest runs multicast on UD whatever -c says");
+        assertTrue(o.multicast);
+        assertEquals(m.group(false), o.multicastGroup, "the server's group");
     }
 
     @Test

@@ -38,26 +38,26 @@ class RateLimitTest {
 
     @Test
     void noLimitIsNoLimiterAndABurstAloneIsRefused() {
-        assertNull(limit(null, null, null, null).resolve(options(), false, false, 128, err));
+        assertNull(limit(null, null, null, null).resolve(options(), "ib_write_bw", false, false, 128, err));
         PerftestException e = assertThrows(PerftestException.class,
-                () -> limit(null, null, null, 16).resolve(options(), false, false, 128, err));
+                () -> limit(null, null, null, 16).resolve(options(), "ib_write_bw", false, false, 128, err));
         assertTrue(e.getMessage().startsWith("Can't enable burst mode when rate limiter is off"), e.getMessage());
     }
 
     @Test
     void anImplicitHwLimitFallsBackToSoftwareAsPerftestsQueuePairsDo() {
         RateLimit r = limit("10", null, null, null);
-        assertSame(r, r.resolve(options(), false, false, 128, err));
+        assertSame(r, r.resolve(options(), "ib_write_bw", false, false, 128, err));
         assertTrue(err().contains("The QP failed to accept HW rate limit, providing SW rate limit"), err());
         assertFalse(err().contains("Setting burst size"), "perftest says so for SW only");
         PerftestException explicit = assertThrows(PerftestException.class,
-                () -> limit("10", null, "HW", null).resolve(options(), false, false, 128, err));
+                () -> limit("10", null, "HW", null).resolve(options(), "ib_write_bw", false, false, 128, err));
         assertTrue(explicit.getMessage().startsWith("The QP failed to accept HW rate limit"), explicit.getMessage());
         PerftestException value = assertThrows(PerftestException.class,
-                () -> limit("11", null, null, null).resolve(options(), false, false, 128, err));
+                () -> limit("11", null, null, null).resolve(options(), "ib_write_bw", false, false, 128, err));
         assertTrue(value.getMessage().startsWith("Failed: Unknown rate limit value"), value.getMessage());
         PerftestException pps = assertThrows(PerftestException.class,
-                () -> limit("10", "p", null, null).resolve(options(), false, false, 128, err));
+                () -> limit("10", "p", null, null).resolve(options(), "ib_write_bw", false, false, 128, err));
         assertTrue(pps.getMessage().startsWith("Failed: pps rate limit units is not supported"), pps.getMessage());
     }
 
@@ -68,20 +68,25 @@ class RateLimitTest {
             {null, null, "SW", "--rate_limit_type SW needs --rate_limit"}};
         for (String[] c : cases) {
             PerftestException e = assertThrows(PerftestException.class,
-                    () -> limit(c[0], c[1], c[2], null).resolve(options(), false, false, 128, err));
+                    () -> limit(c[0], c[1], c[2], null).resolve(options(), "ib_write_bw", false, false, 128, err));
             assertTrue(e.getMessage().startsWith(c[3]), e.getMessage());
         }
         PerftestException atomic = assertThrows(PerftestException.class,
-                () -> limit("5", "p", "SW", null).resolve(options(), true, false, 128, err));
+                () -> limit("5", "p", "SW", null).resolve(options(), "ib_write_bw", true, false, 128, err));
         assertTrue(atomic.getMessage().startsWith("SW Rate limiter cann't be executed"), atomic.getMessage());
+        PerftestOptions events = options();
+        events.events = true;
+        PerftestException wait = assertThrows(PerftestException.class,
+                () -> limit("5", "p", "SW", null).resolve(events, "ib_write_bw", false, false, 128, err));
+        assertTrue(wait.getMessage().startsWith("-e with --rate_limit"), wait.getMessage());
         PerftestOptions forever = options();
         forever.runInfinitely = true;
-        assertThrows(PerftestException.class, () -> limit("5", "p", "SW", null).resolve(forever, false, false, 128, err));
+        assertThrows(PerftestException.class, () -> limit("5", "p", "SW", null).resolve(forever, "ib_write_bw", false, false, 128, err));
     }
 
     @Test
     void aSoftwareLimitSendsABurstThenWaitsItsGap() {
-        RateLimit r = limit("1", "p", "SW", null).resolve(options(), false, false, 2, err); // 1 packet/s, bursts of 2
+        RateLimit r = limit("1", "p", "SW", null).resolve(options(), "ib_write_bw", false, false, 2, err); // 1 packet/s, bursts of 2
         assertTrue(err().contains(" Setting burst size to tx depth = 2"), err());
         r.start(64);
         assertTrue(r.mayPost());
@@ -89,7 +94,7 @@ class RateLimitTest {
         assertTrue(r.mayPost(), "inside the burst");
         assertTrue(r.posted(1), "the burst of 2 is complete");
         assertFalse(r.mayPost(), "the next burst waits 2 s");
-        RateLimit tooSlow = limit("1", "M", "SW", 4).resolve(options(), false, false, 128, err);
+        RateLimit tooSlow = limit("1", "M", "SW", 4).resolve(options(), "ib_write_bw", false, false, 128, err);
         PerftestException e = assertThrows(PerftestException.class, () -> tooSlow.start(8 << 20));
         assertTrue(e.getMessage().contains("below one"), e.getMessage());
     }
