@@ -127,7 +127,8 @@ public final class CmEventView {
         Gid gid = Gid.read(grh, ibv_global_route.dgid$offset());
         AddressHandle.Target target = new AddressHandle.Target(gid, Byte.toUnsignedInt(ibv_global_route.sgid_index(grh)),
                 Byte.toUnsignedInt(ibv_ah_attr.port_num(ah)), Short.toUnsignedInt(ibv_ah_attr.dlid(ah)),
-                Byte.toUnsignedInt(ibv_global_route.hop_limit(grh)), Byte.toUnsignedInt(ibv_ah_attr.sl(ah)));
+                Byte.toUnsignedInt(ibv_global_route.hop_limit(grh)), Byte.toUnsignedInt(ibv_ah_attr.sl(ah)),
+                Byte.toUnsignedInt(ibv_global_route.traffic_class(grh)), ibv_global_route.flow_label(grh) & 0xFFFFF);
         return new UdPeer(target, rdma_ud_param.qp_num(ud), rdma_ud_param.qkey(ud));
     }
 

@@ -278,6 +278,43 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
+     * {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, 1)}: the type of service of the
+     * connection's packets (on RoCE the IP header's DSCP and ECN bits, the traffic class of the queue pair's GRH).
+     * Set it before {@link #resolveRoute}: the route the kernel resolves carries it to the queue pair.
+     *
+     * @param tos 0..255
+     * @throws IllegalArgumentException outside 0..255
+     * @throws IllegalStateException if the id is closed
+     * @throws VerbsException naming {@code rdma_set_option} and the errno
+     */
+    public void setTypeOfService(int tos) {
+        byteOption(rdma_cma_h.RDMA_OPTION_ID_TOS(), "RDMA_OPTION_ID_TOS", "type of service", tos, 255);
+    }
+
+    /**
+     * {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout, 1)}: the local ACK timeout of
+     * the queue pair rdma_cm connects (its {@code timeout}: 4.096 µs × 2^value per attempt), instead of the one the
+     * kernel derives from the path. Set it before the connection is made ({@link #connect} or {@link #accept}).
+     *
+     * @param exponent 0..31
+     * @throws IllegalArgumentException outside 0..31
+     * @throws IllegalStateException if the id is closed
+     * @throws VerbsException naming {@code rdma_set_option} and the errno (ENOSYS or EINVAL from a kernel before
+     *                        Linux 4.18, which lacks the option)
+     */
+    public void setAckTimeout(int exponent) {
+        byteOption(rdma_cma_h.RDMA_OPTION_ID_ACK_TIMEOUT(), "RDMA_OPTION_ID_ACK_TIMEOUT", "ACK timeout", exponent, 31);
+    }
+
+    private void byteOption(int name, String option, String what, int value, int max) {
+        if (value < 0 || value > max) {
+            throw new IllegalArgumentException(what + " must be in 0.." + max + ", not " + value);
+        }
+        ensureOpen();
+        calls.setByteOption(name, option, value, () -> what + " " + value + " on " + this);
+    }
+
+    /**
      * {@code rdma_resolve_addr}, then waits for {@code RDMA_CM_EVENT_ADDR_RESOLVED}: finds the local device
      * and port that reach {@code destination}.
      *
@@ -411,7 +448,8 @@ public final class CmId implements AutoCloseable {
      *               {@link #port()} is used), and the capacities are checked against the device's limits
      * @return the queue pair, owned by this id; also returned by {@link #queuePair()} from now on
      * @throws IllegalStateException    if the id already has a queue pair or no device yet
-     * @throws IllegalArgumentException for a type that does not match the port space, or foreign objects
+     * @throws IllegalArgumentException for a type that does not match the port space, foreign objects, or a
+     *                                  P_Key index other than 0 (rdma_cm takes the P_Key of the resolved address)
      * @throws VerbsException           naming {@code rdma_create_qp} and the errno; on a request's id whose
      *                                  client withdrew it, a {@link CmException} whose
      *                                  {@link CmException#requestWithdrawn()} is true
@@ -421,6 +459,10 @@ public final class CmId implements AutoCloseable {
         if (config.type() != expected) {
             throw new IllegalArgumentException("an id in port space " + portSpace + " connects " + expected
                     + " queue pairs, not " + config.type());
+        }
+        if (config.pkeyIndex() != 0) {
+            throw new IllegalArgumentException("rdma_cm takes the P_Key from the address it resolved: leave the"
+                    + " configuration's pkeyIndex 0, not " + config.pkeyIndex());
         }
         if (pd.context() != context()) {
             throw new IllegalArgumentException("the protection domain must belong to this id's device context ("
@@ -434,7 +476,7 @@ public final class CmId implements AutoCloseable {
                 throw new IllegalStateException(this + " already has " + queuePair);
             }
             QpConfig onPort = new QpConfig(config.type(), config.sendCq(), config.recvCq(), config.capabilities(),
-                    config.signalAll(), port(), config.gidIndex(), config.srq());
+                    config.signalAll(), port(), config.gidIndex(), config.srq(), 0);
             Supplier<String> what = () -> expected + " queue pair on " + this + " (max_send_wr "
                     + config.capabilities().maxSendWr() + ", max_recv_wr " + config.capabilities().maxRecvWr() + ")";
             // the queue pair's close gives it back with rdma_destroy_qp, which close() runs before the id's end

@@ -14,7 +14,8 @@ import org.panamaverbs.internal.Unchecked;
 /**
  * {@code struct ibv_ah} from {@code ibv_create_ah}, destroyed with {@code ibv_destroy_ah}: the route to a
  * peer for unreliable-datagram sends ({@link SendWorkRequest#ud}). On RoCE the global route header
- * (destination GID, source GID index, hop limit) is required, and this library always sets it there.
+ * (destination GID, source GID index, hop limit, traffic class, flow label) is required, and this library always
+ * sets it there.
  * Posting a request whose address handle is closed is refused before it reaches the provider.
  *
  * <p>Errors: {@link VerbsException} naming {@code ibv_create_ah} (EINVAL for an unusable GID or port,
@@ -39,8 +40,51 @@ public final class AddressHandle extends VerbsResource {
      * @param lid          the destination LID (InfiniBand only; 0 on RoCE)
      * @param hopLimit     GRH hop limit
      * @param serviceLevel service level
+     * @param trafficClass GRH traffic class, 0..255 (on RoCE v2 the IP header's DSCP and ECN bits)
+     * @param flowLabel    GRH flow label, 0..0xFFFFF (0: none)
      */
-    public record Target(Gid gid, int sourceGidIndex, int port, int lid, int hopLimit, int serviceLevel) {
+    public record Target(Gid gid, int sourceGidIndex, int port, int lid, int hopLimit, int serviceLevel,
+            int trafficClass, int flowLabel) {
+        /**
+         * Checks the GRH fields' ranges, which C would truncate silently.
+         *
+         * @throws IllegalArgumentException for a traffic class outside 0..255 or a flow label outside 0..0xFFFFF
+         */
+        public Target {
+            if (trafficClass < 0 || trafficClass > 255) {
+                throw new IllegalArgumentException("trafficClass must be in 0..255, not " + trafficClass);
+            }
+            if (flowLabel < 0 || flowLabel > 0xFFFFF) {
+                throw new IllegalArgumentException("flowLabel must be in 0..0xFFFFF, not " + flowLabel);
+            }
+        }
+
+        /**
+         * A target with traffic class 0 and no flow label.
+         *
+         * @param gid            the destination GID
+         * @param sourceGidIndex the local GID index to send from
+         * @param port           the local port
+         * @param lid            the destination LID (InfiniBand only; 0 on RoCE)
+         * @param hopLimit       GRH hop limit
+         * @param serviceLevel   service level
+         */
+        public Target(Gid gid, int sourceGidIndex, int port, int lid, int hopLimit, int serviceLevel) {
+            this(gid, sourceGidIndex, port, lid, hopLimit, serviceLevel, 0, 0);
+        }
+
+        /**
+         * This target with another traffic class and flow label.
+         *
+         * @param newTrafficClass 0..255
+         * @param newFlowLabel    0..0xFFFFF
+         * @return a new target
+         * @throws IllegalArgumentException outside those ranges
+         */
+        public Target withGrh(int newTrafficClass, int newFlowLabel) {
+            return new Target(gid, sourceGidIndex, port, lid, hopLimit, serviceLevel, newTrafficClass, newFlowLabel);
+        }
+
         /**
          * A target on RoCE or InfiniBand with a GRH: hop limit 64, service level 0. Its LID is 0, which is
          * what RoCE wants; an InfiniBand destination needs its LID, given through the canonical constructor.
@@ -85,6 +129,8 @@ public final class AddressHandle extends VerbsResource {
                 target.gid().write(grh, ibv_global_route.dgid$offset());
                 ibv_global_route.sgid_index(grh, (byte) target.sourceGidIndex());
                 ibv_global_route.hop_limit(grh, (byte) target.hopLimit());
+                ibv_global_route.traffic_class(grh, (byte) target.trafficClass());
+                ibv_global_route.flow_label(grh, target.flowLabel());
             }
             Object event = ControlEvents.begin(ControlEvents.Kind.ADDRESS_HANDLE_CREATE);
             MemorySegment ah = (MemorySegment) Native.CREATE_AH.invokeExact(state.segment(), pd.handleUnchecked(), attr);

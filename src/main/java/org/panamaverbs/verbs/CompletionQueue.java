@@ -123,12 +123,12 @@ public final class CompletionQueue extends VerbsResource {
         });
     }
 
-    static CompletionQueue create(Context context, int minEntries, CompletionChannel channel) {
+    static CompletionQueue create(Context context, int minEntries, CompletionChannel channel, int completionVector) {
         MemorySegment channelHandle = channel == null ? MemorySegment.NULL : channel.handleForCq();
         Object event = ControlEvents.begin(ControlEvents.Kind.COMPLETION_QUEUE_CREATE);
         try (CallState state = CallState.open()) {
             MemorySegment cq = (MemorySegment) Native.CREATE_CQ.invokeExact(state.segment(), context.handle(),
-                    minEntries, MemorySegment.NULL, channelHandle, 0);
+                    minEntries, MemorySegment.NULL, channelHandle, completionVector);
             if (cq.equals(MemorySegment.NULL)) {
                 throw new VerbsException("ibv_create_cq", state.errno(), minEntries + " entries on " + context.name()
                         + " (max_cqe " + context.attributes().maxCqe() + ", max_cq " + context.attributes().maxCq() + ")");

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 
+import org.panamaverbs.ffi.ibv_context;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.DataPath;
 import org.panamaverbs.internal.NativeLibrary;
@@ -38,6 +39,7 @@ public final class Context extends VerbsResource {
     private final AsyncEventDispatcher asyncEvents;
     /** Frees the tree if this context is lost without close (see {@link Backstop}). */
     private final java.lang.ref.Cleaner.Cleanable backstopWatch;
+    private final int completionVectors;
     /**
      * Moves on each time a memory region of this context closes (under the tree lock): chains compare it at
      * every post to know whether the regions their entries name may have closed since they last checked. Its
@@ -66,6 +68,7 @@ public final class Context extends VerbsResource {
         this.reqNotifyCqFunction = DataPath.opsPointer(handle, DataPath.REQ_NOTIFY_CQ_OFFSET);
         this.postSrqRecvFunction = DataPath.opsPointer(handle, DataPath.POST_SRQ_RECV_OFFSET);
         this.attributes = DeviceAttributesQuery.query(this.handle, device.name());
+        this.completionVectors = ibv_context.num_comp_vectors(this.handle);
         this.asyncEvents = new AsyncEventDispatcher(this, this.handle);
         MemorySegment raw = raw(handle);
         String name = device.name();
@@ -309,6 +312,26 @@ public final class Context extends VerbsResource {
      * @throws VerbsException           naming {@code ibv_create_cq} and the errno
      */
     public CompletionQueue createCompletionQueue(int minEntries, CompletionChannel channel) {
+        return createCompletionQueue(minEntries, channel, 0);
+    }
+
+    /**
+     * {@code ibv_create_cq(context, cqe, NULL, channel, comp_vector)}: as
+     * {@link #createCompletionQueue(int, CompletionChannel)}, with the completion vector that signals the channel.
+     * A device with several vectors (one interrupt each) spreads event-driven queues over CPUs by giving each
+     * queue its own; the vector matters only with a channel, and Soft-RoCE and PVRDMA have one.
+     *
+     * @param minEntries       as for {@link #createCompletionQueue(int, CompletionChannel)}
+     * @param channel          a channel of this context, or null for none
+     * @param completionVector 0 to {@link #completionVectors()} - 1
+     * @return the new completion queue
+     * @throws IllegalArgumentException if {@code completionVector} is not one of the device's, or as for
+     *                                  {@link #createCompletionQueue(int, CompletionChannel)}
+     * @throws IllegalStateException    if the context or the channel is closed
+     * @throws UnsupportedVerbException with a channel, if the provider has no {@code req_notify_cq} operation
+     * @throws VerbsException           naming {@code ibv_create_cq} and the errno
+     */
+    public CompletionQueue createCompletionQueue(int minEntries, CompletionChannel channel, int completionVector) {
         if (channel != null && channel.context() != this) {
             throw new IllegalArgumentException(channel + " belongs to another context");
         }
@@ -323,8 +346,23 @@ public final class Context extends VerbsResource {
                 // requestNotification calls ops.req_notify_cq directly
                 requireOperation(reqNotifyCqFunction, "ibv_req_notify_cq", "req_notify_cq");
             }
-            return CompletionQueue.create(this, minEntries, channel);
+            if (completionVector < 0 || completionVector >= completionVectors()) {
+                // the kernel would refuse it with a bare EINVAL
+                throw new IllegalArgumentException("completion vector " + completionVector + " is outside 0.."
+                        + (completionVectors() - 1) + " (num_comp_vectors of " + device.name() + ")");
+            }
+            return CompletionQueue.create(this, minEntries, channel, completionVector);
         }
+    }
+
+    /**
+     * {@code ibv_context.num_comp_vectors}: how many completion vectors the device offers
+     * ({@link #createCompletionQueue(int, CompletionChannel, int)}), read when the context opened.
+     *
+     * @return at least 1 on every device
+     */
+    public int completionVectors() {
+        return completionVectors;
     }
 
     /**

@@ -81,6 +81,41 @@ public final class Grh {
         return address(buffer, offset, IPV4_DESTINATION_OFFSET, GRH_DGID_OFFSET);
     }
 
+    /**
+     * The traffic class the sender's packets carried ({@link AddressHandle.Target#trafficClass()}, or on a connection
+     * {@link QpConnectOptions#trafficClass()}): the IPv4 header's type of service when the header is IPv4 (read as
+     * {@link #sourceGid} decides it), else the GRH's traffic class.
+     *
+     * @param buffer the memory of a completed UD receive
+     * @param offset the byte offset in {@code buffer} where the receive's first scatter-gather entry began
+     * @return 0..255
+     * @throws IndexOutOfBoundsException if the {@link #SIZE} bytes at {@code offset} do not lie inside {@code buffer}
+     */
+    public static int trafficClass(MemorySegment buffer, long offset) {
+        byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
+        if (isIpv4(buffer, offset, versionAndLength)) {
+            return Byte.toUnsignedInt(buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET + 1));
+        }
+        return (firstWord(buffer, offset) >>> 20) & 0xff; // version 4 bits, traffic class 8, flow label 20
+    }
+
+    /**
+     * The flow label of the sender's packets: the GRH's, or 0 when the header is IPv4 (which has none).
+     *
+     * @param buffer the memory of a completed UD receive
+     * @param offset the byte offset in {@code buffer} where the receive's first scatter-gather entry began
+     * @return 0..0xFFFFF
+     * @throws IndexOutOfBoundsException if the {@link #SIZE} bytes at {@code offset} do not lie inside {@code buffer}
+     */
+    public static int flowLabel(MemorySegment buffer, long offset) {
+        byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
+        return isIpv4(buffer, offset, versionAndLength) ? 0 : firstWord(buffer, offset) & 0xFFFFF;
+    }
+
+    private static int firstWord(MemorySegment buffer, long offset) {
+        return buffer.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset);
+    }
+
     private static Gid address(MemorySegment buffer, long offset, int ipv4Offset, int grhOffset) {
         byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
         if (isIpv4(buffer, offset, versionAndLength)) {

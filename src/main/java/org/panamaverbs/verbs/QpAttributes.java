@@ -18,8 +18,14 @@ package org.panamaverbs.verbs;
  * @param maxReadAtomic     {@code max_rd_atomic}
  * @param maxDestReadAtomic {@code max_dest_rd_atomic}
  * @param capabilities      {@code cap}
+ * @param serviceLevel      {@code ah_attr.sl}: the address vector's service level (meaningful from RTR)
+ * @param hopLimit          {@code ah_attr.grh.hop_limit} (meaningful from RTR with a GRH)
+ * @param trafficClass      {@code ah_attr.grh.traffic_class}; on a queue pair rdma_cm connected, its type of
+ *                          service
+ * @param flowLabel         {@code ah_attr.grh.flow_label}
  */
 public record QpAttributes(QpState state, Mtu pathMtu, int access, int destQpNumber, int receivePsn, int sendPsn,
         int port, int pkeyIndex, int minRnrTimer, int timeout, int retryCount, int rnrRetry, int maxReadAtomic,
-        int maxDestReadAtomic, QpCapabilities capabilities) {
+        int maxDestReadAtomic, QpCapabilities capabilities, int serviceLevel, int hopLimit, int trafficClass,
+        int flowLabel) {
 }

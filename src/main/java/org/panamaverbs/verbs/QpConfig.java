@@ -16,9 +16,11 @@ import java.util.Objects;
  * @param port          the port (default 1; a queue pair made by rdma_cm uses its id's port)
  * @param gidIndex      the source GID index, or -1 for {@link Context#defaultGidIndex(int)}
  * @param srq           the shared receive queue to draw receives from, or null for the queue pair's own
+ * @param pkeyIndex     the entry of the port's P_Key table the queue pair's packets carry (INIT's {@code pkey_index},
+ *                      default 0); rdma_cm takes it from the address it resolved, so there it must stay 0
  */
 public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, QpCapabilities capabilities,
-        boolean signalAll, int port, int gidIndex, SharedReceiveQueue srq) {
+        boolean signalAll, int port, int gidIndex, SharedReceiveQueue srq, int pkeyIndex) {
     /**
      * Checks only that {@code type}, {@code sendCq}, {@code recvCq} and {@code capabilities} are given; the
      * capacities, port and GID index are checked against the device when the queue pair is created.
@@ -53,9 +55,25 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
         return new Builder(sendCq, recvCq);
     }
 
+    /**
+     * Checks the P_Key index against the port's table, which the kernel would refuse with a bare EINVAL at INIT.
+     *
+     * @throws IllegalArgumentException if the index is outside the table
+     */
+    void checkPkeyIndex(Context context) {
+        if (pkeyIndex == 0) {
+            return; // every port has a P_Key 0; no query needed
+        }
+        int length = context.queryPort(port).pkeyTableLength();
+        if (pkeyIndex < 0 || pkeyIndex >= length) {
+            throw new IllegalArgumentException("P_Key index " + pkeyIndex + " is outside port " + port + "'s table of "
+                    + context.name() + " (0.." + (length - 1) + ", pkey_tbl_len " + length + ")");
+        }
+    }
+
     /** This configuration on another port (rdma_cm decides the port from the address it resolved). */
     QpConfig onPort(int newPort) {
-        return new QpConfig(type, sendCq, recvCq, capabilities, signalAll, newPort, gidIndex, srq);
+        return new QpConfig(type, sendCq, recvCq, capabilities, signalAll, newPort, gidIndex, srq, pkeyIndex);
     }
 
     /**
@@ -110,6 +128,7 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
         private int port = 1;
         private int gidIndex = -1;
         private SharedReceiveQueue srq;
+        private int pkeyIndex;
 
         private Builder(CompletionQueue sendCq, CompletionQueue recvCq) {
             this.sendCq = sendCq;
@@ -190,12 +209,24 @@ public record QpConfig(QpType type, CompletionQueue sendCq, CompletionQueue recv
         }
 
         /**
+         * Sets the P_Key index: which partition key of the port's table the queue pair's packets carry.
+         *
+         * @param value 0 (the default, the port's first P_Key) up to the port's
+         *              {@link PortAttributes#pkeyTableLength()} - 1, checked when the queue pair is created
+         * @return this builder
+         */
+        public Builder pkeyIndex(int value) {
+            pkeyIndex = value;
+            return this;
+        }
+
+        /**
          * Makes the configuration; nothing is checked against the device yet.
          *
          * @return the configuration, with the default for every value not set
          */
         public QpConfig build() {
-            return new QpConfig(type, sendCq, recvCq, capabilities, signalAll, port, gidIndex, srq);
+            return new QpConfig(type, sendCq, recvCq, capabilities, signalAll, port, gidIndex, srq, pkeyIndex);
         }
     }
 }

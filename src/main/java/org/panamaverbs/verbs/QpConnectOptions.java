@@ -24,6 +24,7 @@ public final class QpConnectOptions {
     private final int hopLimit;
     private final int trafficClass;
     private final int serviceLevel;
+    private final int flowLabel;
 
     private QpConnectOptions(Builder b) {
         pathMtu = b.pathMtu;
@@ -37,6 +38,7 @@ public final class QpConnectOptions {
         hopLimit = b.hopLimit;
         trafficClass = b.trafficClass;
         serviceLevel = b.serviceLevel;
+        flowLabel = b.flowLabel;
     }
 
     /**
@@ -44,7 +46,7 @@ public final class QpConnectOptions {
      * atomic where the device has atomics); min RNR timer 12; timeout 14 (4.096 µs × 2^14 ≈ 67 ms);
      * retry 7; RNR retry 7 (forever); read/atomic depths from the device, capped at 16; hop limit 255.
      *
-     * @return the shared default options (traffic class and service level 0)
+     * @return the shared default options (traffic class, service level and flow label 0)
      */
     public static QpConnectOptions defaults() {
         return DEFAULTS;
@@ -151,19 +153,27 @@ public final class QpConnectOptions {
         return serviceLevel;
     }
 
+    /**
+     * {@return the GRH flow label, 0..0xFFFFF (0: none; on RoCE v2 the kernel derives the UDP source port from a
+     * non-zero label, so flows with different labels may take different paths)}
+     */
+    public int flowLabel() {
+        return flowLabel;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof QpConnectOptions c && Objects.equals(pathMtu, c.pathMtu) && Objects.equals(access, c.access)
                 && minRnrTimer == c.minRnrTimer && timeout == c.timeout && retryCount == c.retryCount
                 && rnrRetry == c.rnrRetry && Objects.equals(maxReadAtomic, c.maxReadAtomic)
                 && Objects.equals(maxDestReadAtomic, c.maxDestReadAtomic) && hopLimit == c.hopLimit
-                && trafficClass == c.trafficClass && serviceLevel == c.serviceLevel;
+                && trafficClass == c.trafficClass && serviceLevel == c.serviceLevel && flowLabel == c.flowLabel;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(pathMtu, access, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, hopLimit, trafficClass, serviceLevel);
+                maxDestReadAtomic, hopLimit, trafficClass, serviceLevel, flowLabel);
     }
 
     @Override
@@ -173,7 +183,7 @@ public final class QpConnectOptions {
                 + ", timeout=" + timeout + ", retryCount=" + retryCount + ", rnrRetry=" + rnrRetry
                 + ", maxReadAtomic=" + (maxReadAtomic == null ? "device" : maxReadAtomic) + ", maxDestReadAtomic="
                 + (maxDestReadAtomic == null ? "device" : maxDestReadAtomic) + ", hopLimit=" + hopLimit
-                + ", trafficClass=" + trafficClass + ", serviceLevel=" + serviceLevel + "]";
+                + ", trafficClass=" + trafficClass + ", serviceLevel=" + serviceLevel + ", flowLabel=" + flowLabel + "]";
     }
 
     /** Builds {@link QpConnectOptions}; each value is range-checked when set. */
@@ -189,6 +199,7 @@ public final class QpConnectOptions {
         private int hopLimit = 255;
         private int trafficClass;
         private int serviceLevel;
+        private int flowLabel;
 
         private Builder() {
         }
@@ -205,6 +216,7 @@ public final class QpConnectOptions {
             hopLimit = o.hopLimit;
             trafficClass = o.trafficClass;
             serviceLevel = o.serviceLevel;
+            flowLabel = o.flowLabel;
         }
 
         /**
@@ -354,6 +366,18 @@ public final class QpConnectOptions {
          */
         public Builder serviceLevel(int value) {
             serviceLevel = range("serviceLevel", value, 15);
+            return this;
+        }
+
+        /**
+         * GRH flow label, 0..0xFFFFF (20 bits); used where the queue pair sends a GRH (always on RoCE).
+         *
+         * @param value the flow label, 0 (the default: none) to 0xFFFFF
+         * @return this builder
+         * @throws IllegalArgumentException outside 0..0xFFFFF
+         */
+        public Builder flowLabel(int value) {
+            flowLabel = range("flowLabel", value, 0xFFFFF);
             return this;
         }
 

@@ -21,12 +21,12 @@ final class QpStateMachine {
     private QpStateMachine() {
     }
 
-    /** RESET → INIT with pkey index 0 and the configured port, plus what RC (access flags) or UD (qkey) adds. */
+    /** RESET → INIT with the configured P_Key index and port, plus what RC (access flags) or UD (qkey) adds. */
     static void toInit(QueuePair qp, int extraMask, Consumer<MemorySegment> extra, String transition) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
             ibv_qp_attr.qp_state(attr, QpState.INIT.code());
-            ibv_qp_attr.pkey_index(attr, (short) 0);
+            ibv_qp_attr.pkey_index(attr, (short) qp.config().pkeyIndex());
             ibv_qp_attr.port_num(attr, (byte) qp.config().port());
             extra.accept(attr);
             modify(qp, attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_PKEY_INDEX() | ibverbs_h.IBV_QP_PORT()
@@ -67,6 +67,7 @@ final class QpStateMachine {
                 ibv_global_route.sgid_index(grh, (byte) qp.gidIndex());
                 ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
                 ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
+                ibv_global_route.flow_label(grh, options.flowLabel());
             }
             modify(qp, attr, ibverbs_h.IBV_QP_STATE() | ibverbs_h.IBV_QP_AV() | ibverbs_h.IBV_QP_PATH_MTU()
                     | ibverbs_h.IBV_QP_DEST_QPN() | ibverbs_h.IBV_QP_RQ_PSN() | ibverbs_h.IBV_QP_MAX_DEST_RD_ATOMIC()
@@ -163,17 +164,22 @@ final class QpStateMachine {
                 | ibverbs_h.IBV_QP_DEST_QPN() | ibverbs_h.IBV_QP_RQ_PSN() | ibverbs_h.IBV_QP_SQ_PSN()
                 | ibverbs_h.IBV_QP_PORT() | ibverbs_h.IBV_QP_PKEY_INDEX() | ibverbs_h.IBV_QP_MIN_RNR_TIMER()
                 | ibverbs_h.IBV_QP_TIMEOUT() | ibverbs_h.IBV_QP_RETRY_CNT() | ibverbs_h.IBV_QP_RNR_RETRY()
-                | ibverbs_h.IBV_QP_MAX_QP_RD_ATOMIC() | ibverbs_h.IBV_QP_MAX_DEST_RD_ATOMIC() | ibverbs_h.IBV_QP_CAP();
+                | ibverbs_h.IBV_QP_MAX_QP_RD_ATOMIC() | ibverbs_h.IBV_QP_MAX_DEST_RD_ATOMIC() | ibverbs_h.IBV_QP_CAP()
+                | ibverbs_h.IBV_QP_AV();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = query(qp, arena, mask);
             int mtu = ibv_qp_attr.path_mtu(attr);
+            MemorySegment ah = ibv_qp_attr.ah_attr(attr);
+            MemorySegment grh = ibv_ah_attr.grh(ah);
             return new QpAttributes(QpState.of(ibv_qp_attr.qp_state(attr)), mtu == 0 ? null : Mtu.of(mtu),
                     ibv_qp_attr.qp_access_flags(attr), ibv_qp_attr.dest_qp_num(attr), ibv_qp_attr.rq_psn(attr),
                     ibv_qp_attr.sq_psn(attr), Byte.toUnsignedInt(ibv_qp_attr.port_num(attr)),
                     Short.toUnsignedInt(ibv_qp_attr.pkey_index(attr)), Byte.toUnsignedInt(ibv_qp_attr.min_rnr_timer(attr)),
                     Byte.toUnsignedInt(ibv_qp_attr.timeout(attr)), Byte.toUnsignedInt(ibv_qp_attr.retry_cnt(attr)),
                     Byte.toUnsignedInt(ibv_qp_attr.rnr_retry(attr)), Byte.toUnsignedInt(ibv_qp_attr.max_rd_atomic(attr)),
-                    Byte.toUnsignedInt(ibv_qp_attr.max_dest_rd_atomic(attr)), capabilities(ibv_qp_attr.cap(attr)));
+                    Byte.toUnsignedInt(ibv_qp_attr.max_dest_rd_atomic(attr)), capabilities(ibv_qp_attr.cap(attr)),
+                    Byte.toUnsignedInt(ibv_ah_attr.sl(ah)), Byte.toUnsignedInt(ibv_global_route.hop_limit(grh)),
+                    Byte.toUnsignedInt(ibv_global_route.traffic_class(grh)), ibv_global_route.flow_label(grh));
         }
     }
 

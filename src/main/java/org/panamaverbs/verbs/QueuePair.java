@@ -149,6 +149,7 @@ public final class QueuePair extends VerbsResource {
         }
         config.checkCapacities(context);
         context.checkPort(config.port());
+        config.checkPkeyIndex(context);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
             ibv_qp_init_attr.send_cq(init, config.sendCq().handleUnchecked());
@@ -483,7 +484,7 @@ public final class QueuePair extends VerbsResource {
     }
 
     /**
-     * {@code ibv_modify_qp} to INIT: pkey index 0, the configured port, {@code accessBits}. The first step of
+     * {@code ibv_modify_qp} to INIT: the configured P_Key index and port, {@code accessBits}. The first step of
      * {@link #connect}, for callers that make the transitions themselves.
      *
      * @param accessBits {@code qp_access_flags}: the {@code IBV_ACCESS_*} bits of the remote operations the
@@ -503,7 +504,7 @@ public final class QueuePair extends VerbsResource {
      *
      * @param remote  the peer's QPN, PSN (this side's {@code rq_psn}) and LID or GID
      * @param options the path MTU (at most the port's active MTU), {@code max_dest_rd_atomic},
-     *                {@code min_rnr_timer}, service level, hop limit and traffic class
+     *                {@code min_rnr_timer}, service level, hop limit, traffic class and flow label
      * @throws IllegalStateException if this queue pair is closed, or the port's active MTU is unknown and
      *                               {@code options} names none
      * @throws VerbsException        naming {@code ibv_modify_qp}, the errno and the peer's QPN and GID

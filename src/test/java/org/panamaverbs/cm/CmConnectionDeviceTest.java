@@ -500,6 +500,49 @@ class CmConnectionDeviceTest {
     }
 
     @Test
+    void typeOfServiceAndAckTimeoutReachTheQueuePairRdmaCmConnects() throws Exception {
+        try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(address, 0), ConnectionOptions.defaults(), 4);
+                CmEventChannel channel = CmEventChannel.create()) {
+            Thread acceptor = Thread.ofVirtual().start(() -> {
+                try (Connection accepted = server.accept(TIMEOUT)) {
+                    assertNotNull(accepted);
+                    assertTrue(accepted.awaitDisconnected(TIMEOUT));
+                }
+            });
+            CmId id = CmId.create(channel, PortSpace.TCP);
+            try {
+                id.resolveAddress(server.localAddress(), TIMEOUT);
+                assertThrows(IllegalArgumentException.class, () -> id.setTypeOfService(256));
+                assertThrows(IllegalArgumentException.class, () -> id.setAckTimeout(32));
+                id.setTypeOfService(0x48);
+                id.setAckTimeout(17);
+                id.resolveRoute(TIMEOUT);
+                try (var pd = id.context().allocateProtectionDomain(); var cq = id.context().createCompletionQueue(8)) {
+                    assertThrows(IllegalArgumentException.class, () -> id.createQueuePair(pd, QpConfig.builder(cq).pkeyIndex(1).build()));
+                    QueuePair qp = id.createQueuePair(pd, QpConfig.builder(cq).build());
+                    assertEquals(CmEventType.ESTABLISHED, id.connect(ConnParam.defaults(), TIMEOUT).type());
+                    var attributes = qp.query();
+                    assertEquals(17, attributes.timeout(), "RDMA_OPTION_ID_ACK_TIMEOUT");
+                    if (id.context().queryPort(id.port()).linkLayer() == org.panamaverbs.verbs.LinkLayer.ETHERNET) {
+                        // on InfiniBand the kernel maps the TOS to a service level instead
+                        assertEquals(0x48, attributes.trafficClass(), "RDMA_OPTION_ID_TOS as the GRH traffic class");
+                    }
+                    id.disconnect();
+                    assertTrue(id.awaitDisconnected(TIMEOUT));
+                }
+            } finally {
+                id.close();
+            }
+            acceptor.join(TIMEOUT);
+        }
+        try (CmEventChannel channel = CmEventChannel.create()) {
+            CmId closed = CmId.create(channel, PortSpace.TCP);
+            closed.close();
+            assertThrows(IllegalStateException.class, () -> closed.setTypeOfService(0));
+        }
+    }
+
+    @Test
     void closingTheIdClosesItsQueuePairOnceAndUseAfterCloseThrows() {
         try (CmEventChannel channel = CmEventChannel.create()) {
             CmId id = CmId.create(channel, PortSpace.TCP);

@@ -83,4 +83,22 @@ class GrhTest {
         assertEquals(Gid.of(group), Grh.destinationGid(MemorySegment.ofArray(grh), 0));
         assertEquals(Gid.of(new byte[16]), Grh.sourceGid(MemorySegment.ofArray(grh), 0));
     }
+
+    @Test
+    void theTrafficClassIsTheIpv4TypeOfServiceOrTheGrhsAndOnlyAGrhHasAFlowLabel() {
+        byte[] ipv4 = ipv4Header(new byte[] {10, (byte) 250, 0, 1});
+        ipv4[20 + 1] = 0x68;
+        ipv4[20 + 10] = 0; // the checksum is not looked at without an IPv6 version in front
+        ipv4[20 + 11] = 0;
+        assertEquals(0x68, Grh.trafficClass(MemorySegment.ofArray(ipv4), 0));
+        assertEquals(0, Grh.flowLabel(MemorySegment.ofArray(ipv4), 0));
+        byte[] grh = new byte[Grh.SIZE];
+        int word = (6 << 28) | (0xb8 << 20) | 0xabcde; // version 6, traffic class 0xb8, flow label 0xabcde
+        grh[0] = (byte) (word >>> 24);
+        grh[1] = (byte) (word >>> 16);
+        grh[2] = (byte) (word >>> 8);
+        grh[3] = (byte) word;
+        assertEquals(0xb8, Grh.trafficClass(MemorySegment.ofArray(grh), 0));
+        assertEquals(0xabcde, Grh.flowLabel(MemorySegment.ofArray(grh), 0));
+    }
 }

@@ -2,6 +2,7 @@ package org.panamaverbs.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -43,6 +44,53 @@ class QueuePairControlDeviceTest extends DeviceTest {
             assertEquals(3, attributes.retryCount());
             assertEquals(5, attributes.rnrRetry());
             assertEquals(Mtu.MTU_512, attributes.pathMtu());
+        }
+    }
+
+    @Test
+    void addressVectorOptionsReachTheQueuePairAndItsPacketsStillArrive() {
+        QpConnectOptions options = QpConnectOptions.builder().trafficClass(0x68).flowLabel(0xABCDE).hopLimit(64).build();
+        try (Loopback l = new Loopback(4096, 1, options)) {
+            QpAttributes a = l.a.query();
+            assertEquals(0x68, a.trafficClass());
+            assertEquals(0xABCDE, a.flowLabel());
+            assertEquals(64, a.hopLimit());
+            fill(l.mrA, 0, 700, 41);
+            l.sends.get(0).wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(l.mrA, 0, 700)
+                    .remote(l.mrB.address(), l.mrB.rkey());
+            l.a.postSendOrThrow(l.sends, 1);
+            assertEquals(WcStatus.SUCCESS, await(l.cqA, 1).getFirst().status());
+            assertArrayEquals(bytes(l.mrA, 0, 700), bytes(l.mrB, 0, 700));
+        }
+        assertThrows(IllegalArgumentException.class, () -> QpConnectOptions.builder().flowLabel(0x100000));
+    }
+
+    @Test
+    void pkeyIndexInsideThePortsTableIsSetAndOutsideItIsRefusedBeforeTheKernel() {
+        int tableLength = context.queryPort(1).pkeyTableLength();
+        assertTrue(tableLength >= 1, "every port has P_Key 0");
+        try (CompletionQueue cq = context.createCompletionQueue(16);
+             QueuePair a = pd.createQueuePair(QpConfig.builder(cq).pkeyIndex(tableLength - 1).build());
+             QueuePair b = pd.createQueuePair(QpConfig.builder(cq).pkeyIndex(tableLength - 1).build())) {
+            QueuePair.connectLoopback(a, b, QpConnectOptions.defaults());
+            assertEquals(tableLength - 1, a.query().pkeyIndex());
+            IllegalArgumentException outside = assertThrows(IllegalArgumentException.class,
+                    () -> pd.createQueuePair(QpConfig.builder(cq).pkeyIndex(tableLength).build()));
+            assertTrue(outside.getMessage().contains("pkey_tbl_len " + tableLength), outside.getMessage());
+        }
+    }
+
+    @Test
+    void completionVectorsOfTheDeviceAreTakenAndOthersRefused() {
+        int vectors = context.completionVectors();
+        assertTrue(vectors >= 1, "num_comp_vectors " + vectors);
+        try (CompletionChannel channel = context.createCompletionChannel();
+             CompletionQueue last = context.createCompletionQueue(8, channel, vectors - 1)) {
+            assertTrue(last.capacity() >= 8);
+            IllegalArgumentException outside = assertThrows(IllegalArgumentException.class,
+                    () -> context.createCompletionQueue(8, channel, vectors));
+            assertTrue(outside.getMessage().contains("num_comp_vectors"), outside.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> context.createCompletionQueue(8, null, -1));
         }
     }
 

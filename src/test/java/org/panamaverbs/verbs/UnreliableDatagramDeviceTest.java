@@ -85,6 +85,25 @@ class UnreliableDatagramDeviceTest extends DeviceTest {
     }
 
     @Test
+    void anAddressHandlesTrafficClassReachesTheReceiversHeader() {
+        try (UdPair p = new UdPair();
+             AddressHandle marked = pd.createAddressHandle(p.toB.target().withGrh(0x68, 0x12345))) {
+            p.recvs.get(0).wrId(20).sge(p.mr, 32768, Grh.SIZE + 300);
+            p.b.postRecvOrThrow(p.recvs, 1);
+            fill(p.mr, 0, 300, 93);
+            p.sends.get(0).wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sge(p.mr, 0, 300)
+                    .ud(marked, p.b.qpNumber(), QKEY);
+            p.a.postSendOrThrow(p.sends, 1);
+            assertEquals(WcStatus.SUCCESS, await(p.cqA, 1).getFirst().status());
+            Done received = await(p.cqB, 1).getFirst();
+            assertEquals(WcStatus.SUCCESS, received.status());
+            assertArrayEquals(bytes(p.mr, 0, 300), bytes(p.mr, 32768 + Grh.SIZE, 300));
+            assertEquals(0x68, Grh.trafficClass(p.mr.segment(), 32768), "the IPv4 TOS or GRH traffic class on the wire");
+        }
+        assertThrows(IllegalArgumentException.class, () -> AddressHandle.Target.of(Gid.of(new byte[16]), 0, 1).withGrh(0, 0x100000));
+    }
+
+    @Test
     void datagramsLargerThanThePathMtuAreRefused() {
         try (UdPair p = new UdPair()) {
             int mtu = p.a.maxDatagramSize();

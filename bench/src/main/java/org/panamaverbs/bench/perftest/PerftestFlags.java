@@ -138,15 +138,14 @@ final class PerftestFlags {
             implemented(null, "--report_gbits", NONE, ALL, ALL),
             implemented("-u", "--qp-timeout", VALUE, ALL, ALL),
             implemented("-S", "--sl", VALUE, ALL, ALL),
-            refused("-X", "--vector", VALUE, NOT_WRITE, "it picks the completion vector of the events, and the"
-                    + " library creates every completion queue on vector 0 (Context.createCompletionQueue takes none)"),
+            implemented("-X", "--vector", VALUE, NOT_WRITE, NOT_WRITE,
+                    "events are not available on the WRITE tools (perftest refuses them too)"),
             implemented("-o", "--outs", VALUE, READ_ATOMIC, READ_ATOMIC, "reads outstanding: the READ and atomic tools"
                     + " only (perftest refuses it too)"),
             implemented("-g", "--mcg", NONE, SEND, SEND, "multicast: the SEND tools only"),
             implemented("-M", "--MGID", VALUE, SEND, SEND, "a multicast group: the SEND tools only"),
             implemented("-z", "--comm_rdma_cm", NONE, ALL, ALL),
-            refused("-T", "--tos", VALUE, ALL, "rdma_cm's type of service (rdma_set_option), which the library's"
-                    + " CmId does not set yet"),
+            implemented("-T", "--tos", VALUE, ALL, ALL),
             implemented("-N", "--noPeak", NONE, BW, BW),
             refused("-C", "--report-cycles", NONE, LAT, "the Java tools time with System.nanoTime and read no cycle"
                     + " counter, so they have no cycles to report"),
@@ -166,8 +165,7 @@ final class PerftestFlags {
             implemented(null, "--use-srq", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet"),
             implemented(null, "--report-both", NONE, BW, BW),
             implemented(null, "--reversed", NONE, BW, BW),
-            refused(null, "--pkey_index", VALUE, ALL, "the library's queue pairs take P_Key index 0 at INIT and"
-                    + " offer no other yet"),
+            implemented(null, "--pkey_index", VALUE, ALL, ALL),
             implemented(null, "--burst_size", VALUE, BW, BW, RATE_LIMIT),
             implemented(null, "--rate_limit", VALUE, BW, BW, RATE_LIMIT),
             implemented(null, "--rate_limit_type", VALUE, BW, BW, RATE_LIMIT),
@@ -177,7 +175,7 @@ final class PerftestFlags {
             implemented(null, "--out_json", NONE, ALL, ALL),
             implemented(null, "--out_json_file", VALUE, ALL, ALL),
             implemented(null, "--latency_gap", VALUE, LAT, LAT),
-            refused(null, "--flow_label", VALUE, ALL, "the library's QpConnectOptions sets no GRH flow label yet"),
+            implemented(null, "--flow_label", VALUE, ALL, ALL),
             implemented(null, "--retry_count", VALUE, ALL, ALL),
             refused(null, "--dont_xchg_versions", NONE, ALL, "it skips the version, cycle buffer and MTU exchanges,"
                     + " and perftest then takes its peer for a release before 5.1 (whose report exchange the Java"

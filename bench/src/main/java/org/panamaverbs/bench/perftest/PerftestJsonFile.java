@@ -50,7 +50,8 @@ final class PerftestJsonFile {
         StringBuilder b = new StringBuilder("\"test_info\": {\n");
         b.append("\"test\": \"").append(testName(testTitle, bandwidth, o)).append("\",\n");
         if (o.events) {
-            b.append("\"Test with events\": \"Using_").append(s.context.name()).append("_comp0\",\n");
+            b.append("\"Test with events\": \"Using_").append(s.context.name()).append("_comp")
+                    .append(s.options.eventVector()).append("\",\n");
         }
         b.append("\"Dual_port\": \"OFF\",\n\"Device\": \"").append(s.context.name()).append("\",\n");
         b.append("\"Number_of_qps\": ").append(s.qps.size()).append(",\n\"Transport_type\": \"IB\",\n");
@@ -84,6 +85,9 @@ final class PerftestJsonFile {
         b.append("\"rdma_cm_QPs\": \"").append(o.rdmaCm ? "ON" : "OFF").append("\",\n");
         b.append("\"Use_ROCm_memory\": \"OFF\",\n");
         b.append("\"Data_ex_method\": \"").append(s.wire.isRdmaCm() ? "rdma_cm" : "Ethernet").append("\"");
+        if (s.wire.isRdmaCm() && o.typeOfService != null) {
+            b.append(",\n\"TOS\": ").append(o.typeOfService);
+        }
         return b.append("\n},\n").toString();
     }
 

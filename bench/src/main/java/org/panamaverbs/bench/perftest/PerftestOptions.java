@@ -75,6 +75,19 @@ public final class PerftestOptions {
     boolean reversed;
     @Option(names = {"-e", "--events"}, description = "wait for completion events instead of polling")
     boolean events;
+    @Option(names = {"-X", "--vector"}, paramLabel = "N", description = "with -e, the completion vector whose"
+            + " interrupts signal the events, 0 to the device's num_comp_vectors - 1 (default: 0)")
+    Integer completionVector;
+    @Option(names = {"-T", "--tos"}, paramLabel = "TOS", description = "with -R or -z, the type of service of the"
+            + " rdma_cm connections, 0-255 (on RoCE the IP header's DS field, as perftest)")
+    Integer typeOfService;
+    @Option(names = "--pkey_index", defaultValue = "0", paramLabel = "INDEX", description = "the queue pairs' P_Key"
+            + " index (not with -R, where rdma_cm picks it; an index past the device's max_pkeys becomes 0, as in"
+            + " perftest; default: ${DEFAULT-VALUE})")
+    int pkeyIndex;
+    @Option(names = "--flow_label", paramLabel = "FL0,FL1,...", description = "GRH flow labels, 0-0xFFFFF, given to"
+            + " the queue pairs (or UD address handles) in turn, as perftest 25.01 and later")
+    String flowLabels;
     @Option(names = {"-R", "--rdma_cm"}, description = "connect the queue pairs with rdma_cm")
     boolean rdmaCm;
     @Option(names = {"-z", "--comm_rdma_cm"}, description = "exchange the parameters over rdma_cm, as -R does, but"
@@ -102,7 +115,7 @@ public final class PerftestOptions {
     int outs;
     @Option(names = {"-u", "--qp-timeout"}, defaultValue = "14", paramLabel = "N",
             description = "an RC queue pair waits 4.096 us * 2^N for an acknowledgment before it retries, 0-31"
-                    + " (default: ${DEFAULT-VALUE}; with -R rdma_cm sets it, as in perftest)")
+                    + " (default: ${DEFAULT-VALUE}; with -R given to rdma_cm, as perftest 25.01 and later)")
     int qpTimeout;
     @Option(names = "--retry_count", defaultValue = "7", paramLabel = "N",
             description = "retries of an unacknowledged request with -R, 0-7 (rdma_cm's retry_count; default:"
@@ -354,6 +367,24 @@ public final class PerftestOptions {
         if (trafficClass < 0 || trafficClass > 255) {
             throw new PerftestException("--tclass must be 0 to 255, not " + trafficClass);
         }
+        if (completionVector != null && (completionVector < 0 || completionVector > 2048)) {
+            throw new PerftestException("EQN should be between 0 and 2048 (-X " + completionVector + "; as perftest)");
+        }
+        if (completionVector != null && !events) {
+            throw new PerftestException("Events must be enabled to select a completion vector (-X without -e; as"
+                    + " perftest)");
+        }
+        if (typeOfService != null && (typeOfService < 0 || typeOfService > 255)) {
+            throw new PerftestException("TOS should be between 0 and 255 (-T " + typeOfService + "; as perftest)");
+        }
+        if (typeOfService != null && !exchangesOverRdmaCm()) {
+            throw new PerftestException("TOS only valid for rdma_cm based QP and RawEth QP (-T without -R or -z; as"
+                    + " perftest)");
+        }
+        if (pkeyIndex < 0) {
+            throw new PerftestException("--pkey_index must not be negative, not " + pkeyIndex);
+        }
+        flowLabelList();
         if (latencyGapMicros < 0) {
             throw new PerftestException("--latency_gap must not be negative, not " + latencyGapMicros);
         }
@@ -391,6 +422,35 @@ public final class PerftestOptions {
         if (allSizes && size != null) {
             throw new PerftestException("-a runs every size: it cannot be combined with -s");
         }
+    }
+
+    /**
+     * {@code --flow_label}'s labels, perftest's {@code parse_flow_label_from_str} (each a C integer: decimal, 0x hex or
+     * 0 octal), or an empty array without the option.
+     */
+    int[] flowLabelList() {
+        if (flowLabels == null) {
+            return new int[0];
+        }
+        String[] parts = flowLabels.split(",", -1);
+        int[] labels = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            try {
+                labels[i] = Integer.decode(parts[i].strip());
+            } catch (NumberFormatException e) {
+                throw new PerftestException("--flow_label " + flowLabels + ": \"" + parts[i] + "\" is not a number");
+            }
+            if (labels[i] < 0 || labels[i] > 0xFFFFF) { // C would truncate it to the GRH's 20 bits
+                throw new PerftestException("--flow_label " + flowLabels + ": each label must be 0 to 0xFFFFF (20 bits),"
+                        + " not " + parts[i]);
+            }
+        }
+        return labels;
+    }
+
+    /** {@code -X}'s completion vector, 0 when not given. */
+    int eventVector() {
+        return completionVector == null ? 0 : completionVector;
     }
 
     /** Whether the parameters are exchanged over rdma_cm: {@code -R}, or {@code -z} with the queue pairs of ibverbs. */
@@ -579,7 +639,6 @@ public final class PerftestOptions {
         refuse(tool, isUd() && rdmaCm, "-R with -c UD");
         refuse(tool, reversed && rdmaCm, "--reversed with -R");
         refuse(tool, isUd() && loopback, "--loopback with -c UD");
-        refuse(tool, isUd() && trafficClass != 0, "--tclass with -c UD (the library's address handle sets no traffic class)");
     }
 
     /** Refuses a flag this tool does not implement (yet): one line, non-zero exit. */

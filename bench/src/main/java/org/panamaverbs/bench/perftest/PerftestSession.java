@@ -155,6 +155,7 @@ final class PerftestSession implements AutoCloseable {
             }
             DeviceAttributes attributes = context.attributes();
             int outReads = readTest ? outstandingReads(options.outs, Math.max(1, attributes.maxQpRdAtom()), out) : 1;
+            int pkeyIndex = pkeyIndex(options.pkeyIndex, attributes.maxPkeys(), out);
             // -g without -x: GID index 0 (on RoCE the IPv6 link-local GID, the group's family), as perftest's parser
             // sets it; its tools then take their best GID instead, IPv4-mapped where there is one, and fail the GID-type
             // check against the group
@@ -185,13 +186,13 @@ final class PerftestSession implements AutoCloseable {
             if (options.connects()) {
                 connected = options.exchangesOverRdmaCm()
                         ? PerftestWire.connectRdmaCm(options.server, options.tcpPort, options.ipv6Address,
-                                options.sourceAddress(), options.timeout())
+                                options.sourceAddress(), CmIdTuning.of(options), options.timeout())
                         : PerftestWire.connect(options.server, options.tcpPort, options.ipv6Address,
                                 options.sourceAddress(), options.timeout());
             } else {
                 Duration wait = options.timeout().multipliedBy(10);
                 connected = options.exchangesOverRdmaCm()
-                        ? PerftestWire.acceptRdmaCm(options.tcpPort, options.ipv6Address, wait)
+                        ? PerftestWire.acceptRdmaCm(options.tcpPort, options.ipv6Address, CmIdTuning.of(options), wait)
                         : PerftestWire.accept(options.tcpPort, options.ipv6Address, wait);
             }
             this.wire = connected;
@@ -230,11 +231,11 @@ final class PerftestSession implements AutoCloseable {
             Context resources = context;
             if (options.rdmaCm) {
                 if (!options.connects()) {
-                    cm = RdmaCmLink.listen(options.tcpPort); // before the handshake, after which a client connects
+                    cm = RdmaCmLink.listen(options.tcpPort, CmIdTuning.of(options)); // before the handshake, after which a client connects
                 }
                 wire.handshake("handshake before the rdma_cm connection", PeerAddress.EMPTY, timeout);
                 if (options.connects()) {
-                    cm = RdmaCmLink.resolve(options.server, options.tcpPort, timeout);
+                    cm = RdmaCmLink.resolve(options.server, options.tcpPort, CmIdTuning.of(options));
                 } else {
                     cm.awaitRequest(options.timeout().multipliedBy(10));
                 }
@@ -245,18 +246,18 @@ final class PerftestSession implements AutoCloseable {
             // -e: each queue with a completion channel of its own, so each can be armed and awaited alone
             int queuePairs = options.queuePairs;
             cq = resources.createCompletionQueue(txDepth * queuePairs,
-                    options.events ? resources.createCompletionChannel() : null);
+                    options.events ? resources.createCompletionChannel() : null, options.eventVector());
             // SEND tests (and WRITE with immediate) receive too: their completions on a queue of their own, as
             // perftest's recv_cq
             recvCq = receives() ? resources.createCompletionQueue(rxDepth * queuePairs,
-                    options.events ? resources.createCompletionChannel() : null) : cq;
+                    options.events ? resources.createCompletionChannel() : null, options.eventVector()) : cq;
             // --use-srq: the receiving side's queue pairs draw from one shared queue of -r receives, as perftest's
             srq = sendTest && options.sharedReceiveQueue && (!options.isClient() || options.bidirectional || !bandwidth)
                     ? pd.createSharedReceiveQueue(rxDepth, 1) : null;
             QpConfig config = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC)
                     .capabilities(QpCapabilities.of(txDepth, srq == null ? rxDepth : 0)
                             .withMaxInlineData(options.inlineSize()))
-                    .srq(srq).port(options.ibPort)
+                    .srq(srq).port(options.ibPort).pkeyIndex(cm == null ? pkeyIndex : 0)
                     .gidIndex(gidIndex).build();
             List<QueuePair> created = new ArrayList<>();
             if (cm == null) {
@@ -396,7 +397,8 @@ final class PerftestSession implements AutoCloseable {
             for (int i = 0; i < qps.size(); i++) {
                 qps.get(i).readyForDatagrams(QKEY);
                 peerHandles[i] = pd.createAddressHandle(new AddressHandle.Target(peers.get(i).gid(), gidIndex,
-                        options.ibPort, destinationLid(peers.get(i)), 64, options.serviceLevel));
+                        options.ibPort, destinationLid(peers.get(i)), 64, options.serviceLevel, options.trafficClass,
+                        flowLabel(i)));
             }
             return;
         }
@@ -404,13 +406,32 @@ final class PerftestSession implements AutoCloseable {
         for (int i = 0; i < qps.size(); i++) {
             PeerAddress theirs = peers.get(i);
             qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), destinationLid(theirs), theirs.gid()),
-                    connectOptions(options, pathMtu, access, mine.outReads(), theirs.outReads(), initiatorDepth));
+                    connectOptions(options, pathMtu, access, mine.outReads(), theirs.outReads(), initiatorDepth)
+                            .toBuilder().flowLabel(flowLabel(i)).build());
         }
+    }
+
+    /** {@code --flow_label}'s label for queue pair {@code i}: perftest hands them out in turn; 0 without it. */
+    private int flowLabel(int i) {
+        int[] labels = options.flowLabelList();
+        return labels.length == 0 ? 0 : labels[i % labels.length];
     }
 
     /** The LID to send to: {@code --dlid}'s when given (not 0), else the one the peer sent (0 on RoCE). */
     private int destinationLid(PeerAddress peer) {
         return options.dlid != null && options.dlid != 0 ? options.dlid : peer.lid();
+    }
+
+    /** perftest's {@code ctx_chk_pkey_index}: an index past the device's {@code max_pkeys} becomes 0, with its lines. */
+    static int pkeyIndex(int requested, int maxPkeys, PrintStream out) {
+        if (requested > 0 && requested > maxPkeys - 1) {
+            out.println(BandwidthReport.RESULT_LINE);
+            out.flush();
+            System.err.println(" Specified PKey Index, " + requested + ", greater than allowed max, " + (maxPkeys - 1));
+            System.err.println(" Changing to 0");
+            return 0;
+        }
+        return requested;
     }
 
     /**
@@ -581,7 +602,7 @@ final class PerftestSession implements AutoCloseable {
         out.println(BandwidthReport.RESULT_LINE);
         out.println("                    " + testTitle + (options.multicast ? " Multicast" : "") + " Test");
         if (options.events) {
-            out.println(" Test with events. Using " + context.name() + "_comp0");
+            out.println(" Test with events. Using " + context.name() + "_comp" + options.eventVector());
         }
         if (options.multicast) {
             out.println(" MultiCast runs on UD!");
@@ -617,6 +638,9 @@ final class PerftestSession implements AutoCloseable {
         }
         out.println(" rdma_cm QPs\t : " + (options.rdmaCm ? "ON" : "OFF"));
         out.print(" Data ex. method : " + (wire.isRdmaCm() ? "rdma_cm" : "Ethernet"));
+        if (wire.isRdmaCm() && options.typeOfService != null) {
+            out.print(" \tTOS    : " + options.typeOfService);
+        }
         if (options.rdmaCm && !options.isClient()) {
             out.println();
             out.println(BandwidthReport.RESULT_LINE);

@@ -125,16 +125,16 @@ public final class PerftestWire implements AutoCloseable {
     }
 
     /** Server side over rdma_cm ({@code -R}, {@code -z}): accepts one client's exchange connection on {@code port}. */
-    public static PerftestWire acceptRdmaCm(int port, boolean ipv6, Duration timeout) {
-        return new PerftestWire(RdmaCmChannel.accept(new InetSocketAddress(ipv6 ? "::" : "0.0.0.0", port), timeout),
-                false, true);
+    static PerftestWire acceptRdmaCm(int port, boolean ipv6, CmIdTuning tuning, Duration timeout) {
+        return new PerftestWire(RdmaCmChannel.accept(new InetSocketAddress(ipv6 ? "::" : "0.0.0.0", port), tuning,
+                timeout), false, true);
     }
 
     /** Client side over rdma_cm ({@code -R}, {@code -z}), from {@code source} when not null. */
-    public static PerftestWire connectRdmaCm(String host, int port, boolean ipv6, InetAddress source,
+    static PerftestWire connectRdmaCm(String host, int port, boolean ipv6, InetAddress source, CmIdTuning tuning,
             Duration timeout) {
         return new PerftestWire(RdmaCmChannel.connect(new InetSocketAddress(serverAddress(host, ipv6), port), source,
-                timeout), true, true);
+                tuning, timeout), true, true);
     }
 
     /** {@code host} resolved as perftest's getaddrinfo does with {@code ai_family} AF_INET, or AF_INET6 with {@code ipv6}. */

@@ -61,7 +61,7 @@ final class RdmaCmChannel implements PerftestWire.Transport {
     }
 
     /** The server side: listens on {@code local} (a wildcard: every RDMA device), accepts one client within {@code timeout}. */
-    static RdmaCmChannel accept(InetSocketAddress local, Duration timeout) {
+    static RdmaCmChannel accept(InetSocketAddress local, CmIdTuning tuning, Duration timeout) {
         int port = local.getPort();
         RdmaCmChannel c = new RdmaCmChannel(CmEventChannel.create(), "the rdma_cm client");
         try (CmId listener = CmId.create(c.channel, PortSpace.TCP)) {
@@ -73,6 +73,7 @@ final class RdmaCmChannel implements PerftestWire.Transport {
             }
             c.id = request.id();
             c.createResources();
+            tuning.beforeAccept(c.id);
             c.id.accept(new ConnParam(new byte[0], 0, 0, 7, 7));
             c.id.awaitEstablished(timeout);
             return c; // the listener is closed: the test's own rdma_cm connection listens on the same port next
@@ -86,7 +87,7 @@ final class RdmaCmChannel implements PerftestWire.Transport {
     }
 
     /** The client side: connects to {@code host:port} over rdma_cm, retrying a refusal as perftest does. */
-    static RdmaCmChannel connect(InetSocketAddress server, InetAddress source, Duration timeout) {
+    static RdmaCmChannel connect(InetSocketAddress server, InetAddress source, CmIdTuning tuning, Duration timeout) {
         RdmaCmChannel c = new RdmaCmChannel(CmEventChannel.create(), server.toString());
         try {
             for (int attempt = 1; ; attempt++) {
@@ -96,6 +97,7 @@ final class RdmaCmChannel implements PerftestWire.Transport {
                         c.id.bind(new InetSocketAddress(source, 0));
                     }
                     c.id.resolveAddress(server, RdmaCmLink.RESOLVE_TIMEOUT);
+                    tuning.afterAddressResolved(c.id);
                     c.id.resolveRoute(RdmaCmLink.RESOLVE_TIMEOUT);
                     c.createResources();
                     c.id.connect(new ConnParam(new byte[0], 0, 0, 7, 7), timeout);

@@ -33,19 +33,21 @@ final class RdmaCmLink implements AutoCloseable {
 
     private final CmEventChannel channel;
     private final InetSocketAddress server;
+    private final CmIdTuning tuning;
     /** The connection's id: the client's own, or the server's request id. */
     private CmId id;
     private CmId listener;
     private boolean connected;
 
-    private RdmaCmLink(CmEventChannel channel, InetSocketAddress server) {
+    private RdmaCmLink(CmEventChannel channel, InetSocketAddress server, CmIdTuning tuning) {
         this.channel = channel;
         this.server = server;
+        this.tuning = tuning;
     }
 
     /** The client's side: an id resolved to the server's address and route, not connected yet. */
-    static RdmaCmLink resolve(String host, int port, Duration timeout) {
-        RdmaCmLink link = new RdmaCmLink(CmEventChannel.create(), new InetSocketAddress(host, port));
+    static RdmaCmLink resolve(String host, int port, CmIdTuning tuning) {
+        RdmaCmLink link = new RdmaCmLink(CmEventChannel.create(), new InetSocketAddress(host, port), tuning);
         try {
             link.id = link.resolvedId();
             return link;
@@ -59,8 +61,8 @@ final class RdmaCmLink implements AutoCloseable {
      * The server's side, first step: listens on {@code port} of every device. Called before the handshake that
      * precedes the connection, since a C client connects right after it and gives up after about a second.
      */
-    static RdmaCmLink listen(int port) {
-        RdmaCmLink link = new RdmaCmLink(CmEventChannel.create(), null);
+    static RdmaCmLink listen(int port, CmIdTuning tuning) {
+        RdmaCmLink link = new RdmaCmLink(CmEventChannel.create(), null, tuning);
         try {
             link.listener = CmId.create(link.channel, PortSpace.TCP);
             link.listener.bind(new InetSocketAddress(port));
@@ -86,6 +88,7 @@ final class RdmaCmLink implements AutoCloseable {
         CmId fresh = CmId.create(channel, PortSpace.TCP);
         try {
             fresh.resolveAddress(server, RESOLVE_TIMEOUT);
+            tuning.afterAddressResolved(fresh);
             fresh.resolveRoute(RESOLVE_TIMEOUT);
             return fresh;
         } catch (RuntimeException e) {
@@ -109,6 +112,7 @@ final class RdmaCmLink implements AutoCloseable {
         try {
             if (server == null) {
                 QueuePair qp = id.createQueuePair(pd, config);
+                tuning.beforeAccept(id);
                 id.accept(parameters);
                 id.awaitEstablished(timeout);
                 listener.close(); // perftest destroys its listening id once the connection is made

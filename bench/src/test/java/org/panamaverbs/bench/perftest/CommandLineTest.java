@@ -1,10 +1,13 @@
 package org.panamaverbs.bench.perftest;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
@@ -61,7 +64,43 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "--retry_count", "8"), 1, "--retry_count must be 0 to 7");
         assertOneLine(run("ib_write_bw", "-S", "16"), 1, "-S must be a service level from 0 to 15, not 16");
         assertOneLine(run("ib_write_bw", "--tclass", "256"), 1, "--tclass must be 0 to 255, not 256");
-        assertOneLine(run("ib_send_bw", "-c", "UD", "--tclass", "32"), 1, "--tclass with -c UD", "ib_send_bw");
+    }
+
+    /** perftest's checks of -X, -T, --flow_label and --pkey_index, before any device is opened. */
+    @Test
+    void completionVectorTypeOfServiceFlowLabelsAndPkeyIndexAreChecked() {
+        assertOneLine(run("ib_send_bw", "-X", "1"), 1, "Events must be enabled to select a completion vector", "ib_send_bw");
+        assertOneLine(run("ib_send_bw", "-e", "-X", "2049"), 1, "EQN should be between 0 and 2048", "ib_send_bw");
+        assertOneLine(run("ib_write_bw", "-T", "32"), 1, "TOS only valid for rdma_cm based QP");
+        assertOneLine(run("ib_write_bw", "-R", "-T", "256"), 1, "TOS should be between 0 and 255");
+        assertOneLine(run("ib_write_bw", "--flow_label", "1,0x100000"), 1, "each label must be 0 to 0xFFFFF");
+        assertOneLine(run("ib_write_bw", "--flow_label", "1,two"), 1, "\"two\" is not a number");
+        assertOneLine(run("ib_write_bw", "--pkey_index", "-1"), 1, "--pkey_index must not be negative");
+        PerftestOptions labels = new PerftestOptions();
+        new picocli.CommandLine(labels).parseArgs("--flow_label", "0x10,020,3");
+        assertArrayEquals(new int[] {16, 16, 3}, labels.flowLabelList(), "strtol's bases: hex, octal, decimal");
+        assertArrayEquals(new int[0], new PerftestOptions().flowLabelList());
+    }
+
+    /** perftest's ctx_chk_pkey_index: an index past max_pkeys - 1 becomes 0 with its three lines; 0 is never checked. */
+    @Test
+    void aPkeyIndexPastTheDevicesMaximumBecomesZero() {
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+        PrintStream err = System.err;
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(stderr, true));
+        try {
+            PrintStream out = new PrintStream(stdout, true);
+            assertEquals(3, PerftestSession.pkeyIndex(3, 64, out));
+            assertEquals(0, PerftestSession.pkeyIndex(0, 0, out));
+            assertEquals("", stdout.toString() + stderr);
+            assertEquals(0, PerftestSession.pkeyIndex(64, 64, out));
+        } finally {
+            System.setErr(err);
+        }
+        assertEquals(BandwidthReport.RESULT_LINE + System.lineSeparator(), stdout.toString());
+        assertEquals(" Specified PKey Index, 64, greater than allowed max, 63" + System.lineSeparator() + " Changing to 0"
+                + System.lineSeparator(), stderr.toString());
     }
 
     /** Several UD queue pairs: ib_send_bw has them, as perftest; the latency tools take one queue pair. */
@@ -101,8 +140,8 @@ class CommandLineTest {
     /** {@code -o}: the reads asked for, the device's maximum when none or too many (with perftest's warning). */
     @Test
     void outstandingReadsAreCappedByTheDevice() {
-        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream out = new java.io.PrintStream(printed, true);
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(printed, true);
         assertEquals(4, PerftestSession.outstandingReads(4, 16, out));
         assertEquals(16, PerftestSession.outstandingReads(0, 16, out));
         assertEquals("", printed.toString());
