@@ -59,6 +59,7 @@ final class ParameterNegotiation {
     static final int RC = 0;
     static final int UD = 2;
     static final int SEND = 0;
+    static final int SEND_IMM = 1;
     static final int WRITE = 2;
     static final int WRITE_IMM = 3;
     static final int READ = 4;

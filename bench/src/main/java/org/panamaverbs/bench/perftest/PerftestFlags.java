@@ -92,8 +92,6 @@ final class PerftestFlags {
 
     private static final String NOT_YET = "not implemented by the Java tools yet";
     private static final String RATE_LIMIT = "rate limits: the bandwidth tools only (perftest's too)";
-    private static final String CQE_BATCH = NOT_YET + " (perftest 26's completions-per-poll tuning: the Java tools poll"
-            + " a batch of their own)";
     private static final String DATA_VALIDATION = NOT_YET + " (perftest 26's check of the bytes received)";
     private static final String RAW_ETHERNET = "an option of perftest's raw_ethernet_* tools, which have no Java"
             + " counterpart";
@@ -201,12 +199,12 @@ final class PerftestFlags {
             refused(null, "--use-null-mr", NONE, WRITE_READ, NOT_YET + " (ibv_alloc_null_mr, mlx5's key that discards"
                     + " writes and reads zeros, which the library does not bind)"),
             implemented(null, "--write_with_imm", NONE, WRITE, set(Tool.WRITE_BW), "not implemented by ib_write_lat yet"),
-            refused(null, "--send_with_imm", NONE, SEND, NOT_YET + " (perftest 4.5 and 25.01, the releases they are"
-                    + " checked against, lack it)"),
+            implemented(null, "--send_with_imm", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet"),
             refused(null, "--connectionless", NONE, set(Tool.SEND_BW), NOT_YET + " (a multicast receiver that exchanges"
                     + " nothing with its senders)"),
-            refused(null, "--cqe_poll", VALUE, ALL, CQE_BATCH),
-            refused(null, "--disable_dynamic_polling", NONE, BW, CQE_BATCH),
+            implemented(null, "--cqe_poll", VALUE, ALL, ALL),
+            accepted(null, "--disable_dynamic_polling", NONE, BW, "the Java tools never adapt their poll batch (16, or"
+                    + " --cqe_poll's): what the option asks of perftest 26"),
             refused(null, "--data_validation", NONE, BW, DATA_VALIDATION),
             refused(null, "--data_validation_debug", NONE, BW, DATA_VALIDATION),
             // vendors' and builds' options

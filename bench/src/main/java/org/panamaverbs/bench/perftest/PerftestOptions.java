@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 
 import org.panamaverbs.verbs.Gid;
 import org.panamaverbs.verbs.LinkLayer;
+import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -85,6 +86,9 @@ public final class PerftestOptions {
             + " index (not with -R, where rdma_cm picks it; an index past the device's max_pkeys becomes 0, as in"
             + " perftest; default: ${DEFAULT-VALUE})")
     int pkeyIndex;
+    @Option(names = "--cqe_poll", paramLabel = "N", description = "completions taken per poll by the bandwidth"
+            + " loops, 1-65535 (default: 16, perftest's batch; the latency tools poll one at a time, as perftest's)")
+    Integer cqePoll;
     @Option(names = "--flow_label", paramLabel = "FL0,FL1,...", description = "GRH flow labels, 0-0xFFFFF, given to"
             + " the queue pairs (or UD address handles) in turn, as perftest 25.01 and later")
     String flowLabels;
@@ -158,6 +162,11 @@ public final class PerftestOptions {
      * WRITE with immediate, each consuming a receive at the peer.
      */
     boolean writeWithImm;
+    /**
+     * {@code --send_with_imm}, which only {@code ib_send_bw} declares (set by it before its session opens): SEND with
+     * immediate, each receive checked for the immediate.
+     */
+    boolean sendWithImm;
     @Option(names = "--use_hugepages",
             description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
                     + " perftest); a machine without hugepages configured stops the tool, as perftest's")
@@ -385,6 +394,9 @@ public final class PerftestOptions {
             throw new PerftestException("--pkey_index must not be negative, not " + pkeyIndex);
         }
         flowLabelList();
+        if (cqePoll != null && (cqePoll < 1 || cqePoll > 65535)) {
+            throw new PerftestException("CQE Poll should be between 1 and 65535 (--cqe_poll " + cqePoll + "; as perftest)");
+        }
         if (latencyGapMicros < 0) {
             throw new PerftestException("--latency_gap must not be negative, not " + latencyGapMicros);
         }
@@ -446,6 +458,24 @@ public final class PerftestOptions {
             }
         }
         return labels;
+    }
+
+    /** perftest's {@code CTX_POLL_BATCH}: completions taken per poll by a bandwidth loop without {@code --cqe_poll}. */
+    static final int POLL_BATCH = 16;
+
+    /** {@code --cqe_poll}'s completions per poll of the bandwidth loops, or perftest's default batch. */
+    int pollBatch() {
+        return cqePoll == null ? POLL_BATCH : cqePoll;
+    }
+
+    /** A SEND test's opcode: SEND, or with {@code --send_with_imm} SEND with immediate. */
+    WrOpcode sendOpcode() {
+        return sendWithImm ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND;
+    }
+
+    /** Whether every receive must carry an immediate: WRITE or SEND with immediate, as perftest 26 checks. */
+    boolean receivesImmediates() {
+        return writeWithImm || sendWithImm;
     }
 
     /** {@code -X}'s completion vector, 0 when not given. */

@@ -358,7 +358,7 @@ final class PerftestSession implements AutoCloseable {
                         : options.allSizes ? ParameterNegotiation.RUN_ALL : ParameterNegotiation.RUN_REGULAR,
                 datagram ? ParameterNegotiation.UD : ParameterNegotiation.RC,
                 atomicType >= 0 ? ParameterNegotiation.ATOMIC : readTest ? ParameterNegotiation.READ
-                        : sendTest ? ParameterNegotiation.SEND
+                        : sendTest ? (options.sendWithImm ? ParameterNegotiation.SEND_IMM : ParameterNegotiation.SEND)
                         : options.writeWithImm ? ParameterNegotiation.WRITE_IMM : ParameterNegotiation.WRITE,
                 bandwidth ? ParameterNegotiation.BW : ParameterNegotiation.LAT, Math.max(0, atomicType),
                 duration || options.runInfinitely ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,

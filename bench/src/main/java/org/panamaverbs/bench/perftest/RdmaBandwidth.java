@@ -222,6 +222,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             } else {
                 try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
+                    run.pollBatch(o.pollBatch());
                     long[] sizes = o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : defaultSize()};
                     if (o.runInfinitely) { // a line per period until Ctrl-C, then the end-of-run exchange
                         o.sendForever(run, (int) sizes[0], report -> {
@@ -304,12 +305,13 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         if (o.isClient()) {
             try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, txDepth, o.cqModeration(), s.cycleBuffer,
                     s.cacheLine, o.postList, o.inlineSize(), false)) {
+                run.pollBatch(o.pollBatch());
                 s.handshake("handshake before the run", s.runTimeout());
                 report = run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak);
             }
         } else {
             try (SendReceiver.Chains chains = SendReceiver.Chains.allocate(s);
-                    CompletionArray wcs = CompletionArray.allocate(16)) {
+                    CompletionArray wcs = CompletionArray.allocate(o.pollBatch())) {
                 SendReceiver.postReceives(s, chains.each(), size, rxDepth);
                 s.handshake("handshake before the run", s.runTimeout());
                 report = SendReceiver.receive(s, chains.each(), wcs, iterations, size, rxDepth);
@@ -355,6 +357,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             List<BandwidthReport> reports = new ArrayList<>();
             try (RdmaRun run = new RdmaRun(opcode, List.of(new RdmaRun.Lane(rig.a, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey())), rig.cqA, txDepth,
                     o.cqModeration(), PerftestSession.CYCLE_BUFFER, PerftestSession.CACHE_LINE, o.postList, o.inlineSize(), o.events)) {
+                run.pollBatch(o.pollBatch());
                 for (long size : o.allSizes ? allSizes() : new long[] {o.size != null ? o.size : DEFAULT_SIZE}) {
                     int warmup = warmupIterations(iterations);
                     if (warmup > 0) {

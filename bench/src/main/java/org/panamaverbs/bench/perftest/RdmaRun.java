@@ -54,7 +54,7 @@ public final class RdmaRun implements AutoCloseable {
     private RateLimit limit;
     /** One chain per queue pair: each carries its own remote address. */
     private final SendChain[] chains;
-    private final CompletionArray wcs = CompletionArray.allocate(16);
+    private CompletionArray wcs = CompletionArray.allocate(PerftestOptions.POLL_BATCH);
     // per queue pair: requests posted and completed, and where its addresses are in the cycle buffer
     private final long[] posted;
     private final long[] completed;
@@ -99,6 +99,14 @@ public final class RdmaRun implements AutoCloseable {
     /** Sets how each request is addressed to the peer ({@link PerftestSession#address} for UD sends). */
     void addressing(ObjIntConsumer<SendWorkRequest> value) {
         addressing = value;
+    }
+
+    /** The completions taken per poll from now on ({@code --cqe_poll}; perftest's {@code CTX_POLL_BATCH} until then). */
+    void pollBatch(int completions) {
+        if (completions != wcs.capacity()) {
+            wcs.close();
+            wcs = CompletionArray.allocate(completions);
+        }
     }
 
     /** The software rate limit of the runs from now on ({@code --rate_limit}), or null for none. */

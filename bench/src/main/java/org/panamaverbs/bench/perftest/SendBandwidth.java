@@ -47,6 +47,10 @@ public final class SendBandwidth implements Callable<Integer> {
                     + " reposts a list once N of a queue pair's receives completed (default: ${DEFAULT-VALUE})")
     int recvPostList;
 
+    @Option(names = "--send_with_imm", description = "SEND with immediate: each receive must complete with an"
+            + " immediate (perftest 26; 4.5 and 25.01 lack it)")
+    boolean sendWithImm;
+
     /** perftest's {@code MIN_SRQ_UD_RX_DEPTH}: the receives of a UD test with an SRQ and no more iterations. */
     static final int MIN_SRQ_UD_RX_DEPTH = 100;
 
@@ -95,6 +99,7 @@ public final class SendBandwidth implements Callable<Integer> {
         RateLimit limiter = rateLimit.resolve(o, TOOL, false, true, txDepth, System.err);
         o.sharedReceiveQueue = useSrq;
         o.recvPostList = recvPostList;
+        o.sendWithImm = sendWithImm;
         if (useSrq) {
             PerftestOptions.refuse(TOOL, o.rdmaCm, "--use-srq with -R");
             if (o.isUd() && iterations <= MIN_SRQ_UD_RX_DEPTH) { // perftest's force_dependecies
@@ -109,7 +114,8 @@ public final class SendBandwidth implements Callable<Integer> {
         checkRecvPostList(recvPostList, iterations, uncounted, useSrq ? rxDepth / o.queuePairs : rxDepth);
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
-        try (PerftestSession s = new PerftestSession(o, "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
+        // perftest's testsStr[SEND_IMM]
+        try (PerftestSession s = new PerftestSession(o, sendWithImm ? "Send_imm BW" : "Send BW", true, true, largest, iterations, txDepth, rxDepth, false,
                 -1, out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
             // a handshake so no send comes before them; the run; each side's own line; close
@@ -129,8 +135,9 @@ public final class SendBandwidth implements Callable<Integer> {
             if (o.bidirectional) {
                 bidirectional(s, sizes, iterations, txDepth, rxDepth, reports);
             } else if (o.isClient()) { // the sender: the side given the address, or with --reversed the other
-                try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth,
+                try (RdmaRun run = new RdmaRun(o.sendOpcode(), s.lanes(), s.cq, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
+                    run.pollBatch(o.pollBatch());
                     run.addressing(s::address);
                     run.limit(limiter);
                     if (forever) { // send_bw.c: the handshake, then a line per period until Ctrl-C
@@ -152,7 +159,7 @@ public final class SendBandwidth implements Callable<Integer> {
             } else {
                 // one receive chain per queue pair, into the slot offered for it
                 try (SendReceiver.Chains chains = SendReceiver.Chains.allocate(s);
-                        CompletionArray wcs = CompletionArray.allocate(16)) {
+                        CompletionArray wcs = CompletionArray.allocate(o.pollBatch())) {
                     List<RecvChain> recvs = chains.each();
                     if (forever) { // run_iter_bw_infinitely_server: a line per period until a signal
                         SendReceiver.postReceives(s, recvs, sizes[0], rxDepth);
@@ -195,10 +202,11 @@ public final class SendBandwidth implements Callable<Integer> {
      */
     private void bidirectional(PerftestSession s, long[] sizes, int iterations, int txDepth, int rxDepth,
             List<BandwidthReport> reports) {
-        try (RdmaRun run = new RdmaRun(WrOpcode.SEND, s.lanes(), s.cq, txDepth, o.cqModeration(),
+        try (RdmaRun run = new RdmaRun(o.sendOpcode(), s.lanes(), s.cq, txDepth, o.cqModeration(),
                 s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), false);
                 SendReceiver.Chains chains = SendReceiver.Chains.allocate(s);
-                CompletionArray wcs = CompletionArray.allocate(16)) {
+                CompletionArray wcs = CompletionArray.allocate(o.pollBatch())) {
+            run.pollBatch(o.pollBatch());
             run.addressing(s::address);
             List<RecvChain> recvs = chains.each();
             for (long size : sizes) {

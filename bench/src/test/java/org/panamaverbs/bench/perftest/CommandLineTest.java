@@ -66,7 +66,7 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "--tclass", "256"), 1, "--tclass must be 0 to 255, not 256");
     }
 
-    /** perftest's checks of -X, -T, --flow_label and --pkey_index, before any device is opened. */
+    /** perftest's checks of -X, -T, --flow_label, --pkey_index and --cqe_poll, before any device is opened. */
     @Test
     void completionVectorTypeOfServiceFlowLabelsAndPkeyIndexAreChecked() {
         assertOneLine(run("ib_send_bw", "-X", "1"), 1, "Events must be enabled to select a completion vector", "ib_send_bw");
@@ -76,6 +76,11 @@ class CommandLineTest {
         assertOneLine(run("ib_write_bw", "--flow_label", "1,0x100000"), 1, "each label must be 0 to 0xFFFFF");
         assertOneLine(run("ib_write_bw", "--flow_label", "1,two"), 1, "\"two\" is not a number");
         assertOneLine(run("ib_write_bw", "--pkey_index", "-1"), 1, "--pkey_index must not be negative");
+        assertOneLine(run("ib_write_bw", "--cqe_poll", "0"), 1, "CQE Poll should be between 1 and 65535");
+        PerftestOptions batch = new PerftestOptions();
+        new picocli.CommandLine(batch).parseArgs("--cqe_poll", "64");
+        assertEquals(64, batch.pollBatch());
+        assertEquals(PerftestOptions.POLL_BATCH, new PerftestOptions().pollBatch());
         PerftestOptions labels = new PerftestOptions();
         new picocli.CommandLine(labels).parseArgs("--flow_label", "0x10,020,3");
         assertArrayEquals(new int[] {16, 16, 3}, labels.flowLabelList(), "strtol's bases: hex, octal, decimal");
