@@ -1,9 +1,6 @@
 package org.panamaverbs.bench.perftest;
 
 import java.io.PrintStream;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,10 +24,10 @@ import picocli.CommandLine.Option;
  * each follows its C tool's sequence of handshakes ({@code write_lat.c}, {@code read_lat.c}, {@code send_lat.c})
  * and its ping-pong loop ({@code run_iter_lat_write}, {@code run_iter_lat}, {@code run_iter_lat_send}), and prints
  * perftest's latency line ({@link LatencyReport}). Every wait for the peer is bounded by {@code --timeout}.
+ * {@code ib_write_lat} is {@link WriteLatency}, {@code ib_atomic_lat} {@link AtomicLatency}.
  */
 abstract class Latency implements Callable<Integer> {
     static final long DEFAULT_SIZE = 2;
-    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
 
     @Mixin
     PerftestOptions o;
@@ -50,182 +47,6 @@ abstract class Latency implements Callable<Integer> {
 
     Latency(String tool) {
         this.tool = tool;
-    }
-
-    /** {@code ib_write_lat}: both sides write into each other's buffer and spin on its last byte. */
-    @Command(name = "ib_write_lat", mixinStandardHelpOptions = true, sortOptions = false,
-            description = "RDMA WRITE latency (ping-pong), client/server, wire-compatible with perftest's ib_write_lat.")
-    public static final class Write extends Latency {
-        @Option(names = "--write_with_imm", description = "RDMA WRITE with immediate: each write consumes a receive"
-                + " the peer posted, and each side polls for it instead of the written byte (perftest 25.01 and"
-                + " later; 4.5 lacks it)")
-        boolean writeWithImm;
-
-        public Write() {
-            super("ib_write_lat");
-        }
-
-        @Override
-        void validate() {
-            o.writeWithImm = writeWithImm;
-        }
-
-        @Override
-        String title() {
-            return writeWithImm ? "RDMA_Write_imm Latency" : super.title(); // perftest's testsStr[WRITE_IMM]
-        }
-
-        @Override
-        List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations) {
-            // write_lat.c: one handshake more than write_bw.c before connecting; no "done" at the end
-            s.handshake("address record");
-            s.connectAndPrint();
-            s.printLatencyHeader();
-            List<LatencyReport> reports = new ArrayList<>();
-            try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1);
-                 RecvChain recvs = RecvChain.allocate(1, 1)) {
-                for (long size : sizes) {
-                    if (writeWithImm) { // write_lat.c: post the receives, a handshake, then the run
-                        int depth = rxDepth; // perftest's size_per_qp
-                        postReceives(PingPongSide.of(s), recvs, s.receiveLength(size), depth);
-                        s.handshake("handshake after posting receives");
-                        if (o.duration != null) {
-                            TimedSample clock = timedSample();
-                            WriteImmediateLatency.timedPingPong(PingPongSide.of(s), wrs, wcs, recvs, (int) size,
-                                    sendFlags((int) size), clock);
-                            reportTimed(size, clock, 2);
-                            continue;
-                        }
-                        long[] posted = new long[iterations];
-                        WriteImmediateLatency.pingPong(PingPongSide.of(s), wrs, wcs, recvs, (int) size,
-                                sendFlags((int) size), posted, iterations, depth);
-                        reports.add(report(measured(size, posted, 2)));
-                        continue;
-                    }
-                    if (o.duration != null) {
-                        TimedSample clock = timedSample();
-                        timedWritePingPong(PingPongSide.of(s), wrs, wcs, (int) size, clock);
-                        reportTimed(size, clock, 2);
-                        continue;
-                    }
-                    long[] posted = new long[iterations];
-                    writePingPong(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
-                    reports.add(report(measured(size, posted, 2)));
-                }
-            }
-            out.println(BandwidthReport.RESULT_LINE);
-            return reports;
-        }
-
-        @Override
-        void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
-            int depth = Math.min(rxDepth, iterations); // the warm-up's queue pairs have rxDepth receives
-            LocalWarmup.bothSides(client, server, side -> {
-                try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1);
-                     RecvChain recvs = RecvChain.allocate(1, 1)) {
-                    if (writeWithImm) {
-                        postReceives(side, recvs, 0, depth);
-                        WriteImmediateLatency.pingPong(side, wrs, wcs, recvs, size, sendFlags(size),
-                                new long[iterations], iterations, depth);
-                    } else {
-                        writePingPong(side, wrs, wcs, size, new long[iterations], iterations);
-                    }
-                }
-            });
-        }
-
-        /** {@code run_iter_lat_write}: the server posts first; each side waits for the peer's n-th byte. */
-        private void writePingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, int size,
-                long[] posted, int iterations) {
-            MemorySegment buffer = s.buffer().segment();
-            long postByte = size - 1;
-            long pollByte = s.half() + size - 1;
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(sendFlags(size)).sge(s.buffer(), 0, size)
-                    .remote(s.peerVaddr(), s.peerRkey());
-            boolean server = !s.client();
-            int sent = 0;
-            int completed = 0;
-            int received = 0;
-            // the counters of earlier sizes left the bytes at some value: perftest counts from 0 again as well
-            while (sent < iterations || completed < iterations || received < iterations) {
-                if (received < iterations && !(sent < 1 && server)) {
-                    received++;
-                    awaitByte(buffer, pollByte, (byte) received, s);
-                }
-                if (sent < iterations) {
-                    s.gap();
-                    posted[sent] = System.nanoTime();
-                    BYTE.set(buffer, postByte, (byte) ++sent);
-                    wr.wrId(sent);
-                    Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
-                }
-                if (completed < iterations) {
-                    Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA WRITE");
-                    completed++;
-                }
-            }
-        }
-
-        /**
-         * {@code run_iter_lat_write} with {@code -D}: the same ping-pong from this side's start until the duration
-         * ends (a wait for the peer's byte gives up then), counting the writes completed in the sample.
-         */
-        private void timedWritePingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, int size,
-                TimedSample clock) {
-            MemorySegment buffer = s.buffer().segment();
-            long postByte = size - 1;
-            long pollByte = s.half() + size - 1;
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(sendFlags(size)).sge(s.buffer(), 0, size)
-                    .remote(s.peerVaddr(), s.peerRkey());
-            boolean server = !s.client();
-            int sent = 0;
-            int received = 0;
-            clock.start();
-            while (!clock.over()) {
-                if (!(sent < 1 && server) && !awaitByteUntilOver(buffer, pollByte, (byte) ++received, clock)) {
-                    break;
-                }
-                s.gap();
-                BYTE.set(buffer, postByte, (byte) ++sent);
-                wr.wrId(sent);
-                Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
-                Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA WRITE");
-                clock.count();
-            }
-        }
-
-        /** Spins until the byte at {@code at} is {@code value}: true, or the duration ends first: false. */
-        private static boolean awaitByteUntilOver(MemorySegment buffer, long at, byte value, TimedSample clock) {
-            int spins = 0;
-            while ((byte) BYTE.getVolatile(buffer, at) != value) {
-                if ((++spins & 0x3f) == 0) {
-                    if (clock.over()) {
-                        return false;
-                    }
-                    if ((spins & 0x3ff) == 0) {
-                        Completions.idle();
-                    }
-                }
-                Thread.onSpinWait();
-            }
-            return true;
-        }
-
-        private void awaitByte(MemorySegment buffer, long at, byte value, PingPongSide s) {
-            long deadline = System.nanoTime() + s.timeout().toNanos();
-            int spins = 0;
-            while ((byte) BYTE.getVolatile(buffer, at) != value) {
-                if ((++spins & 0x3ff) == 0) {
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new PerftestException("the peer's write number " + (value & 0xff)
-                                + " did not arrive within " + s.timeout().toSeconds()
-                                + " s (is it running the same test and size?)");
-                    }
-                    Completions.idle();
-                }
-                Thread.onSpinWait();
-            }
-        }
     }
 
     /**

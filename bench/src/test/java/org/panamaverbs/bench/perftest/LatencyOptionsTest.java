@@ -35,15 +35,15 @@ class LatencyOptionsTest {
 
     @Test
     void ibWriteLatDeclaresWriteWithImmAndPassesItOn() {
-        CommandLine parsed = new CommandLine(new Latency.Write());
+        CommandLine parsed = new CommandLine(new WriteLatency());
         parsed.parseArgs("--write_with_imm", "10.0.0.1");
-        Latency.Write tool = parsed.getCommand();
+        WriteLatency tool = parsed.getCommand();
         assertTrue(tool.writeWithImm);
         assertFalse(tool.o.writeWithImm, "set by the tool when it runs, not by the parser");
         tool.validate();
         assertTrue(tool.o.writeWithImm);
         assertEquals("RDMA_Write_imm Latency", tool.title()); // perftest's banner
-        assertEquals("RDMA_Write Latency", new Latency.Write().title());
+        assertEquals("RDMA_Write Latency", new WriteLatency().title());
     }
 
     @Test
