@@ -24,12 +24,14 @@ final class Json {
     static String latency(String tool, PerftestSession s, List<LatencyReport> reports) {
         String results = reports.stream().map(r -> String.format(Locale.ROOT,
                 "{\"bytes\":%d,\"iterations\":%d,\"t_min\":%.3f,\"t_max\":%.3f,\"t_typical\":%.3f,"
-                        + "\"t_avg\":%.3f,\"t_stdev\":%.3f,\"p99\":%.3f,\"p99_9\":%.3f,\"histogram\":%s}",
-                r.size(), r.iterations(), r.min(), r.max(), r.typical(), r.average(), r.stdev(), r.p99(), r.p999(),
+                        + "\"t_avg\":%.3f,\"t_stdev\":%s,\"p99\":%.3f,\"p99_9\":%.3f,\"histogram\":%s}",
+                r.size(), r.iterations(), r.min(), r.max(), r.typical(), r.average(),
+                Double.isNaN(r.stdev()) ? "null" : String.format(Locale.ROOT, "%.3f", r.stdev()), r.p99(), r.p999(),
                 r.percentilesJson())).collect(Collectors.joining(","));
-        return String.format(Locale.ROOT, "{\"tool\":%s,\"role\":%s,\"device\":%s,\"mtu\":%d,\"unit\":\"usec\","
+        return String.format(Locale.ROOT, "{\"tool\":%s,\"role\":%s,\"device\":%s,\"mtu\":%d,\"unit\":%s,"
                 + "\"results\":[%s]}", quote(tool), quote(s.wire.isClient() ? "client" : "server"),
-                quote(s.context.name()), s.pathMtu.bytes(), results);
+                quote(s.context.name()), s.pathMtu.bytes(),
+                quote(reports.isEmpty() ? "usec" : reports.getFirst().units()), results);
     }
 
     static String quote(String text) {

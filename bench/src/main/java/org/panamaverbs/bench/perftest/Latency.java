@@ -1,9 +1,6 @@
 package org.panamaverbs.bench.perftest;
 
 import java.io.PrintStream;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,19 +17,27 @@ import org.panamaverbs.verbs.WrOpcode;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ib_write_lat}, {@code ib_read_lat} and {@code ib_send_lat} over RC, wire-compatible with perftest 4.5 to 26.04:
  * each follows its C tool's sequence of handshakes ({@code write_lat.c}, {@code read_lat.c}, {@code send_lat.c})
  * and its ping-pong loop ({@code run_iter_lat_write}, {@code run_iter_lat}, {@code run_iter_lat_send}), and prints
  * perftest's latency line ({@link LatencyReport}). Every wait for the peer is bounded by {@code --timeout}.
+ * {@code ib_write_lat} is {@link WriteLatency}, {@code ib_atomic_lat} {@link AtomicLatency}.
  */
 abstract class Latency implements Callable<Integer> {
     static final long DEFAULT_SIZE = 2;
-    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
 
     @Mixin
     PerftestOptions o;
+    @Option(names = {"-C", "--report-cycles"}, description = "report the latencies in CPU cycles, as perftest: the"
+            + " nanoseconds measured converted at the CPU's MHz (/proc/cpuinfo's first \"cpu MHz\")")
+    boolean reportCycles;
+    /** The receives posted per size (perftest's rx_depth; set by call) */
+    int rxDepth;
+    /** -C's CPU MHz, or 0 for microseconds (set by call) */
+    private double cyclesMhz;
     private final PrintStream stdout = System.out;
     /** stdout, or nowhere with --output (set by call) */
     PrintStream out = stdout;
@@ -42,141 +47,6 @@ abstract class Latency implements Callable<Integer> {
 
     Latency(String tool) {
         this.tool = tool;
-    }
-
-    /** {@code ib_write_lat}: both sides write into each other's buffer and spin on its last byte. */
-    @Command(name = "ib_write_lat", mixinStandardHelpOptions = true, sortOptions = false,
-            description = "RDMA WRITE latency (ping-pong), client/server, wire-compatible with perftest's ib_write_lat.")
-    public static final class Write extends Latency {
-        public Write() {
-            super("ib_write_lat");
-        }
-
-        @Override
-        List<LatencyReport> run(PerftestSession s, long[] sizes, int iterations) {
-            // write_lat.c: one handshake more than write_bw.c before connecting; no "done" at the end
-            s.handshake("address record");
-            s.connectAndPrint();
-            s.printLatencyHeader();
-            List<LatencyReport> reports = new ArrayList<>();
-            try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
-                for (long size : sizes) {
-                    if (o.duration != null) {
-                        TimedSample clock = timedSample();
-                        timedWritePingPong(PingPongSide.of(s), wrs, wcs, (int) size, clock);
-                        reportTimed(size, clock, 2);
-                        continue;
-                    }
-                    long[] posted = new long[iterations];
-                    writePingPong(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
-                    reports.add(report(LatencyReport.of(size, posted, 2)));
-                }
-            }
-            out.println(BandwidthReport.RESULT_LINE);
-            return reports;
-        }
-
-        @Override
-        void warmUp(PingPongSide client, PingPongSide server, int size, int iterations) {
-            LocalWarmup.bothSides(client, server, side -> {
-                try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
-                    writePingPong(side, wrs, wcs, size, new long[iterations], iterations);
-                }
-            });
-        }
-
-        /** {@code run_iter_lat_write}: the server posts first; each side waits for the peer's n-th byte. */
-        private void writePingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, int size,
-                long[] posted, int iterations) {
-            MemorySegment buffer = s.buffer().segment();
-            long postByte = size - 1;
-            long pollByte = s.half() + size - 1;
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(sendFlags(size)).sge(s.buffer(), 0, size)
-                    .remote(s.peerVaddr(), s.peerRkey());
-            boolean server = !s.client();
-            int sent = 0;
-            int completed = 0;
-            int received = 0;
-            // the counters of earlier sizes left the bytes at some value: perftest counts from 0 again as well
-            while (sent < iterations || completed < iterations || received < iterations) {
-                if (received < iterations && !(sent < 1 && server)) {
-                    received++;
-                    awaitByte(buffer, pollByte, (byte) received, s);
-                }
-                if (sent < iterations) {
-                    s.gap();
-                    posted[sent] = System.nanoTime();
-                    BYTE.set(buffer, postByte, (byte) ++sent);
-                    wr.wrId(sent);
-                    Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
-                }
-                if (completed < iterations) {
-                    Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA WRITE");
-                    completed++;
-                }
-            }
-        }
-
-        /**
-         * {@code run_iter_lat_write} with {@code -D}: the same ping-pong from this side's start until the duration
-         * ends (a wait for the peer's byte gives up then), counting the writes completed in the sample.
-         */
-        private void timedWritePingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, int size,
-                TimedSample clock) {
-            MemorySegment buffer = s.buffer().segment();
-            long postByte = size - 1;
-            long pollByte = s.half() + size - 1;
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.RDMA_WRITE).flags(sendFlags(size)).sge(s.buffer(), 0, size)
-                    .remote(s.peerVaddr(), s.peerRkey());
-            boolean server = !s.client();
-            int sent = 0;
-            int received = 0;
-            clock.start();
-            while (!clock.over()) {
-                if (!(sent < 1 && server) && !awaitByteUntilOver(buffer, pollByte, (byte) ++received, clock)) {
-                    break;
-                }
-                s.gap();
-                BYTE.set(buffer, postByte, (byte) ++sent);
-                wr.wrId(sent);
-                Completions.check(s.qp().postSend(wrs, 1), "ibv_post_send", sent);
-                Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "RDMA WRITE");
-                clock.count();
-            }
-        }
-
-        /** Spins until the byte at {@code at} is {@code value}: true, or the duration ends first: false. */
-        private static boolean awaitByteUntilOver(MemorySegment buffer, long at, byte value, TimedSample clock) {
-            int spins = 0;
-            while ((byte) BYTE.getVolatile(buffer, at) != value) {
-                if ((++spins & 0x3f) == 0) {
-                    if (clock.over()) {
-                        return false;
-                    }
-                    if ((spins & 0x3ff) == 0) {
-                        Completions.idle();
-                    }
-                }
-                Thread.onSpinWait();
-            }
-            return true;
-        }
-
-        private void awaitByte(MemorySegment buffer, long at, byte value, PingPongSide s) {
-            long deadline = System.nanoTime() + s.timeout().toNanos();
-            int spins = 0;
-            while ((byte) BYTE.getVolatile(buffer, at) != value) {
-                if ((++spins & 0x3ff) == 0) {
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new PerftestException("the peer's write number " + (value & 0xff)
-                                + " did not arrive within " + s.timeout().toSeconds()
-                                + " s (is it running the same test and size?)");
-                    }
-                    Completions.idle();
-                }
-                Thread.onSpinWait();
-            }
-        }
     }
 
     /**
@@ -226,7 +96,7 @@ abstract class Latency implements Callable<Integer> {
                     }
                     long[] posted = new long[iterations];
                     reads(PingPongSide.of(s), wrs, wcs, (int) size, posted, iterations);
-                    reports.add(report(LatencyReport.of(size, posted, 1)));
+                    reports.add(report(measured(size, posted, 1)));
                 }
             }
             s.wire.closeConnection(s.mine, s.options.timeout());
@@ -277,6 +147,10 @@ abstract class Latency implements Callable<Integer> {
     public static final class Send extends Latency {
         @Mixin
         Multicast multicast;
+        @Option(names = "--use-srq", description = "each side's queue pair draws its receives from a shared receive"
+                + " queue of -r receives, each a whole number of MTUs long (as perftest: in a latency test both sides"
+                + " receive, so both create one)")
+        boolean useSrq;
 
         public Send() {
             super("ib_send_lat");
@@ -285,6 +159,10 @@ abstract class Latency implements Callable<Integer> {
         @Override
         void validate() {
             multicast.applyTo(o, tool, true); // both sides receive
+            o.sharedReceiveQueue = useSrq;
+            if (useSrq) {
+                PerftestOptions.refuse(tool, o.rdmaCm, "--use-srq with -R");
+            }
         }
 
         @Override
@@ -303,7 +181,8 @@ abstract class Latency implements Callable<Integer> {
             s.handshakeAndPrintRemote();
             s.printLatencyHeader();
             List<LatencyReport> reports = new ArrayList<>();
-            int depth = s.qp.capabilities().maxRecvWr();
+            // perftest's size_per_qp: the queue pair's receives, or with --use-srq the SRQ's (one queue pair)
+            int depth = s.srq != null ? rxDepth : s.qp.capabilities().maxRecvWr();
             try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1);
                  RecvChain recvs = RecvChain.allocate(1, 1)) {
                 for (long size : sizes) {
@@ -317,21 +196,12 @@ abstract class Latency implements Callable<Integer> {
                     }
                     long[] posted = new long[iterations];
                     sendPingPong(PingPongSide.of(s), wrs, wcs, recvs, (int) size, posted, iterations, depth);
-                    reports.add(report(LatencyReport.of(size, posted, 2)));
+                    reports.add(report(measured(size, posted, 2)));
                 }
             }
             out.println(BandwidthReport.RESULT_LINE);
             s.wire.closeConnection(s.mine, s.options.timeout());
             return reports;
-        }
-
-        /** Posts {@code depth} receives of {@code length} bytes into the side's offered half. */
-        private static void postReceives(PingPongSide s, RecvChain recvs, int length, int depth) {
-            recvs.get(0).sge(s.buffer(), s.half(), length);
-            for (int i = 0; i < depth; i++) {
-                recvs.get(0).wrId(i);
-                Completions.check(s.qp().postRecv(recvs, 1), "ibv_post_recv", i);
-            }
         }
 
         @Override
@@ -366,7 +236,7 @@ abstract class Latency implements Callable<Integer> {
                         clock.start();
                     }
                     clock.count();
-                    Completions.check(s.qp().postRecv(recvs, 1), "ibv_post_recv", sent);
+                    s.postRecv(recvs, sent);
                 }
                 if (clock.over()) {
                     break;
@@ -383,7 +253,7 @@ abstract class Latency implements Callable<Integer> {
          * Polls for one receive: true when it came, false when the duration ended first; before the clock runs
          * (the first message) the wait is bounded by {@code --timeout}.
          */
-        private static boolean awaitReceiveUntilOver(PingPongSide s, CompletionArray wcs, TimedSample clock) {
+        static boolean awaitReceiveUntilOver(PingPongSide s, CompletionArray wcs, TimedSample clock) {
             long deadline = System.nanoTime() + s.timeout().toNanos();
             int spins = 0;
             while (true) {
@@ -425,7 +295,7 @@ abstract class Latency implements Callable<Integer> {
                     // as perftest: repost only while more messages will come, so no receive is left posted
                     // when the next size (-a) posts its own
                     if (received + depth <= iterations) {
-                        Completions.check(s.qp().postRecv(recvs, 1), "ibv_post_recv", received);
+                        s.postRecv(recvs, received);
                     }
                 }
                 if (sent < iterations) {
@@ -437,6 +307,17 @@ abstract class Latency implements Callable<Integer> {
                     Completions.awaitOne(s.cq(), wcs, s.timeout(), s.events(), "SEND");
                 }
             }
+        }
+    }
+
+    /**
+     * Posts {@code depth} receives of {@code length} bytes into the side's offered half (perftest's
+     * {@code ctx_set_recv_wqes}; wr_id 0, the queue pair's index, as perftest's).
+     */
+    static void postReceives(PingPongSide s, RecvChain recvs, int length, int depth) {
+        recvs.get(0).sge(s.buffer(), s.half(), length).wrId(0);
+        for (int i = 0; i < depth; i++) {
+            s.postRecv(recvs, i);
         }
     }
 
@@ -514,6 +395,9 @@ abstract class Latency implements Callable<Integer> {
         }
         PerftestOptions.refuse(tool, o.postList != 1, "-l (post lists are supported in bandwidth tests only)");
         PerftestOptions.refuse(tool, readTest() && o.inlineSize() > 0, "-I (RDMA READ carries no payload to inline)");
+        // -C: before anything is opened, so a machine without the figure refuses it at once; -D reports in µs
+        // whatever -C says, as perftest's print_report_lat_duration
+        cyclesMhz = reportCycles ? CpuMhz.read() : 0;
         int iterations = o.iterations != null ? o.iterations : PerftestOptions.DEFAULT_ITERATIONS;
         if (iterations < 4) {
             throw new PerftestException("-n must be at least 4 for a latency test (perftest drops 3 samples), not " + iterations);
@@ -524,8 +408,12 @@ abstract class Latency implements Callable<Integer> {
                 : readTest() ? new Access[] {Access.LOCAL_WRITE, Access.REMOTE_READ}
                 : sendTest() ? new Access[] {Access.LOCAL_WRITE} : new Access[] {Access.LOCAL_WRITE, Access.REMOTE_WRITE};
         // perftest caps the receives at -n only when it counts iterations: -D runs for a time
-        int rxDepth = !sendTest() ? 1 : PerftestOptions.sendRxDepth(o.rxDepth,
+        boolean receives = sendTest() || o.writeWithImm;
+        rxDepth = !receives ? 1 : PerftestOptions.sendRxDepth(o.rxDepth,
                 o.duration != null ? Integer.MAX_VALUE : iterations);
+        if (o.sharedReceiveQueue && o.isUd() && o.duration == null && iterations <= SendBandwidth.MIN_SRQ_UD_RX_DEPTH) {
+            rxDepth = SendBandwidth.MIN_SRQ_UD_RX_DEPTH; // perftest 25.01's force_dependecies
+        }
         int warmup = o.warmup < 0 ? iterations : o.warmup;
         if (warmup > 0) { // before the peer is involved: a server listens only after it
             LocalWarmup.run(this, o.allSizes ? 2 : o.size != null ? o.size : defaultSize(), warmup, rxDepth);
@@ -558,6 +446,11 @@ abstract class Latency implements Callable<Integer> {
         stdout.println((o.output == null ? clock.line(size, roundTrips) + (o.reportsCpuUtil() ? o.cpu.column() : "")
                 : String.format(Locale.ROOT, "%f", clock.latencyMicros(roundTrips))) + o.counterDeltas());
         stdout.flush();
+    }
+
+    /** The report of a run whose posts were at {@code posted}: in µs, or in cycles with {@code -C}. */
+    LatencyReport measured(long size, long[] posted, int roundTrips) {
+        return LatencyReport.of(size, posted, roundTrips, cyclesMhz);
     }
 
     /** Prints a report (the samples first with {@code -U}, then sorted with {@code -H}, as perftest) and returns it. */

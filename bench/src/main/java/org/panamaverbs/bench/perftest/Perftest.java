@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
         description = "perftest's tools in Java, wire-compatible with the C ones of perftest 4.5 to 26.04.")
 public final class Perftest {
     private static final List<Class<?>> TOOLS = List.of(RdmaBandwidth.Write.class, RdmaBandwidth.Read.class,
-            SendBandwidth.class, Latency.Write.class, Latency.Read.class, Latency.Send.class, AtomicBandwidth.class,
+            SendBandwidth.class, WriteLatency.class, Latency.Read.class, Latency.Send.class, AtomicBandwidth.class,
             AtomicLatency.class);
 
     private Perftest() {

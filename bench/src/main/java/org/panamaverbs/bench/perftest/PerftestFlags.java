@@ -57,9 +57,10 @@ final class PerftestFlags {
      * @param javaTools     the Java tools that implement it
      * @param state         what the Java tools do where they do not implement it
      * @param reason        why, in the words of the one-line refusal
+     * @param note          how the Java tools implement it where that differs from perftest's means, or ""
      */
     record Flag(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools, Set<Tool> javaTools,
-            State state, String reason) {
+            State state, String reason, String note) {
         /** The names a command line may use. */
         String[] names() {
             return shortName == null ? new String[] {longName} : new String[] {shortName, longName};
@@ -68,6 +69,11 @@ final class PerftestFlags {
         /** How the table and the refusal name it: "-p, --port". */
         String display() {
             return shortName == null ? longName : shortName + ", " + longName;
+        }
+
+        /** This option with the table's note on how the Java tools implement it. */
+        Flag noted(String how) {
+            return new Flag(shortName, longName, takesValue, perftestTools, javaTools, state, reason, how);
         }
     }
 
@@ -145,8 +151,10 @@ final class PerftestFlags {
             implemented("-z", "--comm_rdma_cm", NONE, ALL, ALL),
             implemented("-T", "--tos", VALUE, ALL, ALL),
             implemented("-N", "--noPeak", NONE, BW, BW),
-            refused("-C", "--report-cycles", NONE, LAT, "the Java tools time with System.nanoTime and read no cycle"
-                    + " counter, so they have no cycles to report"),
+            implemented("-C", "--report-cycles", NONE, LAT, LAT, "a report in cycles: the latency tools only (perftest refuses it"
+                    + " too)").noted("the Java tools time with System.nanoTime: the cycles are those nanoseconds"
+                    + " converted at the CPU's MHz, read from /proc/cpuinfo as perftest's get_cpu_mhz reads it; -D's"
+                    + " report stays in µs, as perftest's"),
             implemented("-U", "--report-unsorted", NONE, LAT, LAT),
             implemented("-A", "--atomic_type", VALUE, ATOMIC, ATOMIC, "the atomic operation: the atomic tools only"
                     + " (perftest refuses it too)"),
@@ -160,7 +168,8 @@ final class PerftestFlags {
             implemented("-W", "--report-counters", VALUE, ALL, ALL),
             implemented(null, "--force-link", VALUE, ALL, ALL),
             implemented(null, "--run_infinitely", NONE, BW, BW),
-            implemented(null, "--use-srq", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet"),
+            implemented(null, "--use-srq", NONE, SEND, SEND, "a shared receive queue: the SEND tools only (perftest"
+                    + " refuses it too)"),
             implemented(null, "--report-both", NONE, BW, BW),
             implemented(null, "--reversed", NONE, BW, BW),
             implemented(null, "--pkey_index", VALUE, ALL, ALL),
@@ -198,8 +207,10 @@ final class PerftestFlags {
                     + " Java tools always run unmeasured iterations first (--warmup, as many as -n by default)"),
             refused(null, "--use-null-mr", NONE, WRITE_READ, NOT_YET + " (ibv_alloc_null_mr, mlx5's key that discards"
                     + " writes and reads zeros, which the library does not bind)"),
-            implemented(null, "--write_with_imm", NONE, WRITE, set(Tool.WRITE_BW), "not implemented by ib_write_lat yet"),
-            implemented(null, "--send_with_imm", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet"),
+            implemented(null, "--write_with_imm", NONE, WRITE, WRITE, "RDMA WRITE with immediate: the WRITE tools only"
+                    + " (perftest refuses it too)").noted("perftest 25.01 and later; 4.5 lacks it"),
+            implemented(null, "--send_with_imm", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet")
+                    .noted("perftest 26 and later; 4.5 and 25.01 lack it"),
             refused(null, "--connectionless", NONE, set(Tool.SEND_BW), NOT_YET + " (a multicast receiver that exchanges"
                     + " nothing with its senders)"),
             implemented(null, "--cqe_poll", VALUE, ALL, ALL),
@@ -297,17 +308,17 @@ final class PerftestFlags {
 
     private static Flag implemented(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools,
             Set<Tool> javaTools, String elsewhere) {
-        return new Flag(shortName, longName, takesValue, perftestTools, javaTools, State.IMPLEMENTED, elsewhere);
+        return new Flag(shortName, longName, takesValue, perftestTools, javaTools, State.IMPLEMENTED, elsewhere, "");
     }
 
     private static Flag refused(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools,
             String reason) {
-        return new Flag(shortName, longName, takesValue, perftestTools, NONE_OF_THEM, State.REFUSED, reason);
+        return new Flag(shortName, longName, takesValue, perftestTools, NONE_OF_THEM, State.REFUSED, reason, "");
     }
 
     private static Flag accepted(String shortName, String longName, boolean takesValue, Set<Tool> perftestTools,
             String reason) {
-        return new Flag(shortName, longName, takesValue, perftestTools, NONE_OF_THEM, State.ACCEPTED, reason);
+        return new Flag(shortName, longName, takesValue, perftestTools, NONE_OF_THEM, State.ACCEPTED, reason, "");
     }
 
     /** Every option, in perftest's usage order within each group. */
@@ -347,7 +358,9 @@ final class PerftestFlags {
                 Set<Tool> missing = EnumSet.copyOf(flag.perftestTools());
                 missing.removeAll(flag.javaTools());
                 String where = flag.javaTools().containsAll(flag.perftestTools()) ? "yes" : describe(flag.javaTools());
-                yield missing.isEmpty() ? where : where + "; refused on " + describe(missing) + ": " + flag.reason();
+                String column = missing.isEmpty() ? where
+                        : where + "; refused on " + describe(missing) + ": " + flag.reason();
+                yield flag.note().isEmpty() ? column : column + " (" + flag.note() + ")";
             }
         };
     }

@@ -135,9 +135,9 @@ final class PerftestJsonFile {
             return String.format(Locale.ROOT, "\"results\": {\n\"avg_lat\": %f\n}\n", r.average());
         }
         return String.format(Locale.ROOT, "\"results\": {\n\"MsgSize\": %d,\n\"n_iterations\": %d,\n\"t_min\": %.2f,\n"
-                + "\"t_max\": %.2f,\n\"t_typical\": %.2f,\n\"t_avg\": %.2f,\n\"t_stdev\": %.2f,\n"
+                + "\"t_max\": %.2f,\n\"t_typical\": %.2f,\n\"t_avg\": %.2f,\n\"t_stdev\": %s,\n"
                 + "\"percentile_99\": %.2f,\n\"percentile_99.9\": %.2f\n}\n", r.size(), r.iterations(), r.min(),
-                r.max(), r.typical(), r.average(), r.stdev(), r.p99(), r.p999());
+                r.max(), r.typical(), r.average(), LatencyReport.cFixed(r.stdev(), 2), r.p99(), r.p999());
     }
 
     /** Rewrites the file with a bandwidth result. */

@@ -277,7 +277,9 @@ final class PerftestSession implements AutoCloseable {
             if (options.multicastGroup != null) { // before the address exchange, as perftest's send_set_up_connection
                 qp.attachMulticast(options.multicastGroup, 0); // LID 0: RoCE has no multicast LID
             }
-            slot = align(Math.max(receiveLength(messageSize), cycleBuffer), cacheLine);
+            // a slot holds a message and a receive (longer with UD's GRH or an SRQ's whole MTUs; none with WRITE
+            // with immediate, whose writes still land in the slot)
+            slot = align(Math.max(Math.max(messageSize, receiveLength(messageSize)), cycleBuffer), cacheLine);
             // --mr_per_qp: each queue pair a region of two slots, sent from at its start and offered from the
             // second slot (perftest's buf[i] + BUFF_SIZE); else one region, slot i sent from, slot q + i offered
             int regions = options.mrPerQp ? queuePairs : 1;

@@ -65,4 +65,49 @@ class LatencyReportTest {
         LatencyReport r = LatencyReport.of(2, new long[] {0, 2000, 4000, 6000, 8000, 10000}, 2);
         assertTrue(r.histogramLines().startsWith("#, usec\n1, 1\n2, 1\n3, 1\n"), r.histogramLines());
     }
+
+    /**
+     * {@code -C}: the same arithmetic on whole cycles (here 2.5 per ns), the median of the middle two an integer
+     * division as perftest's cycles_t, and the samples' header "#, cycles".
+     */
+    @Test
+    void reportCyclesConvertsNanosecondsAtTheCpuMhz() {
+        long[] gapsNanos = {2_000, 2_002, 2_004, 2_006, 90_000, 80_000};
+        long[] posted = new long[gapsNanos.length + 1];
+        for (int i = 0; i < gapsNanos.length; i++) {
+            posted[i + 1] = posted[i] + gapsNanos[i];
+        }
+        LatencyReport r = LatencyReport.of(2, posted, 2, 2500);
+        // cycles 5000 5005 5010 5015 | 200000 225000 dropped; halved 2500 2502.5 2505 2507.5
+        assertEquals("cycles", r.units());
+        assertEquals(2500.0, r.min());
+        assertEquals(100000.0, r.max());
+        assertEquals((5005 + 5010) / 2 / 2.0, r.typical()); // (10015 / 2 = 5007) / 2
+        assertEquals(2503.75, r.average(), 1e-9);
+        assertEquals("#, cycles\n1, 2500\n2, 2502.5\n3, 2505\n4, 2507.5\n", r.histogramLines());
+        assertTrue(r.unsortedLines().startsWith("#, cycles\n1, 2500\n"), r.unsortedLines());
+        assertTrue(r.line().startsWith(" 2       7          2500.00        100000.00      2503.50  "), r.line());
+        assertEquals("usec", LatencyReport.of(2, posted, 2).units());
+    }
+
+    /**
+     * perftest's int deviations in cycles: one above 46340 squares past INT_MAX, which x86 converts to INT_MIN, so
+     * the sum turns negative and perftest prints "-nan" for the deviation (as it does on x86).
+     */
+    @Test
+    void aDeviationPastIntRangeIsPrintedAsPerftestPrintsIt() {
+        assertEquals(Integer.MIN_VALUE, LatencyReport.cInt(3e9));
+        assertEquals(Integer.MIN_VALUE, LatencyReport.cInt(Double.NaN));
+        assertEquals(-7, LatencyReport.cInt(-7.9));
+        long[] gapsNanos = {20_000, 400_000, 20_000, 400_000, 900_000, 900_000};
+        long[] posted = new long[gapsNanos.length + 1];
+        for (int i = 0; i < gapsNanos.length; i++) {
+            posted[i + 1] = posted[i] + gapsNanos[i];
+        }
+        // 1 cycle per ns, halved: 10000 10000 200000 200000 kept; average 105000; every deviation 95000, squared
+        // past INT_MAX: INT_MIN four times
+        LatencyReport r = LatencyReport.of(2, posted, 2, 1000);
+        assertTrue(Double.isNaN(r.stdev()));
+        assertTrue(r.line().contains("\t-nan   \t\t"), r.line());
+    }
 }
