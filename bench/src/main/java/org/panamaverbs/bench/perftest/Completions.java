@@ -39,6 +39,14 @@ final class Completions {
         return n;
     }
 
+    /** perftest 26's check of a receive with {@code --send_with_imm} or {@code --write_with_imm}: its immediate came. */
+    static void requireImmediate(boolean required, WorkCompletion wc, long receive) {
+        if (required && !wc.hasImmediateData()) {
+            throw new PerftestException("Completion with wc_flags mismatch: receive " + receive + " (wr_id " + wc.wrId()
+                    + ") carries no immediate, and the test sends each message with one (as perftest)");
+        }
+    }
+
     /** Reaps {@code cq} until one completion, bounded by {@code timeout}; a failed one is an error. */
     static void awaitOne(CompletionQueue cq, CompletionArray wcs, Duration timeout, boolean events, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();

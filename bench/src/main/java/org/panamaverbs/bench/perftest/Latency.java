@@ -151,15 +151,24 @@ abstract class Latency implements Callable<Integer> {
                 + " queue of -r receives, each a whole number of MTUs long (as perftest: in a latency test both sides"
                 + " receive, so both create one)")
         boolean useSrq;
+        @Option(names = "--send_with_imm", description = "SEND with immediate: each receive must complete with an"
+                + " immediate (perftest 26; 4.5 and 25.01 lack it)")
+        boolean sendWithImm;
 
         public Send() {
             super("ib_send_lat");
         }
 
         @Override
+        String title() {
+            return sendWithImm ? "Send_imm Latency" : "Send Latency"; // perftest's testsStr[SEND_IMM]
+        }
+
+        @Override
         void validate() {
             multicast.applyTo(o, tool, true); // both sides receive
             o.sharedReceiveQueue = useSrq;
+            o.sendWithImm = sendWithImm;
             if (useSrq) {
                 PerftestOptions.refuse(tool, o.rdmaCm, "--use-srq with -R");
             }
@@ -223,7 +232,7 @@ abstract class Latency implements Callable<Integer> {
          */
         private void timedSendPingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, RecvChain recvs, int size,
                 TimedSample clock) {
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(sendFlags(size)).sge(s.buffer(), 0, size);
+            SendWorkRequest wr = wrs.get(0).opcode(o.sendOpcode()).flags(sendFlags(size)).sge(s.buffer(), 0, size);
             s.addressing().accept(wr);
             boolean client = s.client();
             long sent = 0;
@@ -262,6 +271,7 @@ abstract class Latency implements Callable<Integer> {
                     if (!wcs.get(0).isSuccess()) {
                         throw PerftestException.failedCompletion(wcs.get(0), "receive");
                     }
+                    Completions.requireImmediate(s.receivesImmediates(), wcs.get(0), clock.counted() + 1);
                     return true;
                 }
                 if ((++spins & 0x3f) == 0) {
@@ -283,7 +293,7 @@ abstract class Latency implements Callable<Integer> {
         /** {@code run_iter_lat_send} with one signaled send at a time (latency tests run with tx depth 1). */
         private void sendPingPong(PingPongSide s, SendChain wrs, CompletionArray wcs, RecvChain recvs,
                 int size, long[] posted, int iterations, int depth) {
-            SendWorkRequest wr = wrs.get(0).opcode(WrOpcode.SEND).flags(sendFlags(size)).sge(s.buffer(), 0, size);
+            SendWorkRequest wr = wrs.get(0).opcode(o.sendOpcode()).flags(sendFlags(size)).sge(s.buffer(), 0, size);
             s.addressing().accept(wr);
             boolean client = s.client();
             int sent = 0;
@@ -291,6 +301,7 @@ abstract class Latency implements Callable<Integer> {
             while (sent < iterations || received < iterations) {
                 if (received < iterations && !(sent < 1 && client)) {
                     Completions.awaitOne(s.recvCq(), wcs, s.timeout(), s.events(), "receive");
+                    Completions.requireImmediate(s.receivesImmediates(), wcs.get(0), received + 1);
                     received++;
                     // as perftest: repost only while more messages will come, so no receive is left posted
                     // when the next size (-a) posts its own

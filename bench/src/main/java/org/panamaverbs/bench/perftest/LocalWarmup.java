@@ -75,7 +75,7 @@ final class LocalWarmup {
             for (int i = 0; i < 2; i++) {
                 MemoryRegion theirs = buffers[1 - i];
                 sides[i] = new PingPongSide(qps[i], cqs[i], recvCqs[i], buffers[i], slot, theirs.address() + slot,
-                        theirs.rkey(), i == 0, o.timeout(), o.events, wr -> { }, 0, null);
+                        theirs.rkey(), i == 0, o.timeout(), o.events, wr -> { }, 0, null, o.receivesImmediates());
             }
             tool.warmUp(sides[0], sides[1], (int) size, iterations);
         }

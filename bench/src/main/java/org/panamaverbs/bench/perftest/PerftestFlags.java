@@ -209,8 +209,7 @@ final class PerftestFlags {
                     + " writes and reads zeros, which the library does not bind)"),
             implemented(null, "--write_with_imm", NONE, WRITE, WRITE, "RDMA WRITE with immediate: the WRITE tools only"
                     + " (perftest refuses it too)").noted("perftest 25.01 and later; 4.5 lacks it"),
-            implemented(null, "--send_with_imm", NONE, SEND, set(Tool.SEND_BW), "not implemented by ib_send_lat yet")
-                    .noted("perftest 26 and later; 4.5 and 25.01 lack it"),
+            implemented(null, "--send_with_imm", NONE, SEND, SEND).noted("perftest 26 and later; 4.5 and 25.01 lack it"),
             refused(null, "--connectionless", NONE, set(Tool.SEND_BW), NOT_YET + " (a multicast receiver that exchanges"
                     + " nothing with its senders)"),
             implemented(null, "--cqe_poll", VALUE, ALL, ALL),

@@ -163,7 +163,7 @@ public final class PerftestOptions {
      */
     boolean writeWithImm;
     /**
-     * {@code --send_with_imm}, which only {@code ib_send_bw} declares (set by it before its session opens): SEND with
+     * {@code --send_with_imm}, which only the SEND tools declare (set by them before their session opens): SEND with
      * immediate, each receive checked for the immediate.
      */
     boolean sendWithImm;

@@ -19,15 +19,17 @@ import org.panamaverbs.verbs.SharedReceiveQueue;
  * @param addressing addresses a SEND to the peer (UD: address handle and queue pair; RC: nothing)
  * @param gapNanos   {@code --latency_gap}: how long to spin before each post (0: none)
  * @param srq        {@code --use-srq}'s shared receive queue, which the receives go to; null: the queue pair's own
+ * @param receivesImmediates {@code --send_with_imm}: every receive must carry an immediate
  */
 record PingPongSide(QueuePair qp, CompletionQueue cq, CompletionQueue recvCq, MemoryRegion buffer, long half,
         long peerVaddr, int peerRkey, boolean client, Duration timeout, boolean events,
-        Consumer<SendWorkRequest> addressing, long gapNanos, SharedReceiveQueue srq) {
+        Consumer<SendWorkRequest> addressing, long gapNanos, SharedReceiveQueue srq, boolean receivesImmediates) {
 
     /** This side of the test. */
     static PingPongSide of(PerftestSession s) {
         return new PingPongSide(s.qp, s.cq, s.recvCq, s.buffer, s.half, s.peer.vaddr(), s.peer.rkey(), s.wire.isClient(),
-                s.options.timeout(), s.options.events, s::address, s.options.latencyGapMicros * 1000L, s.srq);
+                s.options.timeout(), s.options.events, s::address, s.options.latencyGapMicros * 1000L, s.srq,
+                s.options.receivesImmediates());
     }
 
     /** Posts {@code recvs}' first receive: to the shared receive queue if there is one (perftest's), else the QP's. */

@@ -132,7 +132,7 @@ final class SendReceiver {
                 if (!wc.isSuccess()) {
                     throw PerftestException.failedCompletion(wc, "receive " + (received + 1));
                 }
-                requireImmediate(s, wc, received + 1);
+                Completions.requireImmediate(s.options.receivesImmediates(), wc, received + 1);
                 if (received++ == 0) {
                     first = System.nanoTime();
                 }
@@ -222,7 +222,7 @@ final class SendReceiver {
                 if (!wc.isSuccess()) {
                     throw PerftestException.failedCompletion(wc, "receive " + (taken + 1));
                 }
-                requireImmediate(s, wc, taken + 1);
+                Completions.requireImmediate(s.options.receivesImmediates(), wc, taken + 1);
                 taken++;
                 int q = queuePairOf(s, wc);
                 if (++unused[q] >= list) {
@@ -257,14 +257,6 @@ final class SendReceiver {
      * The queue pair a receive completion is for: with an SRQ the one its wr_id names (it gets the receive back, as
      * perftest's {@code rwr[wr_id]}), else the one it arrived on.
      */
-    /** perftest 26's check of a receive with {@code --send_with_imm} or {@code --write_with_imm}: its immediate came. */
-    static void requireImmediate(PerftestSession s, WorkCompletion wc, long receive) {
-        if (s.options.receivesImmediates() && !wc.hasImmediateData()) {
-            throw new PerftestException("Completion with wc_flags mismatch at server: receive " + receive + " (wr_id "
-                    + wc.wrId() + ") carries no immediate, and the test sends each message with one (as perftest)");
-        }
-    }
-
     private static int queuePairOf(PerftestSession s, WorkCompletion wc) {
         return s.srq != null ? (int) wc.wrId() : queuePairOf(s, wc.qpNumber());
     }

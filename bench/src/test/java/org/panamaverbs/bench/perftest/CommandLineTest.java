@@ -164,11 +164,11 @@ class CommandLineTest {
     /** {@code --latency_gap}: a side waits at least the gap before each post (perftest counts it in the latency). */
     @Test
     void theLatencyGapIsSpentBeforeAPost() {
-        PingPongSide side = new PingPongSide(null, null, null, null, 0, 0, 0, true, null, false, wr -> { }, 3_000_000, null);
+        PingPongSide side = new PingPongSide(null, null, null, null, 0, 0, 0, true, null, false, wr -> { }, 3_000_000, null, false);
         long start = System.nanoTime();
         side.gap();
         assertTrue(System.nanoTime() - start >= 3_000_000);
-        PingPongSide none = new PingPongSide(null, null, null, null, 0, 0, 0, true, null, false, wr -> { }, 0, null);
+        PingPongSide none = new PingPongSide(null, null, null, null, 0, 0, 0, true, null, false, wr -> { }, 0, null, false);
         start = System.nanoTime();
         none.gap();
         assertTrue(System.nanoTime() - start < 3_000_000);
