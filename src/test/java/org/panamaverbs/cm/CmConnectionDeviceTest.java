@@ -465,12 +465,7 @@ class CmConnectionDeviceTest {
     void createEndpointMakesAnEventDrivenIdThatConnects() throws Exception {
         try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(address, 0), ConnectionOptions.defaults(), 4);
                 CmEventChannel channel = CmEventChannel.create()) {
-            Thread acceptor = Thread.ofVirtual().start(() -> {
-                try (Connection accepted = server.accept(TIMEOUT)) {
-                    assertNotNull(accepted);
-                    assertTrue(accepted.awaitDisconnected(TIMEOUT));
-                }
-            });
+            Thread acceptor = acceptOneUntilDisconnected(server);
             CmId id = CmId.createEndpoint(channel, server.localAddress(), false, PortSpace.TCP, TIMEOUT);
             try (var pd = id.context().allocateProtectionDomain(); var cq = id.context().createCompletionQueue(8)) {
                 id.createQueuePair(pd, org.panamaverbs.verbs.QpConfig.builder(cq).build());
@@ -499,16 +494,21 @@ class CmConnectionDeviceTest {
         }
     }
 
+    /** A thread that accepts one connection of {@code server} and waits for its disconnection. */
+    private static Thread acceptOneUntilDisconnected(RdmaServer server) {
+        return Thread.ofVirtual().start(() -> {
+            try (Connection accepted = server.accept(TIMEOUT)) {
+                assertNotNull(accepted);
+                assertTrue(accepted.awaitDisconnected(TIMEOUT));
+            }
+        });
+    }
+
     @Test
     void typeOfServiceAndAckTimeoutReachTheQueuePairRdmaCmConnects() throws Exception {
         try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(address, 0), ConnectionOptions.defaults(), 4);
                 CmEventChannel channel = CmEventChannel.create()) {
-            Thread acceptor = Thread.ofVirtual().start(() -> {
-                try (Connection accepted = server.accept(TIMEOUT)) {
-                    assertNotNull(accepted);
-                    assertTrue(accepted.awaitDisconnected(TIMEOUT));
-                }
-            });
+            Thread acceptor = acceptOneUntilDisconnected(server);
             CmId id = CmId.create(channel, PortSpace.TCP);
             try {
                 id.resolveAddress(server.localAddress(), TIMEOUT);
