@@ -99,6 +99,7 @@ public final class Connection implements AutoCloseable {
         try {
             CmId id = CmId.create(channel, options.portSpace());
             id.resolveAddress(server, remaining(deadline), remaining(eventDeadline));
+            options.typeOfService().ifPresent(id::setTypeOfService);
             id.resolveRoute(remaining(deadline), remaining(eventDeadline));
             connection = new Connection(id, channel, options);
             connection.prepare(options);

@@ -1,6 +1,7 @@
 package org.panamaverbs.cm;
 
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 import org.panamaverbs.verbs.QpCapabilities;
 
@@ -19,6 +20,7 @@ public final class ConnectionOptions {
     private final ConnParam parameters;
     private final byte[] privateData;
     private final Consumer<Connection> prepare;
+    private final OptionalInt typeOfService;
 
     private ConnectionOptions(Builder b) {
         portSpace = b.portSpace;
@@ -26,6 +28,7 @@ public final class ConnectionOptions {
         parameters = b.parameters;
         privateData = b.privateData.clone();
         prepare = b.prepare;
+        typeOfService = b.typeOfService;
     }
 
     /**
@@ -86,6 +89,15 @@ public final class ConnectionOptions {
         return privateData.clone();
     }
 
+    /**
+     * The type of service {@link Connection#connect} gives its id ({@link CmId#setTypeOfService}), if any.
+     *
+     * @return 0..255, or empty for the kernel's default
+     */
+    public OptionalInt typeOfService() {
+        return typeOfService;
+    }
+
     Consumer<Connection> prepare() {
         return prepare;
     }
@@ -97,8 +109,26 @@ public final class ConnectionOptions {
         private ConnParam parameters = ConnParam.defaults();
         private byte[] privateData = new byte[0];
         private Consumer<Connection> prepare = connection -> { };
+        private OptionalInt typeOfService = OptionalInt.empty();
 
         private Builder() {
+        }
+
+        /**
+         * The type of service of a client's connection (rdma_cm's {@code RDMA_OPTION_ID_TOS}: on RoCE the IP header's
+         * DSCP and ECN bits); set on the id between address and route resolution, as a C client sets it. A server's
+         * connections keep the kernel's.
+         *
+         * @param value 0..255
+         * @return this builder
+         * @throws IllegalArgumentException outside 0..255
+         */
+        public Builder typeOfService(int value) {
+            if (value < 0 || value > 255) {
+                throw new IllegalArgumentException("type of service must be in 0..255, not " + value);
+            }
+            typeOfService = OptionalInt.of(value);
+            return this;
         }
 
         /**

@@ -540,6 +540,20 @@ class CmConnectionDeviceTest {
             closed.close();
             assertThrows(IllegalStateException.class, () -> closed.setTypeOfService(0));
         }
+        // the same through Connection.connect's options
+        try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(address, 0), ConnectionOptions.defaults(), 4)) {
+            Thread acceptor = acceptOneUntilDisconnected(server);
+            ConnectionOptions tos = ConnectionOptions.builder().typeOfService(0x28).build();
+            try (Connection c = Connection.connect(server.localAddress(), tos, TIMEOUT)) {
+                if (c.id().context().queryPort(c.id().port()).linkLayer() == org.panamaverbs.verbs.LinkLayer.ETHERNET) {
+                    assertEquals(0x28, c.queuePair().query().trafficClass());
+                }
+                c.id().disconnect();
+                assertTrue(c.awaitDisconnected(TIMEOUT));
+            }
+            acceptor.join(TIMEOUT);
+        }
+        assertThrows(IllegalArgumentException.class, () -> ConnectionOptions.builder().typeOfService(-1));
     }
 
     @Test
