@@ -278,6 +278,8 @@ public final class RdmaRun implements AutoCloseable {
 
     // what prepare() sets for one run's size
     private int inline;
+    /** Whether the requests name the peer's memory: not a SEND, whose request's union holds UD's address instead. */
+    private boolean remote;
     private boolean advance;
     private long step;
     private long wrapEvery;
@@ -285,11 +287,12 @@ public final class RdmaRun implements AutoCloseable {
     /** Fills the requests for messages of {@code size} bytes: opcode, addresses, inline or not; counters to 0. */
     private void prepare(int size) {
         inline = size <= inlineSize ? SendFlags.INLINE : 0;
+        remote = opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_IMM;
         for (int q = 0; q < lanes.length; q++) {
             for (int j = 0; j < postList; j++) {
                 SendWorkRequest wr = chains[q].get(j).opcode(opcode).sge(lanes[q].local(), lanes[q].localOffset(), size);
                 addressing.accept(wr, q);
-                if (opcode != WrOpcode.SEND) {
+                if (remote) {
                     target(wr, lanes[q].remoteAddress(), lanes[q].rkey());
                 }
             }
@@ -335,7 +338,7 @@ public final class RdmaRun implements AutoCloseable {
         SendWorkRequest wr = chain.get(0);
         long offset = offsets[q];
         if (advance) {
-            if (opcode != WrOpcode.SEND) {
+            if (remote) {
                 target(wr, lanes[q].remoteAddress() + offset, lanes[q].rkey());
             }
             wr.sge(lanes[q].local(), lanes[q].localOffset() + offset, size);
