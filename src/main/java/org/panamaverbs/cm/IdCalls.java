@@ -37,7 +37,6 @@ final class IdCalls {
     private static final MethodHandle CONNECT = capturing(rdma_cma_h.rdma_connect$address(), rdma_cma_h.rdma_connect$descriptor());
     private static final MethodHandle ACCEPT = capturing(rdma_cma_h.rdma_accept$address(), rdma_cma_h.rdma_accept$descriptor());
     private static final MethodHandle REJECT = capturing(rdma_cma_h.rdma_reject$address(), rdma_cma_h.rdma_reject$descriptor());
-    private static final MethodHandle SET_OPTION = capturing(rdma_cma_h.rdma_set_option$address(), rdma_cma_h.rdma_set_option$descriptor());
     private static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
 
     private final MemorySegment id;
@@ -92,9 +91,15 @@ final class IdCalls {
                 refused("rdma_resolve_route", what));
     }
 
+    /** Looked up on first use: a librdmacm without it (the tests' stand-in) still serves every other call. */
+    private static final class OptionCall {
+        static final MethodHandle SET_OPTION = capturing(rdma_cma_h.rdma_set_option$address(),
+                rdma_cma_h.rdma_set_option$descriptor());
+    }
+
     /** {@code rdma_set_option(id, RDMA_OPTION_ID, name, &value, 1)}: an option of the id that takes one byte. */
     void setByteOption(int name, String option, int value, Supplier<String> what) {
-        inside((errno, arena) -> (int) SET_OPTION.invokeExact(errno, id, rdma_cma_h.RDMA_OPTION_ID(), name,
+        inside((errno, arena) -> (int) OptionCall.SET_OPTION.invokeExact(errno, id, rdma_cma_h.RDMA_OPTION_ID(), name,
                 arena.allocateFrom(ValueLayout.JAVA_BYTE, (byte) value), 1L), refused("rdma_set_option(" + option + ")", what));
     }
 

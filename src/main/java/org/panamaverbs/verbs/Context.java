@@ -68,7 +68,8 @@ public final class Context extends VerbsResource {
         this.reqNotifyCqFunction = DataPath.opsPointer(handle, DataPath.REQ_NOTIFY_CQ_OFFSET);
         this.postSrqRecvFunction = DataPath.opsPointer(handle, DataPath.POST_SRQ_RECV_OFFSET);
         this.attributes = DeviceAttributesQuery.query(this.handle, device.name());
-        this.completionVectors = ibv_context.num_comp_vectors(this.handle);
+        // vector 0 always exists: a provider that leaves the count 0 still takes it
+        this.completionVectors = Math.max(1, ibv_context.num_comp_vectors(this.handle));
         this.asyncEvents = new AsyncEventDispatcher(this, this.handle);
         MemorySegment raw = raw(handle);
         String name = device.name();
@@ -319,7 +320,7 @@ public final class Context extends VerbsResource {
      * {@code ibv_create_cq(context, cqe, NULL, channel, comp_vector)}: as
      * {@link #createCompletionQueue(int, CompletionChannel)}, with the completion vector that signals the channel.
      * A device with several vectors (one interrupt each) spreads event-driven queues over CPUs by giving each
-     * queue its own; the vector matters only with a channel, and Soft-RoCE and PVRDMA have one.
+     * queue its own; the vector matters only with a channel (Soft-RoCE offers one per CPU, PVRDMA one).
      *
      * @param minEntries       as for {@link #createCompletionQueue(int, CompletionChannel)}
      * @param channel          a channel of this context, or null for none
