@@ -18,6 +18,8 @@ public final class Grh {
     private static final int GRH_DGID_OFFSET = 24;
     private static final int IPV4_SOURCE_OFFSET = 12;
     private static final int IPV4_DESTINATION_OFFSET = 16;
+    private static final ValueLayout.OfInt BIG_ENDIAN_INT =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfShort BIG_ENDIAN_SHORT =
             ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
@@ -29,7 +31,8 @@ public final class Grh {
      * IPv4 if its byte 20 says version 4; one that says 6 is IPv4 only if byte 20 starts a 20-byte IPv4
      * header with a valid checksum (an IPv6 GRH's SGID may hold anything there).
      */
-    private static boolean isIpv4(MemorySegment buffer, long offset, byte versionAndLength) {
+    private static boolean isIpv4(MemorySegment buffer, long offset) {
+        byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
         int grhVersion = (buffer.get(ValueLayout.JAVA_BYTE, offset) >> 4) & 0xf;
         if (grhVersion != 6) {
             return ((versionAndLength >> 4) & 0xf) == 4;
@@ -92,8 +95,7 @@ public final class Grh {
      * @throws IndexOutOfBoundsException if the {@link #SIZE} bytes at {@code offset} do not lie inside {@code buffer}
      */
     public static int trafficClass(MemorySegment buffer, long offset) {
-        byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
-        if (isIpv4(buffer, offset, versionAndLength)) {
+        if (isIpv4(buffer, offset)) {
             return Byte.toUnsignedInt(buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET + 1));
         }
         return (firstWord(buffer, offset) >>> 20) & 0xff; // version 4 bits, traffic class 8, flow label 20
@@ -108,17 +110,15 @@ public final class Grh {
      * @throws IndexOutOfBoundsException if the {@link #SIZE} bytes at {@code offset} do not lie inside {@code buffer}
      */
     public static int flowLabel(MemorySegment buffer, long offset) {
-        byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
-        return isIpv4(buffer, offset, versionAndLength) ? 0 : firstWord(buffer, offset) & 0xFFFFF;
+        return isIpv4(buffer, offset) ? 0 : firstWord(buffer, offset) & 0xFFFFF;
     }
 
     private static int firstWord(MemorySegment buffer, long offset) {
-        return buffer.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset);
+        return buffer.get(BIG_ENDIAN_INT, offset);
     }
 
     private static Gid address(MemorySegment buffer, long offset, int ipv4Offset, int grhOffset) {
-        byte versionAndLength = buffer.get(ValueLayout.JAVA_BYTE, offset + IPV4_HEADER_OFFSET);
-        if (isIpv4(buffer, offset, versionAndLength)) {
+        if (isIpv4(buffer, offset)) {
             byte[] ipv4 = buffer.asSlice(offset + IPV4_HEADER_OFFSET + ipv4Offset, 4).toArray(ValueLayout.JAVA_BYTE);
             try {
                 return Gid.of(InetAddress.getByAddress(ipv4));

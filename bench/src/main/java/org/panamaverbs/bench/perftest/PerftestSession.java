@@ -394,13 +394,14 @@ final class PerftestSession implements AutoCloseable {
         if (options.multicast) {
             LockSupport.parkNanos(MULTICAST_JOIN_PAUSE_NANOS); // an interrupt only shortens it
         }
+        int[] labels = options.flowLabelList(); // parsed once for all queue pairs
         if (datagram) { // ctx_connect for UD: per queue pair INIT (with the Q_Key), RTR, RTS, and an address handle
             peerHandles = new AddressHandle[qps.size()];
             for (int i = 0; i < qps.size(); i++) {
                 qps.get(i).readyForDatagrams(QKEY);
                 peerHandles[i] = pd.createAddressHandle(new AddressHandle.Target(peers.get(i).gid(), gidIndex,
                         options.ibPort, destinationLid(peers.get(i)), 64, options.serviceLevel, options.trafficClass,
-                        flowLabel(i)));
+                        flowLabel(labels, i)));
             }
             return;
         }
@@ -409,13 +410,12 @@ final class PerftestSession implements AutoCloseable {
             PeerAddress theirs = peers.get(i);
             qps.get(i).connect(new QpEndpoint(theirs.qpn(), theirs.psn(), destinationLid(theirs), theirs.gid()),
                     connectOptions(options, pathMtu, access, mine.outReads(), theirs.outReads(), initiatorDepth)
-                            .toBuilder().flowLabel(flowLabel(i)).build());
+                            .toBuilder().flowLabel(flowLabel(labels, i)).build());
         }
     }
 
     /** {@code --flow_label}'s label for queue pair {@code i}: perftest hands them out in turn; 0 without it. */
-    private int flowLabel(int i) {
-        int[] labels = options.flowLabelList();
+    private static int flowLabel(int[] labels, int i) {
         return labels.length == 0 ? 0 : labels[i % labels.length];
     }
 

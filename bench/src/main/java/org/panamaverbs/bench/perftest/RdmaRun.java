@@ -38,6 +38,8 @@ public final class RdmaRun implements AutoCloseable {
 
     private final Lane[] lanes;
     private final WrOpcode opcode;
+    /** Whether the requests name the peer's memory: not a SEND, whose request's union holds UD's address instead. */
+    private final boolean remote;
     /** Compare-and-swap or fetch-and-add: the target goes into {@code wr.atomic}, the address steps as RDMA's. */
     private final boolean atomic;
     private final CompletionQueue cq;
@@ -77,6 +79,7 @@ public final class RdmaRun implements AutoCloseable {
             int cqModeration, long cycleBuffer, long cacheLine, int postList, int inlineSize, boolean events) {
         this.lanes = lanes.toArray(Lane[]::new);
         this.opcode = opcode;
+        this.remote = opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_IMM;
         this.atomic = opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
         this.cq = cq;
         this.txDepth = txDepth;
@@ -278,8 +281,6 @@ public final class RdmaRun implements AutoCloseable {
 
     // what prepare() sets for one run's size
     private int inline;
-    /** Whether the requests name the peer's memory: not a SEND, whose request's union holds UD's address instead. */
-    private boolean remote;
     private boolean advance;
     private long step;
     private long wrapEvery;
@@ -287,7 +288,6 @@ public final class RdmaRun implements AutoCloseable {
     /** Fills the requests for messages of {@code size} bytes: opcode, addresses, inline or not; counters to 0. */
     private void prepare(int size) {
         inline = size <= inlineSize ? SendFlags.INLINE : 0;
-        remote = opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_IMM;
         for (int q = 0; q < lanes.length; q++) {
             for (int j = 0; j < postList; j++) {
                 SendWorkRequest wr = chains[q].get(j).opcode(opcode).sge(lanes[q].local(), lanes[q].localOffset(), size);
