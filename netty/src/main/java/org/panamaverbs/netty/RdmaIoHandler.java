@@ -49,6 +49,8 @@ public final class RdmaIoHandler implements IoHandler {
     private volatile boolean wakenUp;
     /** When the descriptors were last looked at ({@code epoll_wait}), by {@link System#nanoTime()}. */
     private long lastDescriptorCheck;
+    /** The last pass blocked in {@code epoll_wait}: the next takes its start as the time of that check. */
+    private boolean descriptorsJustWatched;
 
     private RdmaIoHandler(ThreadAwareExecutor executor, Duration busyPoll) {
         this.executor = executor;
@@ -118,8 +120,13 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
+        // one clock read per pass (under emulation, or with a clock source that is not the TSC, each is a system
+        // call); the waits below take their delay from it, at most a pass late on a deadline rounded up to 1 ms
         long now = System.nanoTime();
-        if (now - lastDescriptorCheck > DESCRIPTOR_CHECK_NANOS) {
+        if (descriptorsJustWatched) {
+            descriptorsJustWatched = false;
+            lastDescriptorCheck = now;
+        } else if (now - lastDescriptorCheck > DESCRIPTOR_CHECK_NANOS) {
             // a loop kept busy by completions or tasks never blocks in epoll_wait: look at the descriptors anyway,
             // or a connection request or a peer's disconnect would wait for traffic to stop
             lastDescriptorCheck = now;
@@ -130,9 +137,8 @@ public final class RdmaIoHandler implements IoHandler {
         if (handled > 0 || !context.canBlock()) {
             return handled;
         }
-        long start = System.nanoTime();
         if (busyPollNanos > 0) {
-            long until = start + Math.min(busyPollNanos, Math.max(0, context.delayNanos(start)));
+            long until = now + Math.min(busyPollNanos, Math.max(0, context.delayNanos(now)));
             while (!wakenUp && System.nanoTime() - until < 0) {
                 handled = loop.pollAll();
                 if (handled > 0) {
@@ -146,11 +152,11 @@ public final class RdmaIoHandler implements IoHandler {
             wakenUp = false;
             return handled;
         }
-        long delay = context.delayNanos(System.nanoTime());
+        long delay = context.delayNanos(busyPollNanos > 0 ? System.nanoTime() : now); // busy-polling took time
         int millis = delay <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (delay + 999_999) / 1_000_000);
         int ready = waiter.await(millis);
         wakenUp = false;
-        lastDescriptorCheck = System.nanoTime();
+        descriptorsJustWatched = true;
         handleReady(ready);
         handled = loop.pollAll();
         if (context.shouldReportActiveIoTime()) {

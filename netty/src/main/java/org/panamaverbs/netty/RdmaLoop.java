@@ -166,12 +166,17 @@ final class RdmaLoop implements RsocketHost {
     }
 
     /**
-     * Arms every completion queue ({@code ibv_req_notify_cq}), then polls once more: a completion that arrived
-     * between the last poll and the arming raises no event, so it is taken now; any later one signals the channel.
+     * Arms every completion queue not armed yet ({@code ibv_req_notify_cq}), then polls once more: a completion that
+     * arrived between the last poll and the arming raises no event, so it is taken now; any later one signals the
+     * channel. A queue stays armed until its event is read, so a loop that found work after arming does not arm
+     * again (rsocket's {@code cq_armed}): an armed queue either still waits or has its event on the channel.
      */
     int armAndPoll() {
-        for (Queue queue : queues) {
-            arm(queue);
+        for (int q = 0; q < queues.size(); q++) {
+            Queue queue = queues.get(q);
+            if (!queue.armed) {
+                arm(queue);
+            }
         }
         return pollAll();
     }
@@ -181,6 +186,7 @@ final class RdmaLoop implements RsocketHost {
         if (rc != 0) {
             throw new IllegalStateException("ibv_req_notify_cq failed with errno " + rc + " on " + queue.cq);
         }
+        queue.armed = true;
     }
 
     /**
@@ -196,9 +202,10 @@ final class RdmaLoop implements RsocketHost {
             if (device.channelFd == fd) {
                 // a queue signals once per arming: as many reads as queues usually empty the channel without one
                 // more that meets EAGAIN; if more were pending, the (level-triggered) descriptor stays readable
-                for (int read = 0; read < device.queueCount && device.channel.awaitEvent(Duration.ZERO) != null;
-                        read++) {
-                    // consumed; the queue that signalled is polled next
+                CompletionQueue signalled;
+                for (int read = 0; read < device.queueCount
+                        && (signalled = device.channel.awaitEvent(Duration.ZERO)) != null; read++) {
+                    disarmed(signalled); // the queue that signalled is polled next, and armed again when idle
                 }
             }
         }
@@ -327,6 +334,13 @@ final class RdmaLoop implements RsocketHost {
         }
     }
 
+    private void disarmed(CompletionQueue cq) {
+        Queue queue = queueOf(cq);
+        if (queue != null) {
+            queue.armed = false;
+        }
+    }
+
     private Queue queueOf(CompletionQueue cq) {
         for (int i = 0; i < queues.size(); i++) {
             if (queues.get(i).cq == cq) {
@@ -434,6 +448,8 @@ final class RdmaLoop implements RsocketHost {
         final CompletionQueue cq;
         final IntObjectHashMap<RsocketConnection> byQp = new IntObjectHashMap<>();
         int reserved;
+        /** Requested a notification whose event has not been read yet. */
+        boolean armed;
 
         Queue(DeviceQueues device, CompletionQueue cq) {
             this.device = device;
