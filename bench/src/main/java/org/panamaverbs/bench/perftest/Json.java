@@ -29,7 +29,7 @@ final class Json {
                 Double.isNaN(r.stdev()) ? "null" : String.format(Locale.ROOT, "%.3f", r.stdev()), r.p99(), r.p999(),
                 r.percentilesJson())).collect(Collectors.joining(","));
         return String.format(Locale.ROOT, "{\"tool\":%s,\"role\":%s,\"device\":%s,\"mtu\":%d,\"unit\":%s,"
-                + "\"results\":[%s]}", quote(tool), quote(s.wire.isClient() ? "client" : "server"),
+                + "\"results\":[%s]}", quote(tool), quote(s.wire != null && s.wire.isClient() ? "client" : "server"),
                 quote(s.context.name()), s.pathMtu.bytes(),
                 quote(reports.isEmpty() ? "usec" : reports.getFirst().units()), results);
     }

@@ -84,8 +84,8 @@ final class PerftestJsonFile {
         }
         b.append("\"rdma_cm_QPs\": \"").append(o.rdmaCm ? "ON" : "OFF").append("\",\n");
         b.append("\"Use_ROCm_memory\": \"OFF\",\n");
-        b.append("\"Data_ex_method\": \"").append(s.wire.isRdmaCm() ? "rdma_cm" : "Ethernet").append("\"");
-        if (s.wire.isRdmaCm() && o.typeOfService != null) {
+        b.append("\"Data_ex_method\": \"").append(s.exchangesOverRdmaCm() ? "rdma_cm" : "Ethernet").append("\"");
+        if (s.exchangesOverRdmaCm() && o.typeOfService != null) {
             b.append(",\n\"TOS\": ").append(o.typeOfService);
         }
         return b.append("\n},\n").toString();

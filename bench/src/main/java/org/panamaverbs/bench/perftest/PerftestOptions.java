@@ -166,6 +166,11 @@ public final class PerftestOptions {
      * immediate, each receive checked for the immediate.
      */
     boolean sendWithImm;
+    /**
+     * {@code --connectionless}, which only {@code ib_send_bw} declares (set by it before its session opens): a
+     * multicast receiver with no peer, so the session exchanges nothing.
+     */
+    boolean connectionless;
     @Option(names = "--use_hugepages",
             description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
                     + " perftest); a machine without hugepages configured stops the tool, as perftest's")

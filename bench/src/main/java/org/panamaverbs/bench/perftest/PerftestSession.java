@@ -36,7 +36,8 @@ import org.panamaverbs.verbs.SharedReceiveQueue;
  * {@code write_bw.c}): open the device, connect the socket, exchange versions, cycle buffer, cache line and MTU,
  * negotiate the parameters with perftest 26.01 and later, create the resources and print the banner, exchange
  * addresses, connect the queue pair, print both addresses between two more handshakes. What follows (the run, the
- * report exchange, "done") is the tool's.
+ * report exchange, "done") is the tool's. A {@code --connectionless} receiver has no peer: no socket, no exchange,
+ * no handshake ({@link #wire} is null), its own cycle buffer, cache line and MTU.
  *
  * <p>The buffer is perftest's: {@code INC(max(size, cycle_buffer), cache_line)} bytes per slot, two slots per queue
  * pair ({@code -q}): the first half sent from (slot {@code i} for queue pair {@code i}), the second half offered to
@@ -176,37 +177,48 @@ final class PerftestSession implements AutoCloseable {
                 Mtu requested = mtuOf(options.mtu);
                 localMtu = Mtu.min(requested, port.activeMtu());
             }
-            if (!options.isClient()) { // perftest's server says so, even the one that connects (--reversed)
+            // perftest's server says so, even the one that connects (--reversed), unless it has no peer
+            if (!options.isClient() && !options.connectionless) {
                 out.println();
                 out.println("************************************");
                 out.println("* Waiting for client to connect... *");
                 out.println("************************************");
                 out.flush();
             }
-            if (options.connects()) {
-                connected = options.exchangesOverRdmaCm()
-                        ? PerftestWire.connectRdmaCm(options.server, options.tcpPort, options.ipv6Address,
-                                options.sourceAddress(), CmIdTuning.of(options), options.timeout())
-                        : PerftestWire.connect(options.server, options.tcpPort, options.ipv6Address,
-                                options.sourceAddress(), options.timeout());
-            } else {
-                Duration wait = options.timeout().multipliedBy(10);
-                connected = options.exchangesOverRdmaCm()
-                        ? PerftestWire.acceptRdmaCm(options.tcpPort, options.ipv6Address, CmIdTuning.of(options), wait)
-                        : PerftestWire.accept(options.tcpPort, options.ipv6Address, wait);
-            }
-            this.wire = connected;
             Duration timeout = options.timeout();
-            wire.exchangeVersion(timeout);
-            this.cycleBuffer = Math.max(CYCLE_BUFFER, wire.exchangeInt("cycle buffer", CYCLE_BUFFER, timeout));
-            this.cacheLine = Math.max(CACHE_LINE, wire.exchangeInt("cache line size", CACHE_LINE, timeout));
-            if (Integer.bitCount(cycleBuffer) != 1 || cycleBuffer > 1 << 30 || Integer.bitCount(cacheLine) != 1
-                    || cacheLine > 4096) {
-                throw new PerftestException("the peer sent an implausible cycle buffer (" + cycleBuffer
-                        + ") or cache line size (" + cacheLine + ")");
+            if (options.connectionless) {
+                // --connectionless: a multicast receiver with no peer, so nothing is exchanged; this side's page,
+                // cache line and MTU stand, as perftest's send_bw.c skips its exchanges
+                this.wire = null;
+                this.cycleBuffer = CYCLE_BUFFER;
+                this.cacheLine = CACHE_LINE;
+                this.pathMtu = localMtu;
+            } else {
+                if (options.connects()) {
+                    connected = options.exchangesOverRdmaCm()
+                            ? PerftestWire.connectRdmaCm(options.server, options.tcpPort, options.ipv6Address,
+                                    options.sourceAddress(), CmIdTuning.of(options), options.timeout())
+                            : PerftestWire.connect(options.server, options.tcpPort, options.ipv6Address,
+                                    options.sourceAddress(), options.timeout());
+                } else {
+                    Duration wait = options.timeout().multipliedBy(10);
+                    connected = options.exchangesOverRdmaCm()
+                            ? PerftestWire.acceptRdmaCm(options.tcpPort, options.ipv6Address, CmIdTuning.of(options),
+                                    wait)
+                            : PerftestWire.accept(options.tcpPort, options.ipv6Address, wait);
+                }
+                this.wire = connected;
+                wire.exchangeVersion(timeout);
+                this.cycleBuffer = Math.max(CYCLE_BUFFER, wire.exchangeInt("cycle buffer", CYCLE_BUFFER, timeout));
+                this.cacheLine = Math.max(CACHE_LINE, wire.exchangeInt("cache line size", CACHE_LINE, timeout));
+                if (Integer.bitCount(cycleBuffer) != 1 || cycleBuffer > 1 << 30 || Integer.bitCount(cacheLine) != 1
+                        || cacheLine > 4096) {
+                    throw new PerftestException("the peer sent an implausible cycle buffer (" + cycleBuffer
+                            + ") or cache line size (" + cacheLine + ")");
+                }
+                Mtu peerMtu = Mtu.of(wire.exchangeMtu(localMtu.code(), timeout));
+                this.pathMtu = peerMtu.bytes() < localMtu.bytes() ? peerMtu : localMtu;
             }
-            Mtu peerMtu = Mtu.of(wire.exchangeMtu(localMtu.code(), timeout));
-            this.pathMtu = peerMtu.bytes() < localMtu.bytes() ? peerMtu : localMtu;
             if (datagram && messageSize > pathMtu.bytes()) { // a datagram is one packet: perftest's check_mtu
                 if (options.size != null && !options.allSizes) {
                     throw new PerftestException("Max message size in UD cannot be greater than MTU (-s " + messageSize
@@ -215,17 +227,18 @@ final class PerftestSession implements AutoCloseable {
                 System.err.println(" Max msg size in UD is MTU " + pathMtu.bytes()); // the default size, or -a's
                 System.err.println(" Changing to this MTU");
             }
-            // perftest 26.01 and later: what both sides run must agree; the peer's device may lower the reads
-            ParameterNegotiation.Parameters mineNegotiated = negotiated(bandwidth, sendTest, readTest,
-                    datagram ? Math.min(messageSize, pathMtu.bytes()) : messageSize, iterations, attributes);
-            ParameterNegotiation.Parameters theirs = wire.negotiate(mineNegotiated, attributes, options.negotiationSize,
-                    timeout);
-            if (theirs != null) {
-                PerftestRelease release = wire.peerRelease();
-                ParameterNegotiation.check(mineNegotiated, theirs, release.negotiation(), release.describe());
-                outReads = ParameterNegotiation.outstandingReads(outReads, theirs, out);
+            if (wire != null) {
+                // perftest 26.01 and later: what both sides run must agree; the peer's device may lower the reads
+                ParameterNegotiation.Parameters mineNegotiated = negotiated(bandwidth, sendTest, readTest,
+                        datagram ? Math.min(messageSize, pathMtu.bytes()) : messageSize, iterations, attributes);
+                ParameterNegotiation.Parameters theirs = wire.negotiate(mineNegotiated, attributes,
+                        options.negotiationSize, timeout);
+                if (theirs != null) {
+                    PerftestRelease release = wire.peerRelease();
+                    ParameterNegotiation.check(mineNegotiated, theirs, release.negotiation(), release.describe());
+                    outReads = ParameterNegotiation.outstandingReads(outReads, theirs, out);
+                }
             }
-
             // -R: the queue pair is rdma_cm's, on the device rdma_cm resolves the address to; between two handshakes
             // of all-zero records, as create_rdma_cm_connection
             Context resources = context;
@@ -399,6 +412,9 @@ final class PerftestSession implements AutoCloseable {
             peerHandles = new AddressHandle[qps.size()];
             for (int i = 0; i < qps.size(); i++) {
                 qps.get(i).readyForDatagrams(QKEY);
+                if (options.connectionless) {
+                    continue; // a receiver with no peer addresses no one
+                }
                 peerHandles[i] = pd.createAddressHandle(new AddressHandle.Target(peers.get(i).gid(), gidIndex,
                         options.ibPort, destinationLid(peers.get(i)), 64, options.serviceLevel, options.trafficClass,
                         flowLabel(labels, i)));
@@ -639,8 +655,8 @@ final class PerftestSession implements AutoCloseable {
             out.println(" Max inline data : " + options.inlineSize() + "[B]");
         }
         out.println(" rdma_cm QPs\t : " + (options.rdmaCm ? "ON" : "OFF"));
-        out.print(" Data ex. method : " + (wire.isRdmaCm() ? "rdma_cm" : "Ethernet"));
-        if (wire.isRdmaCm() && options.typeOfService != null) {
+        out.print(" Data ex. method : " + (exchangesOverRdmaCm() ? "rdma_cm" : "Ethernet"));
+        if (exchangesOverRdmaCm() && options.typeOfService != null) {
             out.print(" \tTOS    : " + options.typeOfService);
         }
         if (options.rdmaCm && !options.isClient()) {
@@ -657,7 +673,7 @@ final class PerftestSession implements AutoCloseable {
     private void printAddress(String side, PeerAddress a) {
         // over rdma_cm perftest prints with its exchange's verb, SEND, and for ATOMIC and WRITE_IMM as for SEND (its
         // ctx_print_pingpong_data shows RKey and VAddr for WRITE and READ only): no OUT, RKey or VAddr
-        boolean asSend = wire.isRdmaCm() || atomicType >= 0 || options.writeWithImm;
+        boolean asSend = exchangesOverRdmaCm() || atomicType >= 0 || options.writeWithImm;
         // perftest labels the group's GID MGID: the server's own address, the client's peer
         boolean group = options.multicast && side.equals("local") != options.isClient();
         String label = group ? "MGID" : "GID";
@@ -668,9 +684,16 @@ final class PerftestSession implements AutoCloseable {
         out.flush();
     }
 
+    /** The exchange runs over rdma_cm ({@code -R}, or perftest's rdma_cm exchange); false without a peer. */
+    boolean exchangesOverRdmaCm() {
+        return wire != null && wire.isRdmaCm();
+    }
+
     @Override
     public void close() {
-        wire.close();
+        if (wire != null) {
+            wire.close();
+        }
         if (cm != null) {
             cm.close(); // disconnects (bounded), frees the queue pair, the ids and what was created on rdma_cm's device
         }

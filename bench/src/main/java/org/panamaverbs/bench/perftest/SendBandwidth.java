@@ -51,12 +51,23 @@ public final class SendBandwidth implements Callable<Integer> {
             + " immediate (perftest 26; 4.5 and 25.01 lack it)")
     boolean sendWithImm;
 
+    @Option(names = "--connectionless", description = "a multicast receiver with no peer: the server only, with -g,"
+            + " -c UD and --run_infinitely, it joins the group and reports what arrives from the group's senders"
+            + " without exchanging anything (perftest 25.01; 4.5 lacks it)")
+    boolean connectionless;
+
     /** perftest's {@code MIN_SRQ_UD_RX_DEPTH}: the receives of a UD test with an SRQ and no more iterations. */
     static final int MIN_SRQ_UD_RX_DEPTH = 100;
 
     @Override
     public Integer call() {
         multicast.applyTo(o, TOOL, !o.isClient()); // the server receives
+        if (connectionless && (o.isClient() || !o.multicast || !o.isUd() || !o.runInfinitely)) {
+            throw new PerftestException("Using Connectionless server only available in Multicast, UD BW with RUN"
+                    + " INFINITELY tests (--connectionless: the server side, with -g, -c UD and --run_infinitely; as"
+                    + " perftest)");
+        }
+        o.connectionless = connectionless;
         o.validate(RdmaBandwidth.DEFAULT_SIZE);
         limits = new VerifierLimits(o);
         o.refuseUnimplemented(TOOL);
@@ -119,11 +130,16 @@ public final class SendBandwidth implements Callable<Integer> {
                 -1, out, Access.LOCAL_WRITE)) {
             // send_bw.c: addresses, connect, handshake, local, remote, the header; the server posts its receives;
             // a handshake so no send comes before them; the run; each side's own line; close
-            s.exchangeAddress();
-            s.connect();
-            s.handshake("handshake after connect");
-            s.printLocal();
-            s.handshakeAndPrintRemote();
+            if (connectionless) { // send_bw.c without a peer: ready to receive, its own address, the header
+                s.connect();
+                s.printLocal();
+            } else {
+                s.exchangeAddress();
+                s.connect();
+                s.handshake("handshake after connect");
+                s.printLocal();
+                s.handshakeAndPrintRemote();
+            }
             s.printBandwidthHeader();
             jsonFile = PerftestJsonFile.of(o, s);
             List<BandwidthReport> reports = new ArrayList<>();
@@ -163,7 +179,9 @@ public final class SendBandwidth implements Callable<Integer> {
                     List<RecvChain> recvs = chains.each();
                     if (forever) { // run_iter_bw_infinitely_server: a line per period until a signal
                         SendReceiver.postReceives(s, recvs, sizes[0], rxDepth);
-                        s.handshake("handshake before the run", s.runTimeout());
+                        if (!connectionless) {
+                            s.handshake("handshake before the run", s.runTimeout());
+                        }
                         SendReceiver.receiveForever(s, recvs, wcs, sizes[0], this::printed, Interrupt.onSigint());
                         sizes = new long[0];
                     }
@@ -180,7 +198,9 @@ public final class SendBandwidth implements Callable<Integer> {
             }
             out.println(BandwidthReport.RESULT_LINE);
             // after --run_infinitely a side waits for the other's end as long as a socket can, as perftest's
-            s.wire.closeConnection(s.mine, forever ? RdmaBandwidth.FOREVER : s.runTimeout());
+            if (!connectionless) {
+                s.wire.closeConnection(s.mine, forever ? RdmaBandwidth.FOREVER : s.runTimeout());
+            }
             String failure = limits.failure(); // both sides, after the connection is closed, as send_bw.c
             if (o.json) {
                 stdout.println(Json.bandwidth(TOOL, o.isClient() ? "client" : "server", s.context.name(), s.pathMtu.bytes(), o, reports));

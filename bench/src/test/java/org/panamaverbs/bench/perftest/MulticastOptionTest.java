@@ -59,6 +59,19 @@ class MulticastOptionTest {
     }
 
     @Test
+    void connectionlessIsAMulticastServerThatRunsInfinitely() {
+        String refusal = "Using Connectionless server only available in Multicast, UD BW with RUN INFINITELY tests";
+        CommandLineTest.assertOneLine(CommandLineTest.run("ib_send_bw", "--connectionless", "--run_infinitely"), 1,
+                refusal, "ib_send_bw");
+        CommandLineTest.assertOneLine(CommandLineTest.run("ib_send_bw", "--connectionless", "-g"), 1, refusal,
+                "ib_send_bw");
+        CommandLineTest.assertOneLine(CommandLineTest.run("ib_send_bw", "--connectionless", "-g", "--run_infinitely",
+                "127.0.0.1"), 1, refusal, "ib_send_bw");
+        CommandLineTest.assertOneLine(CommandLineTest.run("ib_send_lat", "--connectionless"), 1,
+                "ib_send_bw's server only", "ib_send_lat");
+    }
+
+    @Test
     void validationForcesUd() {
         Multicast m = new Multicast();
         m.enabled = true;
