@@ -211,8 +211,7 @@ final class PerftestFlags {
                     + " (perftest refuses it too)").noted("perftest 25.01 and later; 4.5 lacks it"),
             implemented(null, "--send_with_imm", NONE, SEND, SEND).noted("perftest 26 and later; 4.5 and 25.01 lack it"),
             implemented(null, "--connectionless", NONE, set(Tool.SEND_BW), set(Tool.SEND_BW), "a multicast receiver with"
-                    + " no peer: ib_send_bw's server only").noted("perftest 25.01 and later; 4.5"
-                    + " lacks it"),
+                    + " no peer: ib_send_bw's server only").noted("perftest 25.01 and later; 4.5 lacks it"),
             implemented(null, "--cqe_poll", VALUE, ALL, ALL),
             accepted(null, "--disable_dynamic_polling", NONE, BW, "the Java tools never adapt their poll batch (16, or"
                     + " --cqe_poll's): what the option asks of perftest 26"),
