@@ -11,6 +11,10 @@
 #                                             when it cannot make one (the tiers then run without it).
 #        pv_aot_flags CACHE                   the options that use it ("-XX:AOTCache=CACHE"), or nothing
 #        pv_aot_stand_in                      prints the directory of the stand-in libibverbs.so.1 (builds it)
+#        pv_peer_aot                          trains the device tests' peer JVMs' cache (target/aot/peer.aot) unless
+#                                             it is newer than the library jar, and sets what the tests give their
+#                                             peers: pv_peer_jvm_options (interpreted, the serial GC, and the cache
+#                                             when there is one) and pv_peer_class_path_prefix (the cache's jars)
 # The JVMs that use a cache must be started with the training run's class path (jars only: the JVM does not archive
 # classes from directories), GC and --enable-native-access, or the JVM prints why and runs without it.
 # shellcheck shell=bash
@@ -53,4 +57,30 @@ pv_aot_train() {
 pv_aot_flags() {
   [[ -f $1 ]] && printf '%s\n' "-XX:AOTCache=$1"
   return 0
+}
+
+# The device tests' peer JVMs (CmPeer, the examples, the DiSNI programs, the Netty and NIO peers) run interpreted on
+# the test class path, which starts with directories: the cache holds what their start shares, the JDK's and the
+# library's classes, trained by scripts/lib/PeerStartTraining.java on the library jar, and the launchers put that
+# training's class path first (panamaverbs.test.peerClassPathPrefix) so that the JVM can use it. In the Soft-RoCE
+# guest it took `CmPeer create-ep` from 18.5-19.2 s to 12.2-12.6 s (docs/benchmarks/ci-time.md).
+pv_peer_aot() {
+  pv_peer_jvm_options="-Xint -XX:+UseSerialGC" pv_peer_class_path_prefix=""
+  local jar=$PWD/target/panama-verbs-0.2.0.jar dir=$PWD/target/aot classes
+  local cache=$dir/peer.aot training=$dir/peer-training.jar
+  [[ -f $jar ]] || { printf '[aot-cache] no peer AOT cache: %s is missing (mvn -f parent install)\n' "$jar" >&2; return 0; }
+  if [[ ! $cache -nt $jar || ! $cache -nt scripts/lib/PeerStartTraining.java ]]; then
+    classes=$(mktemp -d)
+    if javac --release 22 -d "$classes" -cp "$jar" scripts/lib/PeerStartTraining.java && mkdir -p "$dir" &&
+        jar cf "$training" -C "$classes" .; then
+      pv_aot_train "$cache" java -Xint -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp "$jar:$training" \
+        PeerStartTraining
+    else
+      printf '[aot-cache] no peer AOT cache: scripts/lib/PeerStartTraining.java did not compile\n' >&2
+      rm -f "$cache"
+    fi
+    rm -rf "$classes"
+  fi
+  [[ -f $cache ]] || return 0
+  pv_peer_jvm_options+=" -XX:AOTCache=$cache" pv_peer_class_path_prefix="$jar:$training:"
 }

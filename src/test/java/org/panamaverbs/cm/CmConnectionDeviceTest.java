@@ -73,7 +73,9 @@ class CmConnectionDeviceTest {
 
         Peer(List<String> jvmOptions, String... args) throws IOException {
             String java = ProcessHandle.current().info().command().orElse("java");
-            String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+            // the guest's tiers put the jars of the peers' AOT cache first (scripts/lib/aot-cache.sh)
+            String classPath = System.getProperty("panamaverbs.test.peerClassPathPrefix", "")
+                    + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
             List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
             // C1 only, or what the guest's tiers set (interpreted): a JVM that lives seconds gains nothing from C2
             command.addAll(List.of(System.getProperty("panamaverbs.test.peerJvmOptions",

@@ -54,8 +54,9 @@ final class ProgramRun implements AutoCloseable {
     static ProgramRun onClassPath(Class<?> mainClass, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED"));
         command.addAll(JVM_OPTIONS);
-        command.addAll(List.of("-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                mainClass.getName()));
+        // the guest's tiers put the jars of the peers' AOT cache first (scripts/lib/aot-cache.sh)
+        command.addAll(List.of("-cp", System.getProperty("panamaverbs.test.peerClassPathPrefix", "")
+                + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), mainClass.getName()));
         command.addAll(List.of(args));
         return new ProgramRun(mainClass.getSimpleName() + " " + String.join(" ", args), command);
     }
@@ -63,7 +64,8 @@ final class ProgramRun implements AutoCloseable {
     /** Starts {@code mainClass} as module org.panamaverbs.examples, with the library's module beside it. */
     static ProgramRun onModulePath(Class<?> mainClass, List<Path> modulePath, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=org.panamaverbs"));
-        command.addAll(JVM_OPTIONS);
+        // the guest's AOT cache is for class-path starts: on the module path the JVM would refuse it in the output
+        command.addAll(JVM_OPTIONS.stream().filter(option -> !option.startsWith("-XX:AOTCache=")).toList());
         StringBuilder path = new StringBuilder();
         for (Path entry : modulePath) {
             path.append(path.isEmpty() ? "" : java.io.File.pathSeparator).append(entry);

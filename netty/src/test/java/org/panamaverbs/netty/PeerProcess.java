@@ -40,7 +40,9 @@ final class PeerProcess implements AutoCloseable {
     /** {@link Peers} with extra JVM options. */
     static PeerProcess java(List<String> jvmOptions, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        // the guest's tiers put the jars of the peers' AOT cache first (scripts/lib/aot-cache.sh)
+        String classPath = System.getProperty("panamaverbs.test.peerClassPathPrefix", "")
+                + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
         command.addAll(List.of(System.getProperty("panamaverbs.test.peerJvmOptions",
                 "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split(" +")));

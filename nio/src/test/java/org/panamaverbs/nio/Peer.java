@@ -76,8 +76,9 @@ final class Peer implements AutoCloseable {
                 "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split(" +")));
         command.add("-Djava.nio.channels.spi.SelectorProvider=" + RsocketSelectorProvider.class.getName());
         command.add("-D" + RsocketSelectorProvider.FALLBACK_PROPERTY + "=" + (tcpFallback ? "tcp" : "refuse"));
-        command.addAll(List.of("-cp", System.getProperty("surefire.test.class.path",
-                System.getProperty("java.class.path")), main.getName()));
+        // the guest's tiers put the jars of the peers' AOT cache first (scripts/lib/aot-cache.sh)
+        command.addAll(List.of("-cp", System.getProperty("panamaverbs.test.peerClassPathPrefix", "")
+                + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), main.getName()));
         command.addAll(List.of(args));
         return new Peer(command);
     }
