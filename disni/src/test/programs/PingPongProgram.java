@@ -111,6 +111,9 @@ public class PingPongProgram {
     public static void main(String[] args) throws Exception {
         InetSocketAddress address = new InetSocketAddress(args[1], Integer.parseInt(args[2]));
         RdmaPassiveEndpointGroup<Endpoint> group = new RdmaPassiveEndpointGroup<>(1000, 16, 1, 16);
+        // DiSNI connects with retry_count 0, so one late ACK ends the connection (seen under emulation with
+        // LatencyProgram and PipelineProgram). 7 is what perftest uses.
+        group.getConnParam().setRetry_count((byte) 7);
         group.init((id, serverSide) -> new Endpoint(group, id, serverSide));
         if (args[0].equals("server")) {
             RdmaServerEndpoint<Endpoint> server = group.createServerEndpoint();

@@ -271,6 +271,9 @@ public class RpcProgram {
     public static void main(String[] args) throws Exception {
         InetSocketAddress address = new InetSocketAddress(args[1], Integer.parseInt(args[2]));
         RdmaActiveEndpointGroup<Endpoint> group = new RdmaActiveEndpointGroup<>(1000, false, 16, 1, 64);
+        // DiSNI connects with retry_count 0, so one late ACK ends the connection (seen under emulation with
+        // LatencyProgram and PipelineProgram). 7 is what perftest uses.
+        group.getConnParam().setRetry_count((byte) 7);
         group.init((id, serverSide) -> new Endpoint(group, id, serverSide));
         try {
             if (args[0].equals("server")) {
