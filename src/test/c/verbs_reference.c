@@ -96,6 +96,15 @@ int main(int argc, char **argv)
 		printf("ops %zu\npoll_cq %zu\npost_send %zu\npost_recv %zu\n", offsetof(struct ibv_context, ops),
 		       offsetof(struct ibv_context_ops, poll_cq), offsetof(struct ibv_context_ops, post_send),
 		       offsetof(struct ibv_context_ops, post_recv));
+		printf("odp_caps %zu\nrc_odp_caps %zu\nuc_odp_caps %zu\nud_odp_caps %zu\nodp_caps_end %zu\n",
+		       offsetof(struct ibv_device_attr_ex, odp_caps),
+		       offsetof(struct ibv_device_attr_ex, odp_caps.per_transport_caps.rc_odp_caps),
+		       offsetof(struct ibv_device_attr_ex, odp_caps.per_transport_caps.uc_odp_caps),
+		       offsetof(struct ibv_device_attr_ex, odp_caps.per_transport_caps.ud_odp_caps),
+		       offsetof(struct ibv_device_attr_ex, odp_caps) + sizeof(struct ibv_odp_caps));
+		printf("odp_support %d\nodp_implicit %d\nodp_send %d\nodp_recv %d\nodp_write %d\nodp_read %d\nodp_atomic %d\n"
+		       "odp_srq_recv %d\n", IBV_ODP_SUPPORT, IBV_ODP_SUPPORT_IMPLICIT, IBV_ODP_SUPPORT_SEND, IBV_ODP_SUPPORT_RECV,
+		       IBV_ODP_SUPPORT_WRITE, IBV_ODP_SUPPORT_READ, IBV_ODP_SUPPORT_ATOMIC, IBV_ODP_SUPPORT_SRQ_RECV);
 	} else {
 		return 2;
 	}

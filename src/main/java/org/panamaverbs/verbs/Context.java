@@ -201,6 +201,21 @@ public final class Context extends VerbsResource {
     }
 
     /**
+     * What on-demand paging the device offers: the {@code odp_caps} of {@code ibv_query_device_ex}, an inline
+     * function in C re-implemented here as {@link #queryPort} is (the provider's {@code query_device_ex} through the
+     * extended context; none when the provider or libibverbs lacks it, as in C). Check it before registering with
+     * {@link Access#ON_DEMAND}, which a device without it refuses.
+     *
+     * @return the device's ODP capabilities, queried on each call
+     * @throws IllegalStateException if the context is closed
+     * @throws VerbsException        naming {@code ibv_query_device_ex} if the provider fails the query
+     */
+    public OnDemandPaging onDemandPaging() {
+        ensureOpen();
+        return OnDemandPagingQuery.query(handle, device.name());
+    }
+
+    /**
      * The populated entries of a port's GID table, with their types ({@code _ibv_query_gid_table},
      * which the inline {@code ibv_query_gid_table} calls with {@code sizeof(struct ibv_gid_entry)}). On a libibverbs
      * older than rdma-core 32, which lacks it, each slot is read with {@code ibv_query_gid} and the type and network

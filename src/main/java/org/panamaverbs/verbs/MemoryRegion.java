@@ -141,6 +141,10 @@ public final class MemoryRegion extends VerbsResource {
         if (tooOld != null) {
             throw pd.context().policy().refused(tooOld);
         }
+        UnsupportedVerbException noPaging = onDemandRefusal(pd.context(), access);
+        if (noPaging != null) {
+            throw pd.context().policy().refused(noPaging);
+        }
         MethodHandle regMrIova2 = symbols.handle(VerbsSymbols.Newer.REG_MR_IOVA2);
         Object event = ControlEvents.begin(ControlEvents.Kind.MEMORY_REGION_CREATE);
         try (CallState state = CallState.open()) {
@@ -179,6 +183,19 @@ public final class MemoryRegion extends VerbsResource {
         return new UnsupportedVerbException("ibv_reg_mr", symbols.lacking(VerbsSymbols.Newer.REG_MR_IOVA2,
                 "access 0x" + Integer.toHexString(access) + " with an optional flag (RELAXED_ORDERING)"),
                 "register without Access.RELAXED_ORDERING, or " + VerbsSymbols.upgrade(VerbsSymbols.Newer.REG_MR_IOVA2));
+    }
+
+    /**
+     * The refusal of {@link Access#ON_DEMAND} on a device whose {@code ibv_query_device_ex} reports no on-demand paging
+     * (the kernel would answer EOPNOTSUPP or EINVAL), or null.
+     */
+    private static UnsupportedVerbException onDemandRefusal(Context context, int access) {
+        if ((access & Access.ON_DEMAND.bit()) == 0 || context.onDemandPaging().supported()) {
+            return null;
+        }
+        return new UnsupportedVerbException("ibv_reg_mr", "device " + context.name() + " has no on-demand paging"
+                + " (odp_caps.general_caps of ibv_query_device_ex lacks IBV_ODP_SUPPORT)",
+                "register without Access.ON_DEMAND: the memory is then pinned");
     }
 
     /**

@@ -14,7 +14,6 @@ import java.lang.invoke.MethodHandle;
 import org.panamaverbs.ffi.ibv_port_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.ffi.verbs_context;
-import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -23,8 +22,6 @@ import org.panamaverbs.internal.Unchecked;
  * including {@code verbs_get_ctx_op}'s reading of the extended context.
  */
 final class PortAttributesQuery {
-    /** {@code __VERBS_ABI_IS_EXTENDED}: {@code ((void *)UINTPTR_MAX)} in {@code ibv_context.abi_compat}. */
-    private static final long VERBS_ABI_IS_EXTENDED = -1L;
     /** {@code verbs_context.query_port(ctx, port, attr, sizeof attr)}, called through the provider pointer. */
     private static final MethodHandle QUERY_PORT_OP = Linker.nativeLinker().downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
@@ -44,7 +41,7 @@ final class PortAttributesQuery {
     static PortAttributes query(MemorySegment context, int port, String deviceName) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_port_attr.layout());
-            MemorySegment queryPortOp = extendedOp(context, verbs_context.query_port$offset());
+            MemorySegment queryPortOp = ExtendedContext.op(context, verbs_context.query_port$offset());
             int rc;
             if (queryPortOp == null) {
                 rc = ibverbs_h.ibv_query_port(context, (byte) port, attr);
@@ -73,26 +70,5 @@ final class PortAttributesQuery {
         } catch (Throwable t) {
             throw Unchecked.rethrow(t);
         }
-    }
-
-    /**
-     * {@code verbs_get_ctx_op(ctx, op)}: the extended operation at {@code opOffset} inside
-     * {@code struct verbs_context}, or null when the context is not extended, too old to have it, or
-     * the provider leaves it NULL.
-     */
-    private static MemorySegment extendedOp(MemorySegment context, long opOffset) {
-        NativeLayouts.Selected layouts = NativeLayouts.selected();
-        if (context.get(ADDRESS, NativeLayouts.offset(layouts.ibvContext(), "abi_compat")).address() != VERBS_ABI_IS_EXTENDED) {
-            return null;
-        }
-        long contextOffset = verbs_context.context$offset();
-        long verbsContextSize = layouts.verbsContext().byteSize();
-        MemorySegment verbsContext = MemorySegment.ofAddress(context.address() - contextOffset).reinterpret(verbsContextSize);
-        long size = verbsContext.get(JAVA_LONG, verbs_context.sz$offset());
-        if (size < verbsContextSize - opOffset) {
-            return null;
-        }
-        MemorySegment op = verbsContext.get(ADDRESS, opOffset);
-        return op.equals(MemorySegment.NULL) ? null : op;
     }
 }

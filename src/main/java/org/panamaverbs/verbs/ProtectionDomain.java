@@ -107,7 +107,8 @@ public final class ProtectionDomain extends VerbsResource {
      *                                  {@code memoryOwner}, or a read-only one with a write access
      * @throws IllegalStateException    if this domain is closed or the arena already is (or closed meanwhile)
      * @throws WrongThreadException     if {@code memoryOwner} is confined to another thread
-     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ
+     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, and for
+     *                                  {@link Access#ON_DEMAND} on a device without on-demand paging
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno (ENOMEM or EFAULT often mean the
      *                                  locked-memory limit, {@code ulimit -l}, is too low)
      */
@@ -141,8 +142,10 @@ public final class ProtectionDomain extends VerbsResource {
      *                                  read-only segment with {@link Access#LOCAL_WRITE},
      *                                  {@link Access#REMOTE_WRITE} or {@link Access#REMOTE_ATOMIC}
      * @throws IllegalStateException    if this domain is closed
-     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, and for
-     *                                  {@link Access#RELAXED_ORDERING} on rdma-core before 28 (see {@link Rdma#rdmaCore()})
+     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, for
+     *                                  {@link Access#RELAXED_ORDERING} on rdma-core before 28 (see {@link Rdma#rdmaCore()}),
+     *                                  and for {@link Access#ON_DEMAND} on a device without on-demand paging
+     *                                  ({@link Context#onDemandPaging()})
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno (ENOMEM or EFAULT often mean the
      *                                  locked-memory limit, {@code ulimit -l}, is too low)
      */
@@ -162,8 +165,10 @@ public final class ProtectionDomain extends VerbsResource {
      *               for local read only
      * @return the region; {@link MemoryRegion#segment()} is the memory to read and write
      * @throws IllegalArgumentException if {@code size} is not positive
-     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, and for
-     *                                  {@link Access#RELAXED_ORDERING} on rdma-core before 28 (see {@link Rdma#rdmaCore()})
+     * @throws UnsupportedVerbException for remote access on QEMU's PVRDMA model, which has no RDMA WRITE/READ, for
+     *                                  {@link Access#RELAXED_ORDERING} on rdma-core before 28 (see {@link Rdma#rdmaCore()}),
+     *                                  and for {@link Access#ON_DEMAND} on a device without on-demand paging
+     *                                  ({@link Context#onDemandPaging()})
      * @throws VerbsException           naming {@code ibv_reg_mr} and the errno
      */
     public MemoryRegion allocateAndRegister(long size, Access... access) {

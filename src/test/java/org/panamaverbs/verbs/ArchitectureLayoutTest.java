@@ -129,7 +129,7 @@ class ArchitectureLayoutTest {
         for (Architecture a : Architecture.values()) {
             GroupLayout verbsContext = NativeLayouts.forArchitecture(org.panamaverbs.ffi.verbs_context.layout(), a);
             GroupLayout context = NativeLayouts.forArchitecture(org.panamaverbs.ffi.ibv_context.layout(), a);
-            // PortAttributesQuery.extendedOp relies on verbs_get_ctx's container_of: ibv_context ends struct verbs_context
+            // ExtendedContext.op relies on verbs_get_ctx's container_of: ibv_context ends struct verbs_context
             assertEquals(verbsContext.byteSize(), NativeLayouts.offset(verbsContext, "context") + context.byteSize(), a.name());
         }
         assertEquals(48, NativeLayouts.forArchitecture(org.panamaverbs.ffi.pthread_mutex_t.layout(), Architecture.AARCH64).byteSize());

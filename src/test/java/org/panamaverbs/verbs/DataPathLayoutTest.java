@@ -3,6 +3,7 @@ package org.panamaverbs.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -49,11 +50,22 @@ class DataPathLayoutTest {
         assertEquals(c.get("ops") + c.get("poll_cq"), DataPath.POLL_CQ_OFFSET);
         assertEquals(c.get("ops") + c.get("post_send"), DataPath.POST_SEND_OFFSET);
         assertEquals(c.get("ops") + c.get("post_recv"), DataPath.POST_RECV_OFFSET);
+        assertEquals(c.get("odp_caps"), OnDemandPagingQuery.ODP_CAPS_OFFSET);
+        assertEquals(c.get("rc_odp_caps"), OnDemandPagingQuery.RC_CAPS_OFFSET);
+        assertEquals(c.get("uc_odp_caps"), OnDemandPagingQuery.RC_CAPS_OFFSET + Integer.BYTES);
+        assertEquals(c.get("ud_odp_caps"), OnDemandPagingQuery.RC_CAPS_OFFSET + 2 * Integer.BYTES);
+        assertEquals(c.get("odp_caps_end"), OnDemandPagingQuery.ATTR_SIZE);
+        assertEquals(c.get("odp_support"), OnDemandPaging.SUPPORT);
+        assertEquals(c.get("odp_implicit"), OnDemandPaging.SUPPORT_IMPLICIT);
+        assertEquals(List.of(c.get("odp_send"), c.get("odp_recv"), c.get("odp_write"), c.get("odp_read"),
+                c.get("odp_atomic"), c.get("odp_srq_recv")), List.of((long) OnDemandPaging.SEND, (long) OnDemandPaging.RECV,
+                (long) OnDemandPaging.WRITE, (long) OnDemandPaging.READ, (long) OnDemandPaging.ATOMIC,
+                (long) OnDemandPaging.SRQ_RECV));
     }
 
     @Test
     void ibvContextIsTheLastMemberOfVerbsContext() {
-        // PortAttributesQuery.extendedOp relies on verbs_get_ctx's container_of: ibv_context ends struct verbs_context.
+        // ExtendedContext.op relies on verbs_get_ctx's container_of: ibv_context ends struct verbs_context.
         assertEquals(verbs_context.layout().byteSize(), verbs_context.context$offset() + ibv_context.layout().byteSize());
     }
 }

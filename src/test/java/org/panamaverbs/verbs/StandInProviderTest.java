@@ -84,6 +84,13 @@ class StandInProviderTest {
     }
 
     /** A provider without {@code ops.post_srq_recv}: shared receive queues are refused before any native call. */
+    /** A context without {@code query_device_ex} reports no on-demand paging, and ON_DEMAND is refused before the kernel. */
+    @Test
+    void aContextWithoutQueryDeviceExHasNoOnDemandPaging() {
+        assertValues(output, "odp", "OnDemandPaging[generalCaps=0, rcCaps=0, ucCaps=0, udCaps=0]",
+                "odp.region.refused", "ibv_reg_mr true");
+    }
+
     @Test
     void sharedReceiveQueuesWithoutPostSrqRecvAreRefused() {
         assertEquals("true", StandIn.value(output, "srq.refused"), output);

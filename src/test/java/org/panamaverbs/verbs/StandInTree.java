@@ -65,6 +65,14 @@ final class StandInTree {
                 }
                 System.out.println("polled.again=" + cq.poll(wcs));
             }
+            // the stand-in's context is not extended: no query_device_ex, so no on-demand paging, as C's fallback says
+            System.out.println("odp=" + context.onDemandPaging());
+            try {
+                pd.allocateAndRegister(4096, Access.LOCAL_WRITE, Access.ON_DEMAND);
+                System.out.println("odp.region=registered");
+            } catch (UnsupportedVerbException e) {
+                System.out.println("odp.region.refused=" + e.verb() + " " + e.getMessage().contains("no on-demand paging"));
+            }
             try {
                 pd.createSharedReceiveQueue(4, 1);
                 System.out.println("srq=created");

@@ -171,6 +171,10 @@ public final class PerftestOptions {
      * multicast receiver with no peer, so the session exchanges nothing.
      */
     boolean connectionless;
+    @Option(names = "--odp", description = "register the buffers with on-demand paging (IBV_ACCESS_ON_DEMAND): not"
+            + " pinned, the device faults their pages in; a device without it, or without it for the test's operations,"
+            + " is refused as perftest refuses it")
+    boolean odp;
     @Option(names = "--use_hugepages",
             description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
                     + " perftest); a machine without hugepages configured stops the tool, as perftest's")

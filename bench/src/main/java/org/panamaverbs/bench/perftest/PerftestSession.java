@@ -146,6 +146,9 @@ final class PerftestSession implements AutoCloseable {
             if (atomicType >= 0) {
                 AtomicTools.requireAtomics(context);
             }
+            Access[] bufferAccess = !options.odp ? access : OnDemandPagingCheck.require(context, options,
+                    atomicType >= 0 ? OnDemandPagingCheck.Verb.ATOMIC : readTest ? OnDemandPagingCheck.Verb.READ
+                            : sendTest ? OnDemandPagingCheck.Verb.SEND : OnDemandPagingCheck.Verb.WRITE, access);
             PortAttributes port = context.queryPort(options.ibPort);
             if (options.reportCounters != null) { // as perftest, before anything is exchanged
                 options.counters = PortCounters.open(options.reportCounters, context.name(), options.ibPort);
@@ -299,7 +302,7 @@ final class PerftestSession implements AutoCloseable {
             half = slot * (queuePairs / regions);
             List<MemoryRegion> registered = new ArrayList<>();
             for (int i = 0; i < regions; i++) {
-                registered.add(allocateAndRegister(half * 2, access));
+                registered.add(allocateAndRegister(half * 2, bufferAccess));
             }
             buffer = registered.getFirst();
             int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
