@@ -34,12 +34,12 @@ public record OnDemandPaging(long generalCaps, int rcCaps, int ucCaps, int udCap
     /** What a device without on-demand paging, or a query without {@code query_device_ex}, reports. */
     static final OnDemandPaging NONE = new OnDemandPaging(0, 0, 0, 0);
 
-    /** @return whether {@code general_caps} has {@link #SUPPORT} */
+    /** {@return whether {@code general_caps} has {@link #SUPPORT}} */
     public boolean supported() {
         return (generalCaps & SUPPORT) != 0;
     }
 
-    /** @return whether {@code general_caps} has {@link #SUPPORT_IMPLICIT} */
+    /** {@return whether {@code general_caps} has {@link #SUPPORT_IMPLICIT}} */
     public boolean implicitSupported() {
         return (generalCaps & SUPPORT_IMPLICIT) != 0;
     }
