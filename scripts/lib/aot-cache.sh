@@ -66,9 +66,11 @@ pv_aot_flags() {
 # guest it took `CmPeer create-ep` from 18.5-19.2 s to 12.2-12.6 s (docs/benchmarks/ci-time.md).
 pv_peer_aot() {
   pv_peer_jvm_options="-Xint -XX:+UseSerialGC" pv_peer_class_path_prefix=""
-  local jar=$PWD/target/panama-verbs-0.2.0.jar dir=$PWD/target/aot classes
+  local jar dir=$PWD/target/aot classes
   local cache=$dir/peer.aot training=$dir/peer-training.jar
-  [[ -f $jar ]] || { printf '[aot-cache] no peer AOT cache: %s is missing (mvn -f parent install)\n' "$jar" >&2; return 0; }
+  # the library jar of whatever version the build made (not its -sources, -javadoc or -tests jars)
+  jar=$(compgen -G "$PWD/target/panama-verbs-*.jar" | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$' -e '-tests\.jar$' | head -n1 || true)
+  [[ -n $jar && -f $jar ]] || { printf '[aot-cache] no peer AOT cache: target/panama-verbs-VERSION.jar is missing (mvn -f parent install)\n' >&2; return 0; }
   if [[ ! $cache -nt $jar || ! $cache -nt scripts/lib/PeerStartTraining.java ]]; then
     classes=$(mktemp -d)
     if javac --release 22 -d "$classes" -cp "$jar" scripts/lib/PeerStartTraining.java && mkdir -p "$dir" &&
