@@ -82,6 +82,12 @@ uint64_t stub_qp_recvs(struct ibv_qp *qp) { return ((struct stub_qp *)qp)->recvs
 uint64_t stub_cq_polled(struct ibv_cq *cq) { return ((struct stub_cq *)cq)->polled; }
 uint64_t stub_cq_calls(struct ibv_cq *cq) { return ((struct stub_cq *)cq)->calls; }
 
+uint32_t stub_qp_last_lkey(struct ibv_qp *ibqp)
+{
+	struct stub_qp *qp = (struct stub_qp *)ibqp;
+	return be32toh(qp->sq[(uint32_t)(qp->sq_head - 1) & qp->sq_mask].data[0].lkey);
+}
+
 long stub_c_post_send_loop(struct ibv_qp *qp, struct ibv_send_wr *wr, long n)
 {
 	struct ibv_send_wr *bad;

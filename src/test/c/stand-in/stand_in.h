@@ -37,7 +37,7 @@ struct stub_send_wqe {
 };
 struct stub_recv_wqe { struct stub_data_seg data[STUB_MAX_SGE]; };
 
-struct stub_context { struct ibv_context ibv; };            /* ibv first: a struct ibv_context * is a stub_context * */
+struct stub_context { struct verbs_context vctx; };   /* vctx.context last, as libibverbs lays out an extended one */
 struct stub_pd { struct ibv_pd ibv; };
 struct stub_mr { struct ibv_mr ibv; };
 struct stub_cq {

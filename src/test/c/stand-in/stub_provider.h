@@ -48,6 +48,10 @@ uint64_t stub_qp_recvs(struct ibv_qp *qp);    /* receive requests accepted */
 uint64_t stub_cq_polled(struct ibv_cq *cq);   /* completions handed out */
 uint64_t stub_cq_calls(struct ibv_cq *cq);    /* poll_cq calls, empty ones included */
 uint64_t stub_total_calls(void);              /* requests accepted and poll_cq calls of every live object */
+uint32_t stub_qp_last_lkey(struct ibv_qp *qp); /* the first entry's lkey of the newest send request accepted */
+
+/* The local key of stub0's null regions (its context's alloc_null_mr, which ibv_alloc_null_mr calls). */
+#define STUB_NULL_LKEY 0x4e554c4cu
 
 /* The context's data-path operations (ctx->ops), for the bare FFM calls of the benchmark's evidence rows. */
 void *stub_post_send_op(struct ibv_context *ctx);

@@ -106,6 +106,8 @@ __be64 ibv_get_device_guid(struct ibv_device *device)
 	return htobe64(STUB_GUID);
 }
 
+static struct ibv_mr *stub_alloc_null_mr(struct ibv_pd *pd);
+
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
 	struct stub_context *ctx = calloc(1, sizeof(*ctx));
@@ -116,25 +118,30 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		free(ctx);
 		return NULL;
 	}
-	ctx->ibv.device = device;
-	ctx->ibv.cmd_fd = -1;
-	ctx->ibv.async_fd = fd;
-	ctx->ibv.num_comp_vectors = 1;
-	ctx->ibv.abi_compat = NULL;          /* not a verbs_context: ibv_query_port is the exported function */
+	struct ibv_context *ibv = &ctx->vctx.context;
+	ibv->device = device;
+	ibv->cmd_fd = -1;
+	ibv->async_fd = fd;
+	ibv->num_comp_vectors = 1;
 	if (device != &stub_device_without_ops) {
-		ctx->ibv.ops.poll_cq = stub_poll_cq;
-		ctx->ibv.ops.req_notify_cq = stub_req_notify_cq;
-		ctx->ibv.ops.post_send = stub_post_send;
-		ctx->ibv.ops.post_recv = stub_post_recv;
+		ibv->ops.poll_cq = stub_poll_cq;
+		ibv->ops.req_notify_cq = stub_req_notify_cq;
+		ibv->ops.post_send = stub_post_send;
+		ibv->ops.post_recv = stub_post_recv;
+		/* extended, with alloc_null_mr its only operation: query_port and query_device_ex are NULL, so callers
+		 * fall back to the exported ibv_query_port and to no on-demand paging, as verbs.h's inline functions do */
+		ibv->abi_compat = __VERBS_ABI_IS_EXTENDED;
+		ctx->vctx.sz = sizeof(ctx->vctx);
+		ctx->vctx.alloc_null_mr = stub_alloc_null_mr;
 	}
 	/* ops.post_srq_recv stays NULL: shared receive queues are refused before ibv_create_srq */
-	return &ctx->ibv;
+	return ibv;
 }
 
 int ibv_close_device(struct ibv_context *ibctx)
 {
 	close(ibctx->async_fd);
-	free(ibctx);
+	free((char *)ibctx - offsetof(struct stub_context, vctx.context));
 	return 0;
 }
 
@@ -415,6 +422,17 @@ static struct ibv_mr *stub_mr_new(struct ibv_pd *pd, void *addr, size_t length)
 	mr->ibv.lkey = h << 8 | 0x11;
 	mr->ibv.rkey = h << 8 | 0x22;
 	return &mr->ibv;
+}
+
+/* A null region as mlx5 makes one: no address, the largest length, a local key only. */
+static struct ibv_mr *stub_alloc_null_mr(struct ibv_pd *pd)
+{
+	struct ibv_mr *mr = stub_mr_new(pd, NULL, SIZE_MAX);
+	if (mr) {
+		mr->lkey = STUB_NULL_LKEY;
+		mr->rkey = 0;
+	}
+	return mr;
 }
 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)

@@ -79,6 +79,16 @@ public final class CallState implements AutoCloseable {
     }
 
     /**
+     * A downcall handle for a function pointer (a provider's operation), which takes the pointer as its first argument
+     * and a capture buffer as its second.
+     *
+     * @param descriptor the operation's C signature
+     */
+    public static MethodHandle capturingErrnoThroughPointer(FunctionDescriptor descriptor) {
+        return Linker.nativeLinker().downcallHandle(descriptor, CAPTURE_ERRNO);
+    }
+
+    /**
      * {@link #capturingErrno(MemorySegment, FunctionDescriptor)} for a variadic C function such as
      * {@code fcntl(int, int, ...)}: the linker must know where the variadic arguments start (the platform
      * ABI may pass them differently from named ones).

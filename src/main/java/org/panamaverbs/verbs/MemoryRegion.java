@@ -32,6 +32,10 @@ import org.panamaverbs.internal.VerbsSymbols;
  * {@link ProtectionDomain#register(MemorySegment, Access...)} holds memory that nothing frees while it is reachable
  * (a direct {@code ByteBuffer}'s, the global or an automatic arena's). The memory of an open region is therefore
  * always alive, and a post reads no liveness.
+ *
+ * <p>A null region ({@link ProtectionDomain#allocateNullRegion}, {@code ibv_alloc_null_mr}) has a local key only:
+ * the device discards what a request would write through it and reads zeros. Its entries point into memory the
+ * region owns, which the device never touches, so that what a provider reads in user space (inline data) is real.
  */
 public final class MemoryRegion extends VerbsResource {
     /** Alignment of memory the library allocates for regions. */
@@ -44,6 +48,8 @@ public final class MemoryRegion extends VerbsResource {
     private final int lkey;
     private final int rkey;
     private final int access;
+    /** Whether this is a null region, whose key the device reads as no memory ({@code ibv_alloc_null_mr}). */
+    private final boolean nullRegion;
     /** The arena's ties, for a region {@link #registerTied} made; it leaves them when closed. */
     private ArenaTies ties;
 
@@ -54,6 +60,11 @@ public final class MemoryRegion extends VerbsResource {
     }
 
     private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access) {
+        this(pd, handle, segment, ownedMemory, access, false);
+    }
+
+    private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access,
+            boolean nullRegion) {
         super(pd.treeLock(), pd);
         this.pd = pd;
         this.context = pd.context();
@@ -62,6 +73,7 @@ public final class MemoryRegion extends VerbsResource {
         this.lkey = ibv_mr.lkey(handle);
         this.rkey = ibv_mr.rkey(handle);
         this.access = access;
+        this.nullRegion = nullRegion;
         String what = toString();
         Arena memory = ownedMemory; // a local: the lambda must not capture this region
         own(what, () -> {
@@ -171,6 +183,14 @@ public final class MemoryRegion extends VerbsResource {
     }
 
     /**
+     * A null region of {@code pd} from {@code mr}, the provider's {@code struct ibv_mr *}, whose entries point into
+     * {@code memory} of {@code arena}, which it frees after {@code ibv_dereg_mr} ({@link NullRegions}).
+     */
+    static MemoryRegion ofNull(ProtectionDomain pd, MemorySegment mr, MemorySegment memory, Arena arena) {
+        return new MemoryRegion(pd, mr.reinterpret(ibv_mr.layout().byteSize()), memory, arena, 0, true);
+    }
+
+    /**
      * The refusal of a registration with an optional access flag ({@code IBV_ACCESS_OPTIONAL_RANGE}, e.g.
      * {@link Access#RELAXED_ORDERING}) by a libibverbs without {@code ibv_reg_mr_iova2}, whose {@code ibv_reg_mr}
      * would pass the flag to a kernel that may refuse it or, worse, misread it; null when {@code symbols} has
@@ -234,11 +254,24 @@ public final class MemoryRegion extends VerbsResource {
      * @return {@code mr->rkey}, which a peer's requests name with an address within {@link #address()} and
      *         {@link #address()} + {@link #length()}; usable only for the remote access the region was
      *         registered with
-     * @throws IllegalStateException if the region is closed
+     * @throws IllegalStateException         if the region is closed
+     * @throws UnsupportedOperationException for a null region, whose remote key is not valid ({@code ibv_alloc_null_mr})
      */
     public int rkey() {
         ensureOpen();
+        if (nullRegion) {
+            throw new UnsupportedOperationException(this + " is a null region: only its lkey is valid"
+                    + " (ibv_alloc_null_mr), a peer cannot be given it");
+        }
         return rkey;
+    }
+
+    /**
+     * {@return whether this is a null region} Its key makes the device discard what it would write and read zeros
+     * ({@link ProtectionDomain#allocateNullRegion}); its {@link #segment()} is memory the device never touches.
+     */
+    public boolean isNullRegion() {
+        return nullRegion;
     }
 
     /**
@@ -372,6 +405,10 @@ public final class MemoryRegion extends VerbsResource {
 
     @Override
     public String toString() {
+        if (nullRegion) {
+            return "MemoryRegion[null, lkey 0x" + Integer.toHexString(lkey) + ", entries over 0x"
+                    + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes]";
+        }
         return "MemoryRegion[0x" + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes, lkey 0x"
                 + Integer.toHexString(lkey) + "]";
     }

@@ -189,6 +189,31 @@ public final class ProtectionDomain extends VerbsResource {
     }
 
     /**
+     * {@code ibv_alloc_null_mr}: a null memory region, whose local key makes the device discard what it would write
+     * and read zeros where it would read: traffic that touches no memory, to measure the network alone (perftest's
+     * {@code --use-null-mr}). Its entries ({@link MemoryRegion#sge}) point into {@code length} bytes of zeroed memory
+     * the region owns and frees when closed, which the device never touches; a provider that copies inline data in
+     * user space copies those zeros. Only the local key is valid: {@link MemoryRegion#rkey()} throws.
+     *
+     * @param length the bytes entries may cover, at least 1; the memory is aligned to 4096 bytes
+     * @return the region, owned by this domain, with {@link MemoryRegion#isNullRegion()} true
+     * @throws IllegalArgumentException if {@code length} is not positive
+     * @throws IllegalStateException    if this domain is closed
+     * @throws UnsupportedVerbException if the device has no null regions: a provider without the operation (rxe,
+     *                                  PVRDMA and most others; mlx5 has it) or a libibverbs older than it
+     * @throws VerbsException           naming {@code ibv_alloc_null_mr} and the errno of another failure
+     */
+    public MemoryRegion allocateNullRegion(long length) {
+        if (length <= 0) {
+            throw new IllegalArgumentException("a null region needs at least one byte for its entries, not " + length);
+        }
+        synchronized (treeLock()) {
+            ensureOpen();
+            return NullRegions.allocate(this, length);
+        }
+    }
+
+    /**
      * {@code ibv_create_qp}: a queue pair in this domain, in state RESET. Connect it with
      * {@link QueuePair#connect(QpEndpoint)} or {@link QueuePair#connectLoopback(QueuePair, QueuePair)}.
      *

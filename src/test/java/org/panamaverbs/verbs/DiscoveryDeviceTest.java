@@ -91,6 +91,28 @@ class DiscoveryDeviceTest extends DeviceTest {
         }
     }
 
+    /**
+     * {@code ibv_alloc_null_mr} through the context's {@code alloc_null_mr}: a provider without null regions (rxe,
+     * vmw_pvrdma: libibverbs' default operation, EOPNOTSUPP) is refused in one line naming the verb and the errno; one
+     * with them (mlx5) gives a region with a local key only.
+     */
+    @Test
+    void aNullRegionIsMadeOrRefusedAsTheProviderAnswers() {
+        boolean withoutNullRegions = context.name().startsWith("rxe") || context.name().startsWith("vmw_pvrdma");
+        try (MemoryRegion none = pd.allocateNullRegion(4096)) {
+            assertFalse(withoutNullRegions, context.name() + "'s provider has no alloc_null_mr, yet " + none + " was made");
+            assertTrue(none.isNullRegion());
+            assertThrows(UnsupportedOperationException.class, none::rkey);
+            assertEquals(none.lkey(), none.sge(0, 4096).lkey());
+        } catch (UnsupportedVerbException e) {
+            assertEquals("ibv_alloc_null_mr", e.verb());
+            assertTrue(e.getMessage().contains(context.name() + " has no null memory regions"), e.getMessage());
+            if (withoutNullRegions) {
+                assertTrue(e.getMessage().contains("EOPNOTSUPP"), e.getMessage());
+            }
+        }
+    }
+
     @Test
     void gidTableHasTypedEntries() {
         PortAttributes port = context.queryPort(1);

@@ -83,7 +83,6 @@ class StandInProviderTest {
         }
     }
 
-    /** A provider without {@code ops.post_srq_recv}: shared receive queues are refused before any native call. */
     /** A context without {@code query_device_ex} reports no on-demand paging, and ON_DEMAND is refused before the kernel. */
     @Test
     void aContextWithoutQueryDeviceExHasNoOnDemandPaging() {
@@ -91,6 +90,20 @@ class StandInProviderTest {
                 "odp.region.refused", "ibv_reg_mr true");
     }
 
+    /**
+     * A null region from the context's {@code alloc_null_mr}: its local key, no remote key, zeroed memory for its
+     * entries; an RDMA WRITE from it hands the provider the null key and completes; closed twice without harm, then
+     * refused for posts and keys; a length of 0 refused; one left open closes with the tree.
+     */
+    @Test
+    void aNullRegionCarriesTheNullKeyAndClosesWithTheTree() {
+        assertValues(output, "null.region", "true 0x4e554c4c 0 4096 0", "null.rkey", "UnsupportedOperationException",
+                "null.write", "0 0x4e554c4c 1 9 SUCCESS 200",
+                "null.after.close", "IllegalStateException IllegalStateException true",
+                "null.length.zero", "IllegalArgumentException", "null.closed.with.tree", "true");
+    }
+
+    /** A provider without {@code ops.post_srq_recv}: shared receive queues are refused before any native call. */
     @Test
     void sharedReceiveQueuesWithoutPostSrqRecvAreRefused() {
         assertEquals("true", StandIn.value(output, "srq.refused"), output);

@@ -1,7 +1,14 @@
 package org.panamaverbs.verbs;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 
 import java.net.InetAddress;
@@ -36,7 +43,7 @@ final class StandInTree {
     }
 
     /** Opens "stub0", makes every object, posts and polls, and tries what the stand-in's devices refuse. */
-    private static void tree() {
+    private static void tree() throws Throwable {
         try (Context context = Rdma.open("stub0")) {
             System.out.println("profile=" + context.profile().hardwareClass());
             ProtectionDomain pd = context.allocateProtectionDomain();
@@ -79,14 +86,43 @@ final class StandInTree {
             } catch (UnsupportedVerbException e) {
                 System.out.println("srq.refused=" + e.getMessage().contains("post_srq_recv"));
             }
+            MemoryRegion leftOpen = nullRegions(pd, qp, cq);
             context.close();
             System.out.println("closed=" + (qp.isClosed() && mr.isClosed() && cq.isClosed() && pd.isClosed()));
+            System.out.println("null.closed.with.tree=" + leftOpen.isClosed());
         }
         try (Context withoutOps = Rdma.open("stub1")) {
             System.out.println("stub1=opened " + withoutOps);
         } catch (UnsupportedVerbException e) {
             System.out.println("stub1.refused=" + e.verb() + " " + e.getMessage().contains("poll_cq/post_send/post_recv"));
         }
+    }
+
+    /**
+     * Null regions on "stub0", whose context's {@code alloc_null_mr} makes them: the key, the refused remote key, an RDMA
+     * WRITE from one whose key reaches the provider's work-queue entry, use after close; returns one left open.
+     */
+    private static MemoryRegion nullRegions(ProtectionDomain pd, QueuePair qp, CompletionQueue cq) throws Throwable {
+        MethodHandle lastLkey = Linker.nativeLinker().downcallHandle(
+                SymbolLookup.libraryLookup("libibverbs.so.1", Arena.global()).find("stub_qp_last_lkey").orElseThrow(),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        MemoryRegion none = pd.allocateNullRegion(4096);
+        System.out.println("null.region=" + none.isNullRegion() + " 0x" + Integer.toHexString(none.lkey()) + " "
+                + none.access() + " " + none.length() + " " + none.segment().get(JAVA_INT, 4092));
+        System.out.println("null.rkey=" + refusal(none::rkey));
+        try (SendChain sends = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(4)) {
+            sends.get(0).wrId(9).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(none, 100, 200).remote(0x3000, 7);
+            int posted = qp.postSend(sends, 1);
+            int lkey = (int) lastLkey.invokeExact(qp.handle());
+            System.out.println("null.write=" + posted + " 0x" + Integer.toHexString(lkey) + " " + cq.poll(wcs) + " "
+                    + wcs.get(0).wrId() + " " + wcs.get(0).status() + " " + wcs.get(0).byteLength());
+            none.close();
+            none.close();
+            System.out.println("null.after.close=" + refusal(() -> qp.postSend(sends, 1)) + " " + refusal(none::lkey)
+                    + " " + none.isClosed());
+        }
+        System.out.println("null.length.zero=" + refusal(() -> pd.allocateNullRegion(0).lkey()));
+        return pd.allocateNullRegion(64);
     }
 
     /**

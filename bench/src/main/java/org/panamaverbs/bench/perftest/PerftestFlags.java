@@ -206,8 +206,10 @@ final class PerftestFlags {
             implemented(null, "--wait_destroy", VALUE, BW, BW),
             accepted(null, "--perform_warm_up", NONE, ALL, "only perftest's ib_atomic_bw acts on it; the"
                     + " Java tools always run unmeasured iterations first (--warmup, as many as -n by default)"),
-            refused(null, "--use-null-mr", NONE, WRITE_READ, NOT_YET + " (ibv_alloc_null_mr, mlx5's key that discards"
-                    + " writes and reads zeros, which the library does not bind)"),
+            implemented(null, "--use-null-mr", NONE, WRITE_READ, WRITE_READ, "perftest supports using a null memory"
+                    + " region with write/read verbs only").noted("perftest 24.01 and later; 4.5 lacks it. A device without"
+                    + " null regions (rxe, PVRDMA: only mlx5 has them) is refused in perftest's words, \"Couldn't create"
+                    + " null MR\", with the reason, when the resources are made (after the connection, as perftest)"),
             implemented(null, "--write_with_imm", NONE, WRITE, WRITE, "RDMA WRITE with immediate: the WRITE tools only"
                     + " (perftest refuses it too)").noted("perftest 25.01 and later; 4.5 lacks it"),
             implemented(null, "--send_with_imm", NONE, SEND, SEND).noted("perftest 26 and later; 4.5 and 25.01 lack it"),

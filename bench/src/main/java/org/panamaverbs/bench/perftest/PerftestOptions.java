@@ -175,6 +175,10 @@ public final class PerftestOptions {
             + " pinned, the device faults their pages in; a device without it, or without it for the test's operations,"
             + " is refused as perftest refuses it")
     boolean odp;
+    @Option(names = "--use-null-mr", description = "send from and offer a null memory region (ibv_alloc_null_mr): the"
+            + " device discards what is written and reads zeros, so the run measures the network without memory; a"
+            + " device without null regions is refused as perftest refuses it")
+    boolean useNullMr;
     @Option(names = "--use_hugepages",
             description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
                     + " perftest); a machine without hugepages configured stops the tool, as perftest's")

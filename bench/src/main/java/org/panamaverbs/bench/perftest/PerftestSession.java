@@ -30,6 +30,7 @@ import org.panamaverbs.verbs.QueuePair;
 import org.panamaverbs.verbs.Rdma;
 import org.panamaverbs.verbs.SendWorkRequest;
 import org.panamaverbs.verbs.SharedReceiveQueue;
+import org.panamaverbs.verbs.UnsupportedVerbException;
 
 /**
  * One side of a perftest test over RC with the TCP exchange, set up in perftest's order ({@code main} of
@@ -304,18 +305,22 @@ final class PerftestSession implements AutoCloseable {
             for (int i = 0; i < regions; i++) {
                 registered.add(allocateAndRegister(half * 2, bufferAccess));
             }
-            buffer = registered.getFirst();
+            // --use-null-mr: requests carry the null region's key (over memory of the same size, which nothing
+            // touches) and it is offered as the remote key, as perftest offers null_mr->lkey; the buffers stay registered
+            MemoryRegion nullRegion = options.useNullMr ? nullRegion(half * 2) : null;
+            buffer = nullRegion != null ? nullRegion : registered.getFirst();
             int lid = port.linkLayer() == LinkLayer.INFINIBAND ? port.lid() : 0;
             Gid localGid = cm == null ? gid : resources.gid(options.ibPort, gidIndex);
             List<PeerAddress> records = new ArrayList<>();
             List<MemoryRegion> each = new ArrayList<>();
             for (int i = 0; i < queuePairs; i++) {
                 MemoryRegion mr = registered.get(i % regions);
-                each.add(mr);
+                each.add(nullRegion != null ? nullRegion : mr);
                 // a member of a group offers the group: the peer sends there, to the multicast QPN
                 boolean member = options.multicastGroup != null;
                 records.add(new PeerAddress(member ? 0 : lid, outReads,
-                        member ? Multicast.GROUP_QPN : qps.get(i).qpNumber(), qps.get(i).psn(), mr.rkey(),
+                        member ? Multicast.GROUP_QPN : qps.get(i).qpNumber(), qps.get(i).psn(),
+                        nullRegion != null ? nullRegion.lkey() : mr.rkey(),
                         mr.address() + half + localSlot(i), member ? options.multicastGroup : localGid, 0));
             }
             buffers = List.copyOf(each);
@@ -335,6 +340,15 @@ final class PerftestSession implements AutoCloseable {
                 mappedFiles.close();
             }
             throw e;
+        }
+    }
+
+    /** {@code --use-null-mr}'s region, or perftest's refusal in its words where the device has none. */
+    private MemoryRegion nullRegion(long size) {
+        try {
+            return pd.allocateNullRegion(size);
+        } catch (UnsupportedVerbException e) {
+            throw new PerftestException("Couldn't create null MR (--use-null-mr: " + e.getMessage() + ")");
         }
     }
 
