@@ -10,8 +10,8 @@
  * first (LD_LIBRARY_PATH), it exports what Panama Verbs calls from libibverbs (ibv_get_device_list, ibv_open_device,
  * ibv_query_device, ibv_query_port, _ibv_query_gid_table, ibv_alloc_pd, ibv_reg_mr(_iova2), ibv_create_cq,
  * ibv_create_qp, ibv_modify_qp, ibv_query_qp, the destroy calls, events that never come) and the part of
- * librdmacm a DiSNI program's setup calls (event channel, id, bind, rdma_create_qp): a device "stub0" with one
- * InfiniBand port, and "stub1", whose contexts lack the legacy data-path operations (for the library's tests of that
+ * librdmacm a DiSNI program's setup calls (event channel, id, bind, rdma_create_qp): a device "stub0" with two
+ * InfiniBand ports, and "stub1", whose contexts lack the legacy data-path operations (for the library's tests of that
  * refusal). Programs open them as any device, through their public API.
  *
  * The objects are libibverbs' own structs (struct ibv_context, ibv_pd, ibv_cq, ibv_qp, ibv_mr from

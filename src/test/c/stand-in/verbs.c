@@ -49,7 +49,7 @@ static uint32_t pow2_at_least(uint32_t n)
 }
 
 /*
- * ---- the devices: "stub0", one port, one GID, generous limits, not PVRDMA (vendor 0x5eed); and "stub1", the same
+ * ---- the devices: "stub0", two ports with a GID each, generous limits, not PVRDMA (vendor 0x5eed); and "stub1", the same
  * but whose contexts lack the legacy data-path operations (as a provider with only extended ones would) ----
  */
 
@@ -73,8 +73,15 @@ static struct ibv_device stub_device_without_ops = {
 	.ibdev_path = "/nonexistent/stub1",
 };
 
-/* fe80::5eed, the port's only GID (an IB-type link-local GID). */
+/* fe80::5eed, port 1's only GID (an IB-type link-local GID); port 2's ends in 0x5eee. */
 static const uint8_t stub_gid[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x5e, 0xed };
+#define STUB_PORTS 2
+
+static void stub_port_gid(uint8_t port_num, uint8_t raw[16])
+{
+	memcpy(raw, stub_gid, sizeof(stub_gid));
+	raw[15] += port_num - 1;
+}
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
@@ -171,14 +178,14 @@ int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
 	attr->max_srq_wr = 64;
 	attr->max_srq_sge = STUB_MAX_SGE;
 	attr->max_pkeys = 1;
-	attr->phys_port_cnt = 1;
+	attr->phys_port_cnt = STUB_PORTS;   /* two, for the perftest tools' dual-port mode (-O) */
 	return 0;
 }
 
 int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *compat)
 {
 	(void)context;
-	if (port_num != 1)
+	if (port_num < 1 || port_num > STUB_PORTS)
 		return EINVAL;
 	struct ibv_port_attr *attr = (struct ibv_port_attr *)compat;   /* the caller's struct is the full one */
 	attr->state = IBV_PORT_ACTIVE;
@@ -188,7 +195,7 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat
 	attr->port_cap_flags = 0;
 	attr->max_msg_sz = 1u << 31;
 	attr->pkey_tbl_len = 1;
-	attr->lid = 1;
+	attr->lid = port_num;
 	attr->sm_lid = 1;
 	attr->lmc = 0;
 	attr->active_width = 1;
@@ -201,13 +208,13 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct _compat
 int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
 	(void)context;
-	if (port_num != 1 || index < 0) {
+	if (port_num < 1 || port_num > STUB_PORTS || index < 0) {
 		errno = EINVAL;
 		return -1;
 	}
 	memset(gid, 0, sizeof(*gid));
 	if (index == 0)
-		memcpy(gid->raw, stub_gid, sizeof(stub_gid));
+		stub_port_gid(port_num, gid->raw);
 	return 0;
 }
 
@@ -217,15 +224,18 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *
 	(void)context;
 	if (flags || entry_size < sizeof(*entries))
 		return -EINVAL;
-	if (max_entries < 1)
+	if (max_entries < STUB_PORTS)
 		return -EINVAL;
-	memset(entries, 0, sizeof(*entries));
-	memcpy(entries->gid.raw, stub_gid, sizeof(stub_gid));
-	entries->gid_index = 0;
-	entries->port_num = 1;
-	entries->gid_type = IBV_GID_TYPE_IB;
-	entries->ndev_ifindex = 0;
-	return 1;
+	for (int port = 1; port <= STUB_PORTS; port++) {   /* each port's GID 0: entries of entry_size bytes */
+		struct ibv_gid_entry *entry = (struct ibv_gid_entry *)((char *)entries + (port - 1) * entry_size);
+		memset(entry, 0, sizeof(*entry));
+		stub_port_gid(port, entry->gid.raw);
+		entry->gid_index = 0;
+		entry->port_num = port;
+		entry->gid_type = IBV_GID_TYPE_IB;
+		entry->ndev_ifindex = 0;
+	}
+	return STUB_PORTS;
 }
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)

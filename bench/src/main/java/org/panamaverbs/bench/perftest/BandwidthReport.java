@@ -18,8 +18,15 @@ import java.util.Locale;
  * @param average     average bandwidth in the report's unit
  * @param messageRate million messages per second
  */
-public record BandwidthReport(long size, long iterations, double peak, double average, double messageRate) {
+public record BandwidthReport(long size, long iterations, double peak, double average, double messageRate,
+        PortShares ports) {
     public static final String RESULT_LINE = "-".repeat(87);
+    /** perftest's {@code RESULT_LINE_PER_PORT}, the rule around a table with {@code --report-per-port}'s columns. */
+    public static final String RESULT_LINE_PER_PORT = "-".repeat(163);
+    static final String PORT_COLUMNS = "   BW Port1[MB/sec]   MsgRate Port1[Mpps]   BW Port2[MB/sec]   MsgRate Port2[Mpps]";
+    static final String PORT_COLUMNS_G = "   BW Port1[Gb/sec]   MsgRate Port1[Mpps]   BW Port2[Gb/sec]   MsgRate Port2[Mpps]";
+    static final String REPORT_FMT_PER_PORT = " %-7d    %-10d     %-7.2f            %-7.2f\t\t   %-7.6f        %-7.2f"
+            + "            %-7.6f              %-7.2f            %-7.6f";
     public static final String RESULT_FMT_G = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]";
     public static final String RESULT_FMT = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
     static final String REPORT_FMT = " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f";
@@ -28,6 +35,34 @@ public record BandwidthReport(long size, long iterations, double peak, double av
     public static final double MBYTES_FACTOR = 0x100000;
     /** perftest reports no peak for runs of more iterations than this. */
     static final int NO_PEAK_ABOVE = 20000;
+
+    /**
+     * {@code --report-per-port}'s figures: each port's share of the average bandwidth and message rate, perftest's
+     * {@code bw_avg_p1}, {@code msgRate_avg_p1}, {@code bw_avg_p2} and {@code msgRate_avg_p2}.
+     */
+    public record PortShares(double average1, double messageRate1, double average2, double messageRate2) {
+        PortShares plus(PortShares peer) {
+            return new PortShares(average1 + peer.average1, messageRate1 + peer.messageRate1,
+                    average2 + peer.average2, messageRate2 + peer.messageRate2);
+        }
+    }
+
+    /** A report without per-port figures. */
+    public BandwidthReport(long size, long iterations, double peak, double average, double messageRate) {
+        this(size, iterations, peak, average, messageRate, null);
+    }
+
+    /**
+     * This report with each port's share, from the messages of the sample that went through each: perftest's
+     * {@code iters_per_port} over the same time as the total, whose count is theirs summed.
+     */
+    public BandwidthReport withPorts(long firstPortMessages, long secondPortMessages) {
+        long all = firstPortMessages + secondPortMessages;
+        double first = all == 0 ? 0 : (double) firstPortMessages / all;
+        double second = all == 0 ? 0 : (double) secondPortMessages / all;
+        return new BandwidthReport(size, iterations, peak, average, messageRate, new PortShares(average * first,
+                messageRate * first, average * second, messageRate * second));
+    }
 
     /**
      * The report of a run.
@@ -63,7 +98,8 @@ public record BandwidthReport(long size, long iterations, double peak, double av
 
     /** perftest's bidirectional line ({@code print_full_bw_report} with the peer's report): this size and count, both sides' rates summed. */
     public BandwidthReport plus(BandwidthReport peer) {
-        return new BandwidthReport(size, iterations, peak + peer.peak, average + peer.average, messageRate + peer.messageRate);
+        return new BandwidthReport(size, iterations, peak + peer.peak, average + peer.average, messageRate + peer.messageRate,
+                ports == null || peer.ports == null ? ports : ports.plus(peer.ports));
     }
 
     /** The smallest {@code (completed[j] - posted[i]) / (j - i + 1)} over {@code i <= j} with {@code j} signaled. */
@@ -126,6 +162,10 @@ public record BandwidthReport(long size, long iterations, double peak, double av
 
     /** perftest's result line: more decimals when the average is below 0.1 Gb/s, as perftest prints it. */
     public String line(boolean gbits) {
+        if (ports != null) { // perftest's REPORT_FMT_PER_PORT, which has no more-accuracy variant
+            return String.format(Locale.ROOT, REPORT_FMT_PER_PORT, size, iterations, peak, average, messageRate,
+                    ports.average1, ports.messageRate1, ports.average2, ports.messageRate2);
+        }
         boolean moreAccuracy = average < 0.1 && gbits;
         return String.format(Locale.ROOT, moreAccuracy ? REPORT_FMT_EXT : REPORT_FMT, size, iterations, peak, average,
                 messageRate);

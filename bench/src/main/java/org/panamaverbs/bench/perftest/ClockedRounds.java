@@ -35,15 +35,27 @@ final class ClockedRounds {
      * sample starts and ends.
      */
     static Sample sample(long start, long durationNanos, long marginNanos, CpuUtilization cpu, LongSupplier round) {
+        return sample(start, durationNanos, marginNanos, cpu, round, null);
+    }
+
+    /** {@link #sample(long, long, long, CpuUtilization, LongSupplier)}, running {@code edge} (or null) where the sample starts and ends. */
+    static Sample sample(long start, long durationNanos, long marginNanos, CpuUtilization cpu, LongSupplier round,
+            Runnable edge) {
         until(start + marginNanos, round);
         long sampleStart = marginNanos == 0 ? start : System.nanoTime();
         if (cpu != null) {
             cpu.sampleStarts();
         }
+        if (edge != null) {
+            edge.run();
+        }
         long messages = until(start + durationNanos - marginNanos, round);
         long sampleEnd = System.nanoTime();
         if (cpu != null) {
             cpu.sampleEnds();
+        }
+        if (edge != null) {
+            edge.run();
         }
         until(start + durationNanos, round);
         return new Sample(messages, sampleEnd - sampleStart);

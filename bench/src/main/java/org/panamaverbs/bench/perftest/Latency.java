@@ -396,6 +396,9 @@ abstract class Latency implements Callable<Integer> {
         PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null,
                 "-w and -y (verifier limits of a bandwidth; the bandwidth tools have them)");
         PerftestOptions.refuse(tool, o.queuePairs != 1, "-q (several queue pairs; the bandwidth tools have it)");
+        if (o.dualPort) {
+            throw new PerftestException("Dual-port mode only supports BW tests (-O; as perftest)");
+        }
         PerftestOptions.refuse(tool, o.duration != null && o.outJson, "--out_json with -D (the file of a timed"
                 + " latency run)");
         PerftestOptions.refuse(tool, o.duration != null && o.json, "--json with -D");

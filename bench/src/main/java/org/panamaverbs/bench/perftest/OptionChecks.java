@@ -29,6 +29,17 @@ final class OptionChecks {
         if (o.queuePairs < 1) {
             throw new PerftestException("-q must be at least 1, not " + o.queuePairs);
         }
+        if (o.dualPort && o.rdmaCm) {
+            throw new PerftestException("Perftest still doesn't support Dual Port with rdma_cm (-O with -R; as perftest)");
+        }
+        if (o.dualPort && o.multicast) {
+            throw new PerftestException("-O with -g: perftest refuses them together (its message: \"Perftest still"
+                    + " doesn't support Multicast with rdma_cm\")");
+        }
+        if (o.reportPerPort && (o.duration == null || !o.dualPort)) {
+            throw new PerftestException("report per port feature work only with Duration and Dualport (--report-per-port"
+                    + " needs -D and -O; as perftest)");
+        }
         if (o.postList < 1) {
             throw new PerftestException("-l must be at least 1, not " + o.postList);
         }

@@ -158,8 +158,9 @@ final class PerftestFlags {
             implemented("-U", "--report-unsorted", NONE, LAT, LAT),
             implemented("-A", "--atomic_type", VALUE, ATOMIC, ATOMIC, "the atomic operation: the atomic tools only"
                     + " (perftest refuses it too)"),
-            refused("-O", "--dualport", NONE, BW, NOT_YET + " (two ports of one device in one run: they test the port -i"
-                    + " names)"),
+            implemented("-O", "--dualport", NONE, BW, BW, "Dual-port mode only supports BW tests").noted("the first"
+                    + " half of the queue pairs on -i's port, the second on port 2, -q each; a device without an"
+                    + " active port 2 is refused in perftest's words before any peer waits"),
             implemented(null, "--recv_post_list", VALUE, BW, set(Tool.SEND_BW), "only ib_send_bw posts receives"
                     + " (perftest's RDMA tools post none, so it changes nothing there)"),
             implemented("-f", "--margin", VALUE, ALL, ALL),
@@ -194,7 +195,7 @@ final class PerftestFlags {
             implemented(null, "--ipv6", NONE, ALL, ALL),
             implemented(null, "--ipv6-addr", NONE, ALL, ALL),
             implemented(null, "--bind_source_ip", VALUE, ALL, ALL),
-            refused(null, "--report-per-port", NONE, BW, NOT_YET + " (the figures of -O's two ports)"),
+            implemented(null, "--report-per-port", NONE, BW, BW).noted("with -O and -D only, as perftest"),
             implemented(null, "--odp", NONE, ALL, ALL).noted("refused before any peer waits, in perftest's words, on a"
                     + " device whose ibv_query_device_ex reports no on-demand paging, or on RC none for the test's"
                     + " operations; rxe on Linux 6.1 has none"),

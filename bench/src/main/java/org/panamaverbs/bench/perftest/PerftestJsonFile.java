@@ -53,7 +53,8 @@ final class PerftestJsonFile {
             b.append("\"Test with events\": \"Using_").append(s.context.name()).append("_comp")
                     .append(s.options.eventVector()).append("\",\n");
         }
-        b.append("\"Dual_port\": \"OFF\",\n\"Device\": \"").append(s.context.name()).append("\",\n");
+        b.append("\"Dual_port\": \"").append(s.dualPort != null ? "ON" : "OFF").append("\",\n\"Device\": \"")
+                .append(s.context.name()).append("\",\n");
         b.append("\"Number_of_qps\": ").append(s.qps.size()).append(",\n\"Transport_type\": \"IB\",\n");
         b.append("\"Connection_type\": \"").append(s.datagram ? "UD" : "RC").append("\",\n\"Using_SRQ\": \"")
                 .append(o.sharedReceiveQueue ? "ON" : "OFF").append("\",\n");

@@ -45,6 +45,12 @@ public final class PerftestOptions {
     boolean allSizes;
     @Option(names = {"-q", "--qp"}, defaultValue = "1", paramLabel = "N", description = "queue pairs (default: ${DEFAULT-VALUE})")
     int queuePairs;
+    @Option(names = {"-O", "--dualport"}, description = "run on two ports of the device: -q queue pairs on -i's port"
+            + " and -q more on port 2")
+    boolean dualPort;
+    @Option(names = "--report-per-port", description = "with -O and -D, each port's bandwidth and message rate besides"
+            + " the total")
+    boolean reportPerPort;
     @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "send queue depth (default: 128 for BW tests, 1 for latency tests)")
     Integer txDepth;
     @Option(names = {"-r", "--rx-depth"}, defaultValue = "512", paramLabel = "N", description = "receive queue depth (default: ${DEFAULT-VALUE})")
@@ -291,6 +297,11 @@ public final class PerftestOptions {
         return allSizes ? MAX_ALL_SIZE : size != null ? size : defaultSize;
     }
 
+    /** The queue pairs of the run: {@code -q}, twice that with {@code -O} (one set per port), as perftest counts them. */
+    int queuePairCount() {
+        return dualPort ? 2 * queuePairs : queuePairs;
+    }
+
     /** Checks what every tool needs (picocli names the tool in front of the message): {@link OptionChecks}. */
     void validate(long defaultSize) {
         OptionChecks.check(this, defaultSize);
@@ -418,7 +429,13 @@ public final class PerftestOptions {
     /** A bandwidth table's header: perftest's columns, and {@code --cpu_util}'s. */
     String bandwidthHeader() {
         return (reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT)
+                + (reportPerPort ? reportGbits ? BandwidthReport.PORT_COLUMNS_G : BandwidthReport.PORT_COLUMNS : "")
                 + (reportsCpuUtil() ? CpuUtilization.HEADER_COLUMN : "");
+    }
+
+    /** The rule around a bandwidth table: perftest's longer one with {@code --report-per-port}'s columns. */
+    String bandwidthRule() {
+        return reportPerPort ? BandwidthReport.RESULT_LINE_PER_PORT : BandwidthReport.RESULT_LINE;
     }
 
     /**

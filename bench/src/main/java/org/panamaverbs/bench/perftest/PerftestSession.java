@@ -98,6 +98,8 @@ final class PerftestSession implements AutoCloseable {
     /** perftest's {@code DEF_QKEY}. */
     static final int QKEY = 0x11111111;
     private final int gidIndex;
+    /** {@code -O}'s second port, whose queue pairs are the second half; null without it. */
+    final DualPort dualPort;
     /** {@code --use_hugepages}' memory, detached once the regions are gone ({@link #close}). */
     private final List<MemorySegment> hugeMemory = new ArrayList<>();
     /** {@code --payload_file_path}'s pattern, or null. */
@@ -150,7 +152,8 @@ final class PerftestSession implements AutoCloseable {
             Access[] bufferAccess = !options.odp ? access : OnDemandPagingCheck.require(context, options,
                     atomicType >= 0 ? OnDemandPagingCheck.Verb.ATOMIC : readTest ? OnDemandPagingCheck.Verb.READ
                             : sendTest ? OnDemandPagingCheck.Verb.SEND : OnDemandPagingCheck.Verb.WRITE, access);
-            PortAttributes port = context.queryPort(options.ibPort);
+            PortAttributes port = DualPort.requireActive(context, options.ibPort);
+            dualPort = DualPort.open(context, options);
             if (options.reportCounters != null) { // as perftest, before anything is exchanged
                 options.counters = PortCounters.open(options.reportCounters, context.name(), options.ibPort);
             }
@@ -261,7 +264,7 @@ final class PerftestSession implements AutoCloseable {
             resourceContext = resources;
             pd = resources.allocateProtectionDomain();
             // -e: each queue with a completion channel of its own, so each can be armed and awaited alone
-            int queuePairs = options.queuePairs;
+            int queuePairs = options.queuePairCount();
             cq = resources.createCompletionQueue(txDepth * queuePairs,
                     options.events ? resources.createCompletionChannel() : null, options.eventVector());
             // SEND tests (and WRITE with immediate) receive too: their completions on a queue of their own, as
@@ -271,15 +274,17 @@ final class PerftestSession implements AutoCloseable {
             // --use-srq: the receiving side's queue pairs draw from one shared queue of -r receives, as perftest's
             srq = sendTest && options.sharedReceiveQueue && (!options.isClient() || options.bidirectional || !bandwidth)
                     ? pd.createSharedReceiveQueue(rxDepth, 1) : null;
-            QpConfig config = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC)
+            QpConfig.Builder configured = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC)
                     .capabilities(QpCapabilities.of(txDepth, srq == null ? rxDepth : 0)
                             .withMaxInlineData(options.inlineSize()))
-                    .srq(srq).port(options.ibPort).pkeyIndex(cm == null ? pkeyIndex : 0)
-                    .gidIndex(gidIndex).build();
+                    .srq(srq).pkeyIndex(cm == null ? pkeyIndex : 0);
+            QpConfig config = configured.port(options.ibPort).gidIndex(gidIndex).build();
             List<QueuePair> created = new ArrayList<>();
             if (cm == null) {
+                QpConfig second = dualPort == null ? config
+                        : configured.port(dualPort.port()).gidIndex(dualPort.gidIndex()).build();
                 for (int i = 0; i < queuePairs; i++) {
-                    created.add(pd.createQueuePair(config));
+                    created.add(pd.createQueuePair(onSecondPort(i) ? second : config));
                 }
             } else {
                 // rdma_connect/rdma_accept with perftest's parameters: reads outstanding only for READ tests,
@@ -318,10 +323,11 @@ final class PerftestSession implements AutoCloseable {
                 each.add(nullRegion != null ? nullRegion : mr);
                 // a member of a group offers the group: the peer sends there, to the multicast QPN
                 boolean member = options.multicastGroup != null;
-                records.add(new PeerAddress(member ? 0 : lid, outReads,
+                records.add(new PeerAddress(member ? 0 : onSecondPort(i) ? dualPort.lid() : lid, outReads,
                         member ? Multicast.GROUP_QPN : qps.get(i).qpNumber(), qps.get(i).psn(),
                         nullRegion != null ? nullRegion.lkey() : mr.rkey(),
-                        mr.address() + half + localSlot(i), member ? options.multicastGroup : localGid, 0));
+                        mr.address() + half + localSlot(i),
+                        member ? options.multicastGroup : onSecondPort(i) ? dualPort.gid() : localGid, 0));
             }
             buffers = List.copyOf(each);
             mines = List.copyOf(records);
@@ -395,7 +401,7 @@ final class PerftestSession implements AutoCloseable {
                 bandwidth ? ParameterNegotiation.BW : ParameterNegotiation.LAT, Math.max(0, atomicType),
                 duration || options.runInfinitely ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,
                 options.reportGbits ? ParameterNegotiation.GBS : ParameterNegotiation.MBS, size,
-                duration ? 0 : iterations, 0, options.queuePairs,
+                duration ? 0 : iterations, 0, options.queuePairCount(),
                 duration ? options.duration : ParameterNegotiation.DEFAULT_DURATION, options.exchangesOverRdmaCm() ? 1 : 0, 0, 0, 0, 0,
                 attributes.maxQpRdAtom());
     }
@@ -432,8 +438,10 @@ final class PerftestSession implements AutoCloseable {
                 if (options.connectionless) {
                     continue; // a receiver with no peer addresses no one
                 }
-                peerHandles[i] = pd.createAddressHandle(new AddressHandle.Target(peers.get(i).gid(), gidIndex,
-                        options.ibPort, destinationLid(peers.get(i)), 64, options.serviceLevel, options.trafficClass,
+                boolean second = onSecondPort(i);
+                peerHandles[i] = pd.createAddressHandle(new AddressHandle.Target(peers.get(i).gid(),
+                        second ? dualPort.gidIndex() : gidIndex, second ? dualPort.port() : options.ibPort,
+                        destinationLid(peers.get(i)), 64, options.serviceLevel, options.trafficClass,
                         flowLabel(labels, i)));
             }
             return;
@@ -445,6 +453,25 @@ final class PerftestSession implements AutoCloseable {
                     connectOptions(options, pathMtu, access, mine.outReads(), theirs.outReads(), initiatorDepth)
                             .toBuilder().flowLabel(flowLabel(labels, i)).build());
         }
+    }
+
+    /** {@code report} with each port's share ({@code --report-per-port}), from what each queue pair's sample counted. */
+    BandwidthReport withPorts(BandwidthReport report, long[] perQueuePair) {
+        long first = 0;
+        long second = 0;
+        for (int i = 0; i < perQueuePair.length; i++) {
+            if (onSecondPort(i)) {
+                second += perQueuePair[i];
+            } else {
+                first += perQueuePair[i];
+            }
+        }
+        return report.withPorts(first, second);
+    }
+
+    /** Whether queue pair {@code i} runs on {@code -O}'s second port. */
+    boolean onSecondPort(int i) {
+        return dualPort != null && DualPort.onSecondPort(i, options.queuePairCount());
     }
 
     /** {@code --flow_label}'s label for queue pair {@code i}: perftest hands them out in turn; 0 without it. */
@@ -594,7 +621,7 @@ final class PerftestSession implements AutoCloseable {
 
     /** The bandwidth table's header. */
     void printBandwidthHeader() {
-        out.println(BandwidthReport.RESULT_LINE);
+        out.println(options.bandwidthRule());
         out.println(options.bandwidthHeader());
         out.flush();
     }
@@ -642,7 +669,7 @@ final class PerftestSession implements AutoCloseable {
         if (options.multicast) {
             out.println(" MultiCast runs on UD!");
         }
-        out.println(" Dual-port       : OFF\t\tDevice         : " + context.name());
+        out.println(" Dual-port       : " + (dualPort != null ? "ON" : "OFF") + "\t\tDevice         : " + context.name());
         out.println(" Number of qps   : " + qps.size() + "\t\tTransport type : IB");
         out.println(" Connection type : " + (datagram ? "UD" : "RC") + "\t\tUsing SRQ      : "
                 + (options.sharedReceiveQueue ? "ON" : "OFF"));
@@ -666,6 +693,9 @@ final class PerftestSession implements AutoCloseable {
         out.println(" Mtu             : " + pathMtu.bytes() + "[B]");
         out.println(" Link type       : " + linkType(port));
         out.println(" GID index       : " + gidIndex);
+        if (dualPort != null) {
+            out.println(" GID index2      : " + dualPort.gidIndex());
+        }
         if (readTest) {
             out.println(" Outstand reads  : " + mine.outReads());
         } else {

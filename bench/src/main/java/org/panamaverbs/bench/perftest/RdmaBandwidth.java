@@ -177,7 +177,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             PerftestOptions.refuse(tool, o.events, "-e with --loopback");
             PerftestOptions.refuse(tool, o.duration != null, "-D with --loopback");
             PerftestOptions.refuse(tool, o.bidirectional, "-b with --loopback");
-            PerftestOptions.refuse(tool, o.queuePairs != 1, "-q with --loopback");
+            PerftestOptions.refuse(tool, o.queuePairCount() != 1, o.dualPort ? "-O with --loopback" : "-q with --loopback");
             PerftestOptions.refuse(tool, o.runInfinitely, "--run_infinitely with --loopback");
             PerftestOptions.refuse(tool, o.useHugepages, "--use_hugepages with --loopback");
             PerftestOptions.refuse(tool, o.limitBw != null || o.limitMsgRate != null, "-w and -y with --loopback");
@@ -203,7 +203,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             List<BandwidthReport> reports = new ArrayList<>();
             if (immediate) {
                 reports.add(runWithImmediate(s, iterations, txDepth, rxDepth));
-                out.println(BandwidthReport.RESULT_LINE);
+                out.println(o.bandwidthRule());
                 s.wire.closeConnection(s.mine, timeout);
                 failure = limits.failure(); // both sides ran and printed their own line, as send_bw.c's
             } else if (!o.isClient() && !o.bidirectional) {
@@ -218,7 +218,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                     reports.add(theirs);
                 }
                 s.wire.closeConnection(s.mine, timeout);
-                out.println(BandwidthReport.RESULT_LINE);
+                out.println(o.bandwidthRule());
             } else {
                 try (RdmaRun run = new RdmaRun(opcode, s.lanes(), s.cq, txDepth,
                         o.cqModeration(), s.cycleBuffer, s.cacheLine, o.postList, o.inlineSize(), o.events)) {
@@ -240,6 +240,9 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                         if (o.duration != null) { // perftest's margins are the warm-up
                             report = run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), (int) size,
                                     o.reportGbits, o.cpuSampler());
+                            if (o.reportPerPort) {
+                                report = s.withPorts(report, run.sampledPerQueuePair());
+                            }
                         } else {
                             int warmup = warmupIterations(iterations);
                             if (warmup > 0) {
@@ -270,7 +273,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                         reports.add(shown);
                     }
                 }
-                out.println(BandwidthReport.RESULT_LINE);
+                out.println(o.bandwidthRule());
                 if (!o.bidirectional) {
                     s.handshake("end-of-run handshake");
                     // after --run_infinitely perftest's client sends a report struct it never filled in: zeros here
@@ -417,14 +420,30 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         stdout.println(o.bandwidthResult(report));
     }
 
-    /** perftest's {@code xchg_bw_reports}: size, iterations (u64), peak, average, message rate, each its own exchange. */
+    /**
+     * perftest's {@code xchg_bw_reports}: size, iterations (u64), peak, average, message rate, each its own exchange;
+     * with {@code --report-per-port} then each port's average and message rate.
+     */
     static BandwidthReport exchangeReports(PerftestSession s, BandwidthReport mine, Duration timeout) {
         long size = s.wire.exchangeLong("report: size", mine.size(), timeout);
         long iterations = s.wire.exchangeLong("report: iterations", mine.iterations(), timeout);
-        double peak = Double.longBitsToDouble(s.wire.exchangeLong("report: peak", Double.doubleToRawLongBits(mine.peak()), timeout));
-        double average = Double.longBitsToDouble(s.wire.exchangeLong("report: average", Double.doubleToRawLongBits(mine.average()), timeout));
-        double rate = Double.longBitsToDouble(s.wire.exchangeLong("report: message rate", Double.doubleToRawLongBits(mine.messageRate()), timeout));
-        return new BandwidthReport(size, iterations, peak, average, rate);
+        double peak = exchangeDouble(s, "report: peak", mine.peak(), timeout);
+        double average = exchangeDouble(s, "report: average", mine.average(), timeout);
+        double rate = exchangeDouble(s, "report: message rate", mine.messageRate(), timeout);
+        if (!s.options.reportPerPort) {
+            return new BandwidthReport(size, iterations, peak, average, rate);
+        }
+        // perftest exchanges the ports' figures after these, each on its own, when --report-per-port is given
+        BandwidthReport.PortShares ports = mine.ports() != null ? mine.ports() : new BandwidthReport.PortShares(0, 0, 0, 0);
+        return new BandwidthReport(size, iterations, peak, average, rate, new BandwidthReport.PortShares(
+                exchangeDouble(s, "report: port 1 average", ports.average1(), timeout),
+                exchangeDouble(s, "report: port 1 message rate", ports.messageRate1(), timeout),
+                exchangeDouble(s, "report: port 2 average", ports.average2(), timeout),
+                exchangeDouble(s, "report: port 2 message rate", ports.messageRate2(), timeout)));
+    }
+
+    private static double exchangeDouble(PerftestSession s, String what, double mine, Duration timeout) {
+        return Double.longBitsToDouble(s.wire.exchangeLong(what, Double.doubleToRawLongBits(mine), timeout));
     }
 
     /** The sizes of {@code -a}: 2, 4, ... 2^23, as perftest's {@code RUN_ALL}. */

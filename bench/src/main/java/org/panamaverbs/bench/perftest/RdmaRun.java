@@ -235,9 +235,15 @@ public final class RdmaRun implements AutoCloseable {
     public BandwidthReport executeFor(long durationNanos, long marginNanos, int size, boolean gbits,
             CpuUtilization cpu) {
         prepare(size);
+        sampled = new SampleEdges(completed);
         ClockedRounds.Sample sample = ClockedRounds.sample(System.nanoTime(), durationNanos, marginNanos, cpu,
-                () -> fillAndReap(size));
+                () -> fillAndReap(size), sampled);
         return BandwidthReport.ofPeriod(size, sample.messages(), sample.nanos(), gbits);
+    }
+
+    /** Per queue pair, the requests the last {@link #executeFor}'s sample counted ({@code --report-per-port}). */
+    public long[] sampledPerQueuePair() {
+        return sampled == null ? new long[lanes.length] : sampled.inSample();
     }
 
     /**
@@ -278,6 +284,9 @@ public final class RdmaRun implements AutoCloseable {
         }
         return done;
     }
+
+    /** The last {@link #executeFor}'s counts per queue pair, or null. */
+    private SampleEdges sampled;
 
     // what prepare() sets for one run's size
     private int inline;

@@ -116,13 +116,13 @@ public final class SendBandwidth implements Callable<Integer> {
             if (o.isUd() && iterations <= MIN_SRQ_UD_RX_DEPTH) { // perftest's force_dependecies
                 rxDepth = MIN_SRQ_UD_RX_DEPTH;
             }
-            if (o.queuePairs > rxDepth) {
-                throw new PerftestException("Using SRQ depth should be greater than number of QPs (-q " + o.queuePairs
+            if (o.queuePairCount() > rxDepth) {
+                throw new PerftestException("Using SRQ depth should be greater than number of QPs (-q " + o.queuePairCount()
                         + ", -r " + rxDepth + "; as perftest)");
             }
         }
         // a queue pair's receives: its queue's depth, or its share of the SRQ's
-        checkRecvPostList(recvPostList, iterations, uncounted, useSrq ? rxDepth / o.queuePairs : rxDepth);
+        checkRecvPostList(recvPostList, iterations, uncounted, useSrq ? rxDepth / o.queuePairCount() : rxDepth);
         long largest = o.bufferMessageSize(RdmaBandwidth.DEFAULT_SIZE);
         o.checkPostList(iterations, txDepth, out);
         // perftest's testsStr[SEND_IMM]
@@ -163,10 +163,11 @@ public final class SendBandwidth implements Callable<Integer> {
                     }
                     for (long size : sizes) {
                         s.handshake("handshake before the run", s.runTimeout());
-                        reports.add(printed(timed
+                        BandwidthReport report = timed
                                 ? run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), (int) size,
                                         o.reportGbits, o.cpuSampler())
-                                : run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak)));
+                                : run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak);
+                        reports.add(printed(o.reportPerPort ? s.withPorts(report, run.sampledPerQueuePair()) : report));
                         if (o.allSizes) {
                             s.handshake("handshake after the run", s.runTimeout());
                         }
@@ -196,7 +197,7 @@ public final class SendBandwidth implements Callable<Integer> {
                     }
                 }
             }
-            out.println(BandwidthReport.RESULT_LINE);
+            out.println(o.bandwidthRule());
             // after --run_infinitely a side waits for the other's end as long as a socket can, as perftest's
             if (!connectionless) {
                 s.wire.closeConnection(s.mine, forever ? RdmaBandwidth.FOREVER : s.runTimeout());

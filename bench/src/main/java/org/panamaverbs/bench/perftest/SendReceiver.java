@@ -171,11 +171,13 @@ final class SendReceiver {
             }
         }
         long marginNanos = o.marginNanos();
+        SampleEdges edges = new SampleEdges(round.received);
         ClockedRounds.Sample sample = ClockedRounds.sample(System.nanoTime(), Duration.ofSeconds(o.duration).toNanos(),
-                marginNanos, o.cpuSampler(), round);
+                marginNanos, o.cpuSampler(), round, edges);
         // with no margin perftest samples from the first receive on, counting it
         long messages = sample.messages() + (marginNanos == 0 ? firstRound : 0);
-        return BandwidthReport.ofPeriod(size, messages, sample.nanos(), o.reportGbits);
+        BandwidthReport report = BandwidthReport.ofPeriod(size, messages, sample.nanos(), o.reportGbits);
+        return o.reportPerPort ? s.withPorts(report, edges.inSample()) : report;
     }
 
     /**
@@ -205,6 +207,8 @@ final class SendReceiver {
         private final long[] unused;
         /** the receives taken so far, for an error's message */
         private long taken;
+        /** per queue pair, the receives taken so far ({@code --report-per-port}) */
+        final long[] received;
 
         Reposting(PerftestSession s, List<RecvChain> recvs, CompletionArray wcs) {
             this.s = s;
@@ -212,6 +216,7 @@ final class SendReceiver {
             this.wcs = wcs;
             this.list = s.options.recvPostList;
             this.unused = new long[s.qps.size()];
+            this.received = new long[s.qps.size()];
         }
 
         @Override
@@ -225,6 +230,7 @@ final class SendReceiver {
                 Completions.requireImmediate(s.options.receivesImmediates(), wc, taken + 1);
                 taken++;
                 int q = queuePairOf(s, wc);
+                received[q]++;
                 if (++unused[q] >= list) {
                     postReceiveList(s, recvs, q, list, taken);
                     unused[q] -= list;
