@@ -32,13 +32,8 @@ final class ClockedRounds {
     /**
      * perftest's {@code -D}: runs {@code round} from {@code start} for {@code durationNanos}, counting what completes
      * between the margins (with no margin, from {@code start}); {@code cpu} (or null) reads /proc/stat where the
-     * sample starts and ends.
+     * sample starts and ends, and {@code edge} (or null) runs there too.
      */
-    static Sample sample(long start, long durationNanos, long marginNanos, CpuUtilization cpu, LongSupplier round) {
-        return sample(start, durationNanos, marginNanos, cpu, round, null);
-    }
-
-    /** {@link #sample(long, long, long, CpuUtilization, LongSupplier)}, running {@code edge} (or null) where the sample starts and ends. */
     static Sample sample(long start, long durationNanos, long marginNanos, CpuUtilization cpu, LongSupplier round,
             Runnable edge) {
         until(start + marginNanos, round);

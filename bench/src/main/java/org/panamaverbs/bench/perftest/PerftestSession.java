@@ -455,8 +455,14 @@ final class PerftestSession implements AutoCloseable {
         }
     }
 
-    /** {@code report} with each port's share ({@code --report-per-port}), from what each queue pair's sample counted. */
-    BandwidthReport withPorts(BandwidthReport report, long[] perQueuePair) {
+    /**
+     * {@code report} with each port's share from what each queue pair's sample counted, with {@code --report-per-port};
+     * else {@code report} itself.
+     */
+    BandwidthReport perPort(BandwidthReport report, long[] perQueuePair) {
+        if (!options.reportPerPort) {
+            return report;
+        }
         long first = 0;
         long second = 0;
         for (int i = 0; i < perQueuePair.length; i++) {

@@ -238,11 +238,8 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
                             run.limit(limiter);
                         }
                         if (o.duration != null) { // perftest's margins are the warm-up
-                            report = run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), (int) size,
-                                    o.reportGbits, o.cpuSampler());
-                            if (o.reportPerPort) {
-                                report = s.withPorts(report, run.sampledPerQueuePair());
-                            }
+                            report = s.perPort(run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(),
+                                    (int) size, o.reportGbits, o.cpuSampler()), run.sampledPerQueuePair());
                         } else {
                             int warmup = warmupIterations(iterations);
                             if (warmup > 0) {

@@ -163,11 +163,10 @@ public final class SendBandwidth implements Callable<Integer> {
                     }
                     for (long size : sizes) {
                         s.handshake("handshake before the run", s.runTimeout());
-                        BandwidthReport report = timed
-                                ? run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(), (int) size,
-                                        o.reportGbits, o.cpuSampler())
-                                : run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak);
-                        reports.add(printed(o.reportPerPort ? s.withPorts(report, run.sampledPerQueuePair()) : report));
+                        reports.add(printed(timed
+                                ? s.perPort(run.executeFor(Duration.ofSeconds(o.duration).toNanos(), o.marginNanos(),
+                                        (int) size, o.reportGbits, o.cpuSampler()), run.sampledPerQueuePair())
+                                : run.execute(iterations, (int) size).report(size, o.reportGbits, o.noPeak)));
                         if (o.allSizes) {
                             s.handshake("handshake after the run", s.runTimeout());
                         }

@@ -176,8 +176,7 @@ final class SendReceiver {
                 marginNanos, o.cpuSampler(), round, edges);
         // with no margin perftest samples from the first receive on, counting it
         long messages = sample.messages() + (marginNanos == 0 ? firstRound : 0);
-        BandwidthReport report = BandwidthReport.ofPeriod(size, messages, sample.nanos(), o.reportGbits);
-        return o.reportPerPort ? s.withPorts(report, edges.inSample()) : report;
+        return s.perPort(BandwidthReport.ofPeriod(size, messages, sample.nanos(), o.reportGbits), edges.inSample());
     }
 
     /**
