@@ -7,6 +7,8 @@
 #   pv_bounded PID OUTPUT DEADLINE  waits for PID until $SECONDS reaches DEADLINE, or until 120 s after OUTPUT (the
 #                                   process's output file) says ": done (", then kills it; its exit code, 124 when
 #                                   killed before its "done", 0 after it (PV_STALLED then names it)
+#   pv_show PREFIX FILE             prints FILE's lines after PREFIX and a space
+#   pv_show_stalls PREFIX           a WARNING line after PREFIX for each process pv_bounded killed after its "done"
 
 exec {pv_nap_fd}<> <(:)
 pv_nap() { read -r -t "$1" -u "$pv_nap_fd" _; return 0; }   # nobody writes to that pipe
@@ -48,4 +50,12 @@ pv_bounded() {
     return 124
   fi
   wait "$1"
+}
+pv_show() {
+  local line
+  while IFS= read -r line || [[ -n $line ]]; do printf '%s %s\n' "$1" "$line"; done <"$2"
+}
+pv_show_stalls() {
+  local stall
+  for stall in "${PV_STALLED[@]}"; do echo "$1 WARNING: $stall; killed, its exchange had ended"; done
 }
