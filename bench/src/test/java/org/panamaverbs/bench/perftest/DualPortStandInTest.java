@@ -19,34 +19,29 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code -O} and {@code --report-per-port} end to end: a server and a client process of the Java tool on the stand-in
- * libibverbs (src/test/c/stand-in, compiled here), whose "stub0" has two ports and completes every request at once.
+ * libibverbs (src/test/c/stand-in, built by scripts/lib/panama-verbs.sh's pv_build_stand_in), whose "stub0" has two
+ * ports and completes every request at once.
  * rxe and PVRDMA have one port per device, so this is where the second port's queue pairs, addresses and counts run.
  */
 class DualPortStandInTest {
-    private static final Path SOURCES = Path.of("../src/test/c/stand-in");
     private static final Path DIRECTORY = Path.of("target/stand-in");
 
     @BeforeAll
     static void buildTheStandIn() throws Exception {
         boolean required = Boolean.parseBoolean(System.getProperty("panamaverbs.requireTools"))
                 || Boolean.parseBoolean(System.getenv("PANAMA_VERBS_REQUIRE_TOOLS"));
-        boolean present = Files.exists(Path.of("/usr/include/infiniband/verbs.h")) && onPath("gcc");
+        boolean present = Files.exists(Path.of("/usr/include/infiniband/verbs.h")) && onPath("cc");
+        String missing = "a C compiler (cc: Debian/Ubuntu gcc) and rdma-core's headers (libibverbs-dev) are needed to"
+                + " build the stand-in";
         if (!present && required) {
-            throw new AssertionError("gcc and rdma-core's headers (libibverbs-dev) are needed to build the stand-in");
+            throw new AssertionError(missing);
         }
-        assumeTrue(present, "gcc and rdma-core's headers (libibverbs-dev) are needed to build the stand-in");
-        Files.createDirectories(DIRECTORY);
-        List<String> command = new ArrayList<>(List.of("gcc", "-O2", "-Wall", "-fPIC", "-shared",
-                "-Wl,-soname,libibverbs.so.1", "-o", DIRECTORY.resolve("libibverbs.so.1").toString()));
-        try (var files = Files.list(SOURCES)) {
-            files.filter(f -> f.toString().endsWith(".c")).sorted().forEach(f -> command.add(f.toString()));
-        }
-        Process gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(gcc.waitFor(120, TimeUnit.SECONDS) && gcc.exitValue() == 0, output);
-        Path rdmacm = DIRECTORY.resolve("librdmacm.so.1");
-        Files.deleteIfExists(rdmacm);
-        Files.createSymbolicLink(rdmacm, Path.of("libibverbs.so.1"));
+        assumeTrue(present, missing);
+        // the project's own build of it (scripts/lib/panama-verbs.sh), run from the repository's root
+        Process build = new ProcessBuilder("bash", "-c", ". scripts/lib/panama-verbs.sh && pv_build_stand_in bench/"
+                + DIRECTORY).directory(Path.of("..").toFile()).redirectErrorStream(true).start();
+        String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(build.waitFor(120, TimeUnit.SECONDS) && build.exitValue() == 0, output);
     }
 
     private static boolean onPath(String program) {
