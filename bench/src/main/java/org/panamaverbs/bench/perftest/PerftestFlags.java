@@ -92,13 +92,13 @@ final class PerftestFlags {
             Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
     private static final Set<Tool> WRITE_SEND = set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.SEND_BW, Tool.SEND_LAT);
     private static final Set<Tool> WRITE_READ = set(Tool.WRITE_BW, Tool.WRITE_LAT, Tool.READ_BW, Tool.READ_LAT);
+    private static final Set<Tool> WRITE_READ_BW = set(Tool.WRITE_BW, Tool.READ_BW);
     private static final Set<Tool> NOT_WRITE_LAT = set(Tool.WRITE_BW, Tool.READ_BW, Tool.READ_LAT, Tool.SEND_BW,
             Tool.SEND_LAT, Tool.ATOMIC_BW, Tool.ATOMIC_LAT);
     private static final Set<Tool> NONE_OF_THEM = Set.of();
 
     private static final String NOT_YET = "not implemented by the Java tools yet";
     private static final String RATE_LIMIT = "rate limits: the bandwidth tools only (perftest's too)";
-    private static final String DATA_VALIDATION = NOT_YET + " (perftest 26's check of the bytes received)";
     private static final String RAW_ETHERNET = "an option of perftest's raw_ethernet_* tools, which have no Java"
             + " counterpart";
     private static final String CUDA = "GPU memory (CUDA): the Java tools register host memory only";
@@ -219,8 +219,13 @@ final class PerftestFlags {
             implemented(null, "--cqe_poll", VALUE, ALL, ALL),
             accepted(null, "--disable_dynamic_polling", NONE, BW, "the Java tools never adapt their poll batch (16, or"
                     + " --cqe_poll's): what the option asks of perftest 26"),
-            refused(null, "--data_validation", NONE, BW, DATA_VALIDATION),
-            refused(null, "--data_validation_debug", NONE, BW, DATA_VALIDATION),
+            implemented(null, "--data_validation", NONE, BW, WRITE_READ_BW, "perftest checks the bytes of WRITE and"
+                    + " READ tests only").noted("perftest 26.04 and later on both sides (4.5 and 25.01 lack it): the"
+                    + " same rings, markers, fetch-and-adds and patterns on the wire; the validators are Java threads"
+                    + " comparing whole chunks; a failed validation exits 1 (perftest exits 0)"),
+            implemented(null, "--data_validation_debug", NONE, BW, WRITE_READ_BW, "perftest checks the bytes of WRITE"
+                    + " and READ tests only").noted("the layout's lines and each validator's counts; not perftest's"
+                    + " internal trace of its threads"),
             // vendors' and builds' options
             refused(null, "--log_dci_streams", VALUE, ALL, DC),
             refused(null, "--log_active_dci_streams", VALUE, ALL, DC),

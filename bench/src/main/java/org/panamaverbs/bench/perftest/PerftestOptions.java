@@ -185,6 +185,12 @@ public final class PerftestOptions {
             + " device discards what is written and reads zeros, so the run measures the network without memory; a"
             + " device without null regions is refused as perftest refuses it")
     boolean useNullMr;
+    /**
+     * {@code --data_validation} and {@code --data_validation_debug}, which only the WRITE and READ bandwidth tools
+     * declare (set by them before their session opens).
+     */
+    boolean dataValidation;
+    boolean dataValidationDebug;
     @Option(names = "--use_hugepages",
             description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
                     + " perftest); a machine without hugepages configured stops the tool, as perftest's")

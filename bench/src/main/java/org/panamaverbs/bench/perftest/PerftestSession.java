@@ -78,6 +78,8 @@ final class PerftestSession implements AutoCloseable {
     final long half;
     /** One slot of the buffer. */
     final long slot;
+    /** {@code --data_validation}'s buffer, which {@link #buffer} then is; null without it. */
+    final ValidationLayout validation;
     /** This side's first address record; {@link #mines} has one per queue pair. */
     final PeerAddress mine;
     final List<PeerAddress> mines;
@@ -216,6 +218,10 @@ final class PerftestSession implements AutoCloseable {
                 }
                 this.wire = connected;
                 wire.exchangeVersion(timeout);
+                if (options.dataValidation) {
+                    requireValidatingPeer(wire.peerRelease());
+                    wire.validating();
+                }
                 this.cycleBuffer = Math.max(CYCLE_BUFFER, wire.exchangeInt("cycle buffer", CYCLE_BUFFER, timeout));
                 this.cacheLine = Math.max(CACHE_LINE, wire.exchangeInt("cache line size", CACHE_LINE, timeout));
                 if (Integer.bitCount(cycleBuffer) != 1 || cycleBuffer > 1 << 30 || Integer.bitCount(cacheLine) != 1
@@ -265,7 +271,10 @@ final class PerftestSession implements AutoCloseable {
             pd = resources.allocateProtectionDomain();
             // -e: each queue with a completion channel of its own, so each can be armed and awaited alone
             int queuePairs = options.queuePairCount();
-            cq = resources.createCompletionQueue(txDepth * queuePairs,
+            validation = options.dataValidation ? ValidationLayout.of(messageSize, txDepth, queuePairs, readTest) : null;
+            // --data_validation: a fetch-and-add after each chunk beside the messages, in queues three times as deep
+            int sendDepth = validation != null ? txDepth * 3 : txDepth;
+            cq = resources.createCompletionQueue(sendDepth * queuePairs,
                     options.events ? resources.createCompletionChannel() : null, options.eventVector());
             // SEND tests (and WRITE with immediate) receive too: their completions on a queue of their own, as
             // perftest's recv_cq
@@ -275,7 +284,7 @@ final class PerftestSession implements AutoCloseable {
             srq = sendTest && options.sharedReceiveQueue && (!options.isClient() || options.bidirectional || !bandwidth)
                     ? pd.createSharedReceiveQueue(rxDepth, 1) : null;
             QpConfig.Builder configured = QpConfig.builder(cq, recvCq).type(datagram ? QpType.UD : QpType.RC)
-                    .capabilities(QpCapabilities.of(txDepth, srq == null ? rxDepth : 0)
+                    .capabilities(QpCapabilities.of(sendDepth, srq == null ? rxDepth : 0)
                             .withMaxInlineData(options.inlineSize()))
                     .srq(srq).pkeyIndex(cm == null ? pkeyIndex : 0);
             QpConfig config = configured.port(options.ibPort).gidIndex(gidIndex).build();
@@ -308,7 +317,18 @@ final class PerftestSession implements AutoCloseable {
             half = slot * (queuePairs / regions);
             List<MemoryRegion> registered = new ArrayList<>();
             for (int i = 0; i < regions; i++) {
-                registered.add(allocateAndRegister(half * 2, bufferAccess));
+                registered.add(allocateAndRegister(validation != null ? validation.totalSize() : half * 2, bufferAccess));
+            }
+            if (validation != null) {
+                validation.initialize(registered.getFirst().segment());
+                if (options.dataValidationDebug) {
+                    out.println(validation.describe(txDepth));
+                    out.println("Data validation: Initialized patterns (0x01, 0x02, 0x03), payload_size="
+                            + validation.payload());
+                    out.println("Data validation: tail_markers at offset " + validation.markersOffset() + ", recv_slots"
+                            + " at offset " + validation.slotsOffset() + ", total buffer " + validation.totalSize()
+                            + " (64-byte aligned)");
+                }
             }
             // --use-null-mr: requests carry the null region's key (over memory of the same size, which nothing
             // touches) and it is offered as the remote key, as perftest offers null_mr->lkey; the buffers stay registered
@@ -326,7 +346,8 @@ final class PerftestSession implements AutoCloseable {
                 records.add(new PeerAddress(member ? 0 : onSecondPort(i) ? dualPort.lid() : lid, outReads,
                         member ? Multicast.GROUP_QPN : qps.get(i).qpNumber(), qps.get(i).psn(),
                         nullRegion != null ? nullRegion.lkey() : mr.rkey(),
-                        mr.address() + half + localSlot(i),
+                        validation != null ? mr.address() + validation.offeredOffset(i) : mr.address() + half + localSlot(i),
+                        validation != null ? mr.address() + validation.markersOffset() : 0,
                         member ? options.multicastGroup : onSecondPort(i) ? dualPort.gid() : localGid, 0));
             }
             buffers = List.copyOf(each);
@@ -346,6 +367,17 @@ final class PerftestSession implements AutoCloseable {
                 mappedFiles.close();
             }
             throw e;
+        }
+    }
+
+    /**
+     * {@code --data_validation} needs a peer that speaks it: perftest 26.04 or later (an older one would take the
+     * longer address records for garbage), or these tools.
+     */
+    private static void requireValidatingPeer(PerftestRelease peer) {
+        if (peer != null && !peer.hasTailMarkers()) {
+            throw new PerftestException("--data_validation needs perftest 26.04 or later on both sides, and the peer runs "
+                    + peer.describe() + ": run it without --data_validation, or upgrade it");
         }
     }
 
@@ -402,8 +434,8 @@ final class PerftestSession implements AutoCloseable {
                 duration || options.runInfinitely ? ParameterNegotiation.DURATION : ParameterNegotiation.ITERATIONS,
                 options.reportGbits ? ParameterNegotiation.GBS : ParameterNegotiation.MBS, size,
                 duration ? 0 : iterations, 0, options.queuePairCount(),
-                duration ? options.duration : ParameterNegotiation.DEFAULT_DURATION, options.exchangesOverRdmaCm() ? 1 : 0, 0, 0, 0, 0,
-                attributes.maxQpRdAtom());
+                duration ? options.duration : ParameterNegotiation.DEFAULT_DURATION, options.exchangesOverRdmaCm() ? 1 : 0, 0, 0, 0,
+                options.dataValidation ? 1 : 0, attributes.maxQpRdAtom());
     }
 
     /**

@@ -44,6 +44,8 @@ public final class PerftestWire implements AutoCloseable {
     private final boolean rdmaCm;
     /** The peer's release, once {@link #exchangeVersion} ran. */
     private PerftestRelease peerRelease;
+    /** Whether the address records carry the tail markers ({@code --data_validation}, see {@link #validating}). */
+    private boolean validating;
 
     /** How the exchange's messages move: a TCP socket, or perftest's rdma_cm connection ({@link RdmaCmChannel}). */
     interface Transport extends AutoCloseable {
@@ -291,11 +293,19 @@ public final class PerftestWire implements AutoCloseable {
         return code;
     }
 
+    /**
+     * From now on every record goes in {@code --data_validation}'s form, with the tail markers' address (perftest 26.04
+     * writes every handshake so once the option is on, both sides having agreed on it in the parameter negotiation).
+     */
+    void validating() {
+        validating = true;
+    }
+
     /** perftest's {@code ctx_hand_shake}: exchanges address records; also the barrier between phases. */
     public PeerAddress handshake(String what, PeerAddress mine, Duration timeout) {
         boolean tailMarkers = peerRelease != null && peerRelease.hasTailMarkers();
         return rdmaCm ? PeerAddress.decodeBinary(exchange(what, mine.encodeBinary(tailMarkers), timeout), tailMarkers)
-                : PeerAddress.parse(exchange(what, mine.encode(), timeout));
+                : PeerAddress.parse(exchange(what, mine.encode(validating), timeout), validating);
     }
 
     /**

@@ -36,6 +36,13 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
     PerftestOptions o;
     @Mixin
     RateLimit rateLimit;
+    @Option(names = "--data_validation", description = "check every byte written (or read): chunks of messages in a"
+            + " ring, each followed by a fetch-and-add on its marker at the peer, whose threads compare the chunk with"
+            + " the pattern of the ring's pass (perftest 26.04 on both sides; RC, -t 32 or more)")
+    boolean dataValidation;
+    @Option(names = "--data_validation_debug", description = "with --data_validation, the layout and each"
+            + " validator's counts")
+    boolean dataValidationDebug;
     /** {@code --rate_limit}'s software limiter, or null (set by call) */
     private RateLimit limiter;
     private final PrintStream stdout = System.out;
@@ -148,6 +155,15 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             txDepth = Math.min(txDepth, iterations);
         }
         limiter = rateLimit.resolve(o, tool, atomicType() >= 0, false, txDepth, System.err);
+        o.dataValidation = dataValidation;
+        o.dataValidationDebug = dataValidationDebug;
+        if (atomicType() >= 0 && (dataValidation || dataValidationDebug)) {
+            throw new PerftestException((dataValidation ? "--data_validation" : "--data_validation_debug")
+                    + " is only supported with WRITE or READ verb (as perftest)");
+        }
+        if (dataValidation) {
+            ValidatedBandwidth.check(o, tool, !immediate, txDepth, limiter != null);
+        }
         long largest = o.bufferMessageSize(defaultSize());
         boolean write = opcode == WrOpcode.RDMA_WRITE || immediate;
         if (!write) {
@@ -194,14 +210,20 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             stdout.println(" WARNING: BW peak won't be measured in this run.");
         }
         try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, rxDepth,
-                read, atomicType(), out, Access.LOCAL_WRITE, remote)) {
+                read, atomicType(), out, dataValidation ? ValidatedBandwidth.access(write) : new Access[] {Access.LOCAL_WRITE, remote})) {
             String failure = null;
             s.connectAndPrint();
             jsonFile = PerftestJsonFile.of(o, s);
             s.printBandwidthHeader();
             Duration timeout = o.timeout();
             List<BandwidthReport> reports = new ArrayList<>();
-            if (immediate) {
+            if (s.validation != null) {
+                ValidatedBandwidth.Outcome outcome = ValidatedBandwidth.run(s, iterations, txDepth, write,
+                        report -> { limits.count(report); printResult(report); }, this::printBoth, out);
+                reports.add(outcome.report());
+                failure = outcome.failure() != null ? outcome.failure() : o.isClient() || o.bidirectional
+                        ? limits.failure() : null;
+            } else if (immediate) {
                 reports.add(runWithImmediate(s, iterations, txDepth, rxDepth));
                 out.println(o.bandwidthRule());
                 s.wire.closeConnection(s.mine, timeout);

@@ -60,9 +60,33 @@ class PeerAddressTest {
         assertArrayEquals(new byte[8], Arrays.copyOfRange(with, 32, 40));
         assertArrayEquals(a.gid().toBytes(), Arrays.copyOfRange(with, 40, 56));
         byte[] theirs = with.clone();
-        theirs[39] = 0x40; // a 26.04 peer's tail_markers_vaddr is ignored
-        assertEquals(a, PeerAddress.decodeBinary(theirs, true));
+        theirs[39] = 0x40; // a 26.04 peer's tail_markers_vaddr, which --data_validation uses
+        PeerAddress markers = PeerAddress.decodeBinary(theirs, true);
+        assertEquals(0x40, markers.tailMarkers());
+        assertEquals(new PeerAddress(a.lid(), a.outReads(), a.qpn(), a.psn(), a.rkey(), a.vaddr(), 0x40, a.gid(),
+                a.srqn()), markers);
+        assertArrayEquals(theirs, markers.encodeBinary(true));
         assertThrows(PerftestException.class, () -> PeerAddress.decodeBinary(binary, true));
+    }
+
+    /** 26.04's {@code KEY_PRINT_FMT_GID_DV}, as perftest writes it with {@code --data_validation}: 124 characters. */
+    static final String C_RECORD_DV = "0000:0001:000011:abcdef:00001234:00007f0000001000:00007f0000000cc0:"
+            + "fe:80:00:00:00:00:00:00:02:50:56:ff:fe:b2:66:8c:00000000:";
+
+    @Test
+    void dataValidationsRecordCarriesTheTailMarkers() {
+        assertEquals(124, C_RECORD_DV.length());
+        byte[] wire = Arrays.copyOf(C_RECORD_DV.getBytes(StandardCharsets.US_ASCII), PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS);
+        PeerAddress a = PeerAddress.parse(wire, true);
+        assertEquals(0x7f0000001000L, a.vaddr());
+        assertEquals(0x7f0000000cc0L, a.tailMarkers());
+        PeerAddress plain = PeerAddress.parse(wire(C_RECORD));
+        assertEquals(plain.gid(), a.gid());
+        assertEquals(plain.srqn(), a.srqn());
+        assertArrayEquals(wire, a.encode(true));
+        // either side of a 26.04 exchange refuses the other form: 108 bytes are not 125
+        assertThrows(PerftestException.class, () -> PeerAddress.parse(wire(C_RECORD), true));
+        assertThrows(PerftestException.class, () -> PeerAddress.parse(wire));
     }
 
     @Test
