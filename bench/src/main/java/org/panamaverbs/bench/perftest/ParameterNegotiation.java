@@ -137,7 +137,7 @@ final class ParameterNegotiation {
                     "--no_enhanced_reorder, which the Java tools do not take: run the peer without it", false),
             new Field("sig_offload", Parameters::sigOffload, OFF_ON, "--sig_offload, which the Java tools do not implement", false),
             new Field("data_validation", Parameters::dataValidation, OFF_ON,
-                    "--data_validation, which the Java tools do not implement", true));
+                    "--data_validation on one side only (both must give it)", true));
 
     private ParameterNegotiation() {
     }

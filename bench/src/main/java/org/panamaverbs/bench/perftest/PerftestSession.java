@@ -164,7 +164,9 @@ final class PerftestSession implements AutoCloseable {
                         + " of " + context.name() + " carries (" + port.maxMessageSize() + " bytes)");
             }
             DeviceAttributes attributes = context.attributes();
-            int outReads = readTest ? outstandingReads(options.outs, Math.max(1, attributes.maxQpRdAtom()), out) : 1;
+            // --data_validation's fetch-and-adds are reads too: the device's outstanding reads, as perftest 26.04's
+            boolean reads = readTest || options.dataValidation;
+            int outReads = reads ? outstandingReads(options.outs, Math.max(1, attributes.maxQpRdAtom()), out) : 1;
             int pkeyIndex = pkeyIndex(options.pkeyIndex, attributes.maxPkeys(), out);
             // -g without -x: GID index 0 (on RoCE the IPv6 link-local GID, the group's family), as perftest's parser
             // sets it; its tools then take their best GID instead, IPv4-mapped where there is one, and fail the GID-type
@@ -296,10 +298,10 @@ final class PerftestSession implements AutoCloseable {
                     created.add(pd.createQueuePair(onSecondPort(i) ? second : config));
                 }
             } else {
-                // rdma_connect/rdma_accept with perftest's parameters: reads outstanding only for READ tests,
-                // --retry_count retries, 7 after a receiver-not-ready
-                int reads = readTest ? outReads : 0;
-                created.add(cm.connect(pd, config, new ConnParam(new byte[0], reads, reads, options.retryCount, 7),
+                // rdma_connect/rdma_accept with perftest's parameters: reads outstanding only for READ tests (and
+                // --data_validation's fetch-and-adds), --retry_count retries, 7 after a receiver-not-ready
+                int depth = reads ? outReads : 0;
+                created.add(cm.connect(pd, config, new ConnParam(new byte[0], depth, depth, options.retryCount, 7),
                         timeout));
                 wire.handshake("handshake after the rdma_cm connection", PeerAddress.EMPTY, timeout);
             }

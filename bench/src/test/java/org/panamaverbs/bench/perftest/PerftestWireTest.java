@@ -103,6 +103,36 @@ class PerftestWireTest {
         assertEquals(0xabcdef, got.get(5, TimeUnit.SECONDS).psn());
     }
 
+    /** With {@code --data_validation} every handshake carries 26.04's longer record, the tail markers' address in it. */
+    @Test
+    void aValidatingServerExchangesTheRecordWithTailMarkers() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        int listenPort = port;
+        CompletableFuture<PeerAddress> got = CompletableFuture.supplyAsync(() -> {
+            try (PerftestWire wire = PerftestWire.accept(listenPort, SHORT)) {
+                wire.validating();
+                return wire.handshake("address record", new PeerAddress(0, 1, 0x22, 0x123, 0x99, 0x1000, 0xcc0,
+                        Gid.ZERO, 0), SHORT);
+            }
+        });
+        Thread.sleep(300);
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(5000);
+            byte[] record = java.util.Arrays.copyOf(PeerAddressTest.C_RECORD_DV.getBytes(StandardCharsets.US_ASCII),
+                    PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS);
+            s.getOutputStream().write(record);
+            byte[] answer = s.getInputStream().readNBytes(PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS);
+            assertEquals(PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS, answer.length);
+            PeerAddress theirs = PeerAddress.parse(answer, true);
+            assertEquals(0x22, theirs.qpn());
+            assertEquals(0xcc0, theirs.tailMarkers());
+        }
+        assertEquals(0x7f0000000cc0L, got.get(5, TimeUnit.SECONDS).tailMarkers());
+    }
+
     @Test
     void garbageInsteadOfAVersionIsRefusedWithinSeconds() throws Exception {
         int port = fakeServer((in, out) -> out.write("HTTP/1.1 400 Bad\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
