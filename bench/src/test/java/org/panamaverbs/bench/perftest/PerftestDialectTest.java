@@ -349,8 +349,8 @@ class PerftestDialectTest {
         CRecord validating = new CRecord();
         validating.dataValidation = 1;
         e = negotiationFails(validating);
-        assertTrue(e.getMessage().contains("data_validation=ON") && e.getMessage().contains("--data_validation, which the"
-                + " Java tools do not implement"), e.getMessage());
+        assertTrue(e.getMessage().contains("data_validation=ON") && e.getMessage().contains("--data_validation on one side"
+                + " only"), e.getMessage());
 
         CRecord latency = new CRecord();
         latency.tst = 0;
