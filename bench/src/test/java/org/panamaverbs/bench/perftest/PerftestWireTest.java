@@ -82,30 +82,32 @@ class PerftestWireTest {
 
     @Test
     void serverReadsFirstThenWrites() throws Exception {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
-        int listenPort = port;
-        CompletableFuture<PeerAddress> got = CompletableFuture.supplyAsync(() -> {
-            try (PerftestWire wire = PerftestWire.accept(listenPort, SHORT)) {
-                return wire.handshake("address record", new PeerAddress(0, 1, 0x22, 0x123, 0x99, 0x1000,
-                        Gid.ZERO, 0), SHORT);
-            }
-        });
-        Thread.sleep(300);
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(5000);
-            s.getOutputStream().write(PeerAddressTest.wire(PeerAddressTest.C_RECORD));
-            byte[] answer = s.getInputStream().readNBytes(PeerAddress.WIRE_SIZE);
-            assertEquals(0x22, PeerAddress.parse(answer).qpn());
-        }
-        assertEquals(0xabcdef, got.get(5, TimeUnit.SECONDS).psn());
+        PeerAddress mine = new PeerAddress(0, 1, 0x22, 0x123, 0x99, 0x1000, Gid.ZERO, 0);
+        PeerAddress theirs = serverHandshakeWithARawClient(mine, false, PeerAddressTest.wire(PeerAddressTest.C_RECORD),
+                answer -> assertEquals(0x22, PeerAddress.parse(answer).qpn()));
+        assertEquals(0xabcdef, theirs.psn());
     }
 
     /** With {@code --data_validation} every handshake carries 26.04's longer record, the tail markers' address in it. */
     @Test
     void aValidatingServerExchangesTheRecordWithTailMarkers() throws Exception {
+        PeerAddress mine = new PeerAddress(0, 1, 0x22, 0x123, 0x99, 0x1000, 0xcc0, Gid.ZERO, 0);
+        byte[] record = java.util.Arrays.copyOf(PeerAddressTest.C_RECORD_DV.getBytes(StandardCharsets.US_ASCII),
+                PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS);
+        PeerAddress theirs = serverHandshakeWithARawClient(mine, true, record, answer -> {
+            assertEquals(PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS, answer.length);
+            assertEquals(0x22, PeerAddress.parse(answer, true).qpn());
+            assertEquals(0xcc0, PeerAddress.parse(answer, true).tailMarkers());
+        });
+        assertEquals(0x7f0000000cc0L, theirs.tailMarkers());
+    }
+
+    /**
+     * A Java server's handshake (validating or not) against a raw client that writes {@code record} first and hands
+     * the server's answer, as long as {@code record}, to {@code check}; the record the server received.
+     */
+    private static PeerAddress serverHandshakeWithARawClient(PeerAddress mine, boolean validating, byte[] record,
+            java.util.function.Consumer<byte[]> check) throws Exception {
         int port;
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
@@ -113,24 +115,19 @@ class PerftestWireTest {
         int listenPort = port;
         CompletableFuture<PeerAddress> got = CompletableFuture.supplyAsync(() -> {
             try (PerftestWire wire = PerftestWire.accept(listenPort, SHORT)) {
-                wire.validating();
-                return wire.handshake("address record", new PeerAddress(0, 1, 0x22, 0x123, 0x99, 0x1000, 0xcc0,
-                        Gid.ZERO, 0), SHORT);
+                if (validating) {
+                    wire.validating();
+                }
+                return wire.handshake("address record", mine, SHORT);
             }
         });
         Thread.sleep(300);
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(5000);
-            byte[] record = java.util.Arrays.copyOf(PeerAddressTest.C_RECORD_DV.getBytes(StandardCharsets.US_ASCII),
-                    PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS);
             s.getOutputStream().write(record);
-            byte[] answer = s.getInputStream().readNBytes(PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS);
-            assertEquals(PeerAddress.WIRE_SIZE_WITH_TAIL_MARKERS, answer.length);
-            PeerAddress theirs = PeerAddress.parse(answer, true);
-            assertEquals(0x22, theirs.qpn());
-            assertEquals(0xcc0, theirs.tailMarkers());
+            check.accept(s.getInputStream().readNBytes(record.length));
         }
-        assertEquals(0x7f0000000cc0L, got.get(5, TimeUnit.SECONDS).tailMarkers());
+        return got.get(5, TimeUnit.SECONDS);
     }
 
     @Test
