@@ -24,12 +24,17 @@ public record BandwidthReport(long size, long iterations, double peak, double av
     /** perftest's {@code RESULT_LINE_PER_PORT}, the rule around a table with {@code --report-per-port}'s columns. */
     public static final String RESULT_LINE_PER_PORT = "-".repeat(163);
     static final String PORT_COLUMNS = "   BW Port1[MB/sec]   MsgRate Port1[Mpps]   BW Port2[MB/sec]   MsgRate Port2[Mpps]";
+    /** perftest 24.07 and later name the unit of the same figures MiB/sec (they always were 2^20 bytes a second). */
+    static final String PORT_COLUMNS_MIB = PORT_COLUMNS.replace("[MB/sec]", "[MiB/sec]");
     static final String PORT_COLUMNS_G = "   BW Port1[Gb/sec]   MsgRate Port1[Mpps]   BW Port2[Gb/sec]   MsgRate Port2[Mpps]";
     static final String REPORT_FMT_PER_PORT = " %-7d    %-10d     %-7.2f            %-7.2f\t\t   %-7.6f        %-7.2f"
             + "            %-7.6f              %-7.2f            %-7.6f";
     public static final String RESULT_FMT_G = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]";
     public static final String RESULT_FMT = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
+    static final String RESULT_FMT_MIB = RESULT_FMT.replace("[MB/sec]", "[MiB/sec]");
     static final String REPORT_FMT = " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f";
+    /** perftest 24.07's result line: two more spaces before the message rate, under the longer header. */
+    static final String REPORT_FMT_MIB = " %-7d    %-10d       %-7.2f            %-7.2f\t\t     %-7.6f";
     static final String REPORT_FMT_EXT = " %-7d    %d           %-7.6f            %-7.6f            %-7.6f";
     public static final double GBITS_FACTOR = 125_000_000.0;
     public static final double MBYTES_FACTOR = 0x100000;
@@ -160,14 +165,22 @@ public record BandwidthReport(long size, long iterations, double peak, double av
         return best;
     }
 
-    /** perftest's result line: more decimals when the average is below 0.1 Gb/s, as perftest prints it. */
+    /** perftest 4.5's result line ({@link #line(boolean, boolean)}). */
     public String line(boolean gbits) {
+        return line(gbits, false);
+    }
+
+    /**
+     * perftest's result line: more decimals when the average is below 0.1 Gb/s, as perftest prints it;
+     * {@code since2407}: as perftest 24.07 and later space it.
+     */
+    public String line(boolean gbits, boolean since2407) {
         if (ports != null) { // perftest's REPORT_FMT_PER_PORT, which has no more-accuracy variant
             return String.format(Locale.ROOT, REPORT_FMT_PER_PORT, size, iterations, peak, average, messageRate,
                     ports.average1, ports.messageRate1, ports.average2, ports.messageRate2);
         }
         boolean moreAccuracy = average < 0.1 && gbits;
-        return String.format(Locale.ROOT, moreAccuracy ? REPORT_FMT_EXT : REPORT_FMT, size, iterations, peak, average,
-                messageRate);
+        return String.format(Locale.ROOT, moreAccuracy ? REPORT_FMT_EXT : since2407 ? REPORT_FMT_MIB : REPORT_FMT, size,
+                iterations, peak, average, messageRate);
     }
 }

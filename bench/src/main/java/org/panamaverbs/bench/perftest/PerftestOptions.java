@@ -191,6 +191,11 @@ public final class PerftestOptions {
      */
     boolean dataValidation;
     boolean dataValidationDebug;
+    /**
+     * The bandwidth table as perftest 24.07 and later print it ("MiB/sec", the message rate two spaces further on) or
+     * as the releases before: the peer's release's, set by the session once it is known; without a peer the newest.
+     */
+    boolean tablesSince2407 = true;
     @Option(names = "--use_hugepages",
             description = "take the buffers from hugepage-backed memory (System V shared memory with SHM_HUGETLB, as"
                     + " perftest); a machine without hugepages configured stops the tool, as perftest's")
@@ -434,8 +439,10 @@ public final class PerftestOptions {
 
     /** A bandwidth table's header: perftest's columns, and {@code --cpu_util}'s. */
     String bandwidthHeader() {
-        return (reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT)
-                + (reportPerPort ? reportGbits ? BandwidthReport.PORT_COLUMNS_G : BandwidthReport.PORT_COLUMNS : "")
+        return (reportGbits ? BandwidthReport.RESULT_FMT_G : tablesSince2407 ? BandwidthReport.RESULT_FMT_MIB
+                : BandwidthReport.RESULT_FMT)
+                + (reportPerPort ? reportGbits ? BandwidthReport.PORT_COLUMNS_G
+                        : tablesSince2407 ? BandwidthReport.PORT_COLUMNS_MIB : BandwidthReport.PORT_COLUMNS : "")
                 + (reportsCpuUtil() ? CpuUtilization.HEADER_COLUMN : "");
     }
 
@@ -450,7 +457,7 @@ public final class PerftestOptions {
      */
     String bandwidthResult(BandwidthReport report) {
         if (output == null) {
-            return report.line(reportGbits) + (reportsCpuUtil() ? cpu.column() : "") + counterDeltas();
+            return report.line(reportGbits, tablesSince2407) + (reportsCpuUtil() ? cpu.column() : "") + counterDeltas();
         }
         return String.format(Locale.ROOT, "%f", output.equals("bandwidth") ? report.average() : report.messageRate())
                 + counterDeltas();

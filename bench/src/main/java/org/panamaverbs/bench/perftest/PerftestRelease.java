@@ -17,6 +17,8 @@ record PerftestRelease(String version, double number) {
     static final double OLDEST_COMPATIBLE = 5.70;
     /** From this version on (23.10), a tool no longer writes "done" after its last handshake: it raced with the close. */
     private static final double NO_DONE_SINCE = 6.17;
+    /** 24.07 labels the bandwidth table's unit MiB/sec and spaces its result line further. */
+    private static final double TABLES_OF_24_07 = 6.22;
     /** 26.01 added the parameter negotiation after the version exchange, whatever the peer's version. */
     private static final double NEGOTIATES_SINCE = 6.28;
     /** 26.04: talks only to 6.28+; adds {@code data_validation} and {@code tail_markers_vaddr} to the exchange. */
@@ -60,6 +62,11 @@ record PerftestRelease(String version, double number) {
     }
 
     /** Whether this release writes "done" after its closing handshake (before 23.10); nobody ever reads it. */
+    /** Whether this release prints the bandwidth table as 24.07 and later do ({@link PerftestOptions#tablesSince2407}). */
+    boolean printsTablesOf2407() {
+        return number >= TABLES_OF_24_07;
+    }
+
     boolean writesDone() {
         return number < NO_DONE_SINCE;
     }

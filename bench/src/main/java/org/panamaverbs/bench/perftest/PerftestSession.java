@@ -220,6 +220,7 @@ final class PerftestSession implements AutoCloseable {
                 }
                 this.wire = connected;
                 wire.exchangeVersion(timeout);
+                options.tablesSince2407 = wire.peerRelease().printsTablesOf2407(); // the table the peer's side prints
                 if (options.dataValidation) {
                     requireValidatingPeer(wire.peerRelease());
                     wire.validating();

@@ -375,7 +375,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             out.print(loopbackAddress(rig.a, rig.mrA).lines("local", read, false, "GID"));
             out.print(loopbackAddress(rig.b, rig.mrB).lines("remote", read, false, "GID"));
             out.println(BandwidthReport.RESULT_LINE);
-            out.println(o.reportGbits ? BandwidthReport.RESULT_FMT_G : BandwidthReport.RESULT_FMT);
+            out.println(o.bandwidthHeader());
             List<BandwidthReport> reports = new ArrayList<>();
             try (RdmaRun run = new RdmaRun(opcode, List.of(new RdmaRun.Lane(rig.a, rig.mrA, 0, rig.mrB.address(), rig.mrB.rkey())), rig.cqA, txDepth,
                     o.cqModeration(), PerftestSession.CYCLE_BUFFER, PerftestSession.CACHE_LINE, o.postList, o.inlineSize(), o.events)) {

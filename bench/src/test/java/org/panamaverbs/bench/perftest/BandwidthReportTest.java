@@ -91,6 +91,10 @@ class BandwidthReportTest {
     void linesAreFormattedAsPerftestPrintsThem() {
         BandwidthReport r = new BandwidthReport(65536, 5000, 812.345, 790.5, 0.012648);
         assertEquals(" 65536      5000             812.35             790.50 \t\t   0.012648", r.line(false));
+        // perftest 24.07 and later: two more spaces before the message rate, under "MiB/sec"
+        assertEquals(" 65536      5000             812.35             790.50 \t\t     0.012648", r.line(false, true));
+        assertEquals(" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]",
+                BandwidthReport.RESULT_FMT_MIB);
         BandwidthReport slow = new BandwidthReport(2, 1000, 0.012, 0.011, 0.68);
         assertEquals(" 2          1000           0.012000            0.011000            0.680000", slow.line(true));
     }

@@ -188,7 +188,7 @@ class CommandLineTest {
         LatencyReport latency = LatencyReport.of(2, new long[] {0, 2000, 4000, 6000, 8000, 10000}, 2);
         PerftestOptions options = new PerftestOptions();
         new picocli.CommandLine(options).parseArgs("10.0.0.1");
-        assertEquals(bandwidth.line(false), options.bandwidthResult(bandwidth));
+        assertEquals(bandwidth.line(false, true), options.bandwidthResult(bandwidth));
         assertEquals(latency.line(), options.latencyResult(latency));
         new picocli.CommandLine(options).parseArgs("--output", "bandwidth", "10.0.0.1");
         assertEquals("790.500000", options.bandwidthResult(bandwidth));

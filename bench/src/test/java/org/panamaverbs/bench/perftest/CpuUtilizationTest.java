@@ -50,7 +50,7 @@ class CpuUtilizationTest {
         assertSame(timed.cpu, timed.cpuSampler());
         assertTrue(timed.bandwidthHeader().endsWith("MsgRate[Mpps]    CPU_Util[%]"));
         BandwidthReport report = new BandwidthReport(65536, 1000, 0, 790.5, 0.012648);
-        assertEquals(report.line(false) + "\t    0.00", timed.bandwidthResult(report));
+        assertEquals(report.line(false, true) + "\t    0.00", timed.bandwidthResult(report));
         assertTrue(PerftestJsonFile.bandwidthResults(report, timed).endsWith("\"MsgRate\": 0.012648,\n\"CPU_util\": 0.00\n}\n"));
         // --output prints the one figure without the column, as perftest
         assertEquals("790.500000", parse("--cpu_util", "-D", "4", "--output", "bandwidth").bandwidthResult(report));
@@ -58,7 +58,7 @@ class CpuUtilizationTest {
         PerftestOptions counted = parse("--cpu_util", "--run_infinitely");
         assertFalse(counted.reportsCpuUtil());
         assertNull(counted.cpuSampler());
-        assertEquals(report.line(false), counted.bandwidthResult(report));
+        assertEquals(report.line(false, true), counted.bandwidthResult(report)); // no peer yet: the newest table
     }
 
     @Test

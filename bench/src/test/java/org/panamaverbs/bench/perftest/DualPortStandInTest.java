@@ -75,7 +75,7 @@ class DualPortStandInTest {
         assertTrue(clientOut.contains(" Number of qps   : 4"), clientOut);
         assertTrue(clientOut.contains(" GID index2      : 0"), clientOut);
         assertTrue(clientOut.contains("-".repeat(163)), clientOut);
-        assertTrue(clientOut.contains("BW Port1[MB/sec]   MsgRate Port1[Mpps]   BW Port2[MB/sec]   MsgRate Port2[Mpps]"),
+        assertTrue(clientOut.contains("BW Port1[MiB/sec]   MsgRate Port1[Mpps]   BW Port2[MiB/sec]   MsgRate Port2[Mpps]"),
                 clientOut);
         // both sides' addresses: two queue pairs on port 1 (LID 1, GID ...:94:237), two on port 2 (LID 2, ...:94:238)
         for (String side : List.of("local", "remote")) {
