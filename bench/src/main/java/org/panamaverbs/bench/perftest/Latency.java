@@ -85,7 +85,7 @@ abstract class Latency implements Callable<Integer> {
                 out.println(BandwidthReport.RESULT_LINE);
                 return reports;
             }
-            s.printLatencyHeader();
+            s.print.latencyHeader();
             try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1)) {
                 for (long size : sizes) {
                     if (o.duration != null) {
@@ -186,9 +186,9 @@ abstract class Latency implements Callable<Integer> {
             s.exchangeAddress();
             s.connect();
             s.handshake("handshake after connect");
-            s.printLocal();
-            s.handshakeAndPrintRemote();
-            s.printLatencyHeader();
+            s.print.local();
+            s.print.handshakeAndRemote();
+            s.print.latencyHeader();
             List<LatencyReport> reports = new ArrayList<>();
             // perftest's size_per_qp: the queue pair's receives, or with --use-srq the SRQ's (one queue pair)
             int depth = s.srq != null ? rxDepth : s.qp.capabilities().maxRecvWr();

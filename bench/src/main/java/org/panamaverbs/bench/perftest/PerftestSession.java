@@ -89,6 +89,8 @@ final class PerftestSession implements AutoCloseable {
     PeerAddress peer;
     /** The banner's facts as perftest's {@code --out_json} file has them ({@link PerftestJsonFile}). */
     String jsonTestInfo;
+    /** What this side prints: the banner, the address lines, the tables' headers. */
+    final SessionPrinter print;
     final boolean readTest;
     final boolean sendTest;
     /** An atomic test's type ({@link ParameterNegotiation#CMP_AND_SWAP} or {@code FETCH_AND_ADD}), or -1. */
@@ -175,7 +177,7 @@ final class PerftestSession implements AutoCloseable {
                     : options.multicast ? 0 : BestGid.index(context.gidTable(options.ibPort), options.ipv6);
             if (options.forceLink != null && PerftestOptions.linkLayerNamed(options.forceLink) != port.linkLayer()) {
                 throw new PerftestException("--force-link " + options.forceLink + ": port " + options.ibPort + " of "
-                        + context.name() + " is " + linkType(port) + ", and the Java tools take the link layer from"
+                        + context.name() + " is " + SessionPrinter.linkType(port) + ", and the Java tools take the link layer from"
                         + " the port");
             }
             if (options.multicast && port.linkLayer() == LinkLayer.INFINIBAND) {
@@ -356,7 +358,8 @@ final class PerftestSession implements AutoCloseable {
             buffers = List.copyOf(each);
             mines = List.copyOf(records);
             mine = mines.getFirst();
-            printBanner(testTitle, bandwidth, sendTest, port, gidIndex, txDepth, rxDepth);
+            print = new SessionPrinter(this);
+            print.banner(testTitle, bandwidth, port, gidIndex, txDepth, rxDepth);
 
         } catch (RuntimeException e) {
             if (connected != null) {
@@ -521,7 +524,7 @@ final class PerftestSession implements AutoCloseable {
     }
 
     /** The LID to send to: {@code --dlid}'s when given (not 0), else the one the peer sent (0 on RoCE). */
-    private int destinationLid(PeerAddress peer) {
+    int destinationLid(PeerAddress peer) {
         return options.dlid != null && options.dlid != 0 ? options.dlid : peer.lid();
     }
 
@@ -570,8 +573,8 @@ final class PerftestSession implements AutoCloseable {
     void connectAndPrint() {
         exchangeAddress();
         connect();
-        printLocal();
-        handshakeAndPrintRemote();
+        print.local();
+        print.handshakeAndRemote();
         handshake("handshake after RTR");
     }
 
@@ -646,43 +649,9 @@ final class PerftestSession implements AutoCloseable {
         wire.handshake(what, mine, timeout);
     }
 
-    /** Prints this side's address ({@code ctx_print_pingpong_data}, side "local"). */
-    void printLocal() {
-        for (PeerAddress each : mines) {
-            printAddress("local", each);
-        }
-    }
-
-    /** A handshake, then the peer's address as it came ({@code side = REMOTE}). */
-    void handshakeAndPrintRemote() {
-        for (PeerAddress each : mines) {
-            printAddress("remote", wire.handshake("address record", each, options.timeout()));
-        }
-    }
-
-    /** The bandwidth table's header. */
-    void printBandwidthHeader() {
-        out.println(options.bandwidthRule());
-        out.println(options.bandwidthHeader());
-        out.flush();
-    }
-
-    /** The latency table's header. */
-    void printLatencyHeader() {
-        out.println(BandwidthReport.RESULT_LINE);
-        out.println((options.duration != null ? TimedSample.RESULT_FMT_LAT_DUR : LatencyReport.RESULT_FMT_LAT)
-                + (options.reportsCpuUtil() ? CpuUtilization.HEADER_COLUMN : ""));
-        out.flush();
-    }
-
     /** How long the side that waits for the other's run waits: ten times the step timeout. */
     Duration runTimeout() {
         return options.timeout().multipliedBy(10);
-    }
-
-    /** The link layer as perftest's banner names it. */
-    static String linkType(PortAttributes port) {
-        return port.linkLayer() == LinkLayer.ETHERNET ? "Ethernet" : "IB";
     }
 
     static Mtu mtuOf(int bytes) {
@@ -696,80 +665,6 @@ final class PerftestSession implements AutoCloseable {
 
     static long align(long value, long alignment) {
         return (value + alignment - 1) / alignment * alignment;
-    }
-
-    /** perftest's {@code ctx_print_test_info}, for what this implementation has (no dual port, SRQ, inline). */
-    private void printBanner(String testTitle, boolean bandwidth, boolean sendTest, PortAttributes port, int gidIndex,
-            int txDepth, int rxDepth) {
-        jsonTestInfo = PerftestJsonFile.testInfo(this, testTitle, bandwidth, linkType(port), gidIndex, txDepth, rxDepth);
-        out.println(BandwidthReport.RESULT_LINE);
-        out.println("                    " + testTitle + (options.multicast ? " Multicast" : "") + " Test");
-        if (options.events) {
-            out.println(" Test with events. Using " + context.name() + "_comp" + options.eventVector());
-        }
-        if (options.multicast) {
-            out.println(" MultiCast runs on UD!");
-        }
-        out.println(" Dual-port       : " + (dualPort != null ? "ON" : "OFF") + "\t\tDevice         : " + context.name());
-        out.println(" Number of qps   : " + qps.size() + "\t\tTransport type : IB");
-        out.println(" Connection type : " + (datagram ? "UD" : "RC") + "\t\tUsing SRQ      : "
-                + (options.sharedReceiveQueue ? "ON" : "OFF"));
-        out.println(" PCIe relax order: Unsupported");
-        out.println(" ibv_wr* API     : OFF");
-        if (options.isClient() || options.bidirectional) {
-            out.println(" TX depth        : " + txDepth);
-        }
-        if (options.postList > 1) {
-            out.println(" Post List       : " + options.postList);
-        }
-        if (options.recvPostList > 1) {
-            out.println(" Recv Post List  : " + options.recvPostList);
-        }
-        if (receives() && (!options.isClient() || options.bidirectional)) {
-            out.println(" RX depth        : " + rxDepth);
-        }
-        if (bandwidth) {
-            out.println(" CQ Moderation   : " + Math.min(options.cqModeration(), txDepth));
-        }
-        out.println(" Mtu             : " + pathMtu.bytes() + "[B]");
-        out.println(" Link type       : " + linkType(port));
-        out.println(" GID index       : " + gidIndex);
-        if (dualPort != null) {
-            out.println(" GID index2      : " + dualPort.gidIndex());
-        }
-        if (readTest) {
-            out.println(" Outstand reads  : " + mine.outReads());
-        } else {
-            out.println(" Max inline data : " + options.inlineSize() + "[B]");
-        }
-        out.println(" rdma_cm QPs\t : " + (options.rdmaCm ? "ON" : "OFF"));
-        out.print(" Data ex. method : " + (exchangesOverRdmaCm() ? "rdma_cm" : "Ethernet"));
-        if (exchangesOverRdmaCm() && options.typeOfService != null) {
-            out.print(" \tTOS    : " + options.typeOfService);
-        }
-        if (options.rdmaCm && !options.isClient()) {
-            out.println();
-            out.println(BandwidthReport.RESULT_LINE);
-            out.println(" Waiting for client rdma_cm QP to connect");
-            out.print(" Please run the same command with the IB/RoCE interface IP");
-        }
-        out.println();
-        out.println(BandwidthReport.RESULT_LINE);
-        out.flush();
-    }
-
-    private void printAddress(String side, PeerAddress a) {
-        // over rdma_cm perftest prints with its exchange's verb, SEND, and for ATOMIC and WRITE_IMM as for SEND (its
-        // ctx_print_pingpong_data shows RKey and VAddr for WRITE and READ only): no OUT, RKey or VAddr
-        boolean asSend = exchangesOverRdmaCm() || atomicType >= 0 || options.writeWithImm;
-        // perftest labels the group's GID MGID: the server's own address, the client's peer
-        boolean group = options.multicast && side.equals("local") != options.isClient();
-        String label = group ? "MGID" : "GID";
-        if (side.equals("remote")) { // perftest prints --dlid's LID there
-            a = new PeerAddress(destinationLid(a), a.outReads(), a.qpn(), a.psn(), a.rkey(), a.vaddr(), a.gid(), a.srqn());
-        }
-        out.print(asSend ? a.lines(side, false, true, label) : a.lines(side, readTest, sendTest, label));
-        out.flush();
     }
 
     /** The exchange runs over rdma_cm ({@code -R}, or perftest's rdma_cm exchange); false without a peer. */

@@ -214,7 +214,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             String failure = null;
             s.connectAndPrint();
             jsonFile = PerftestJsonFile.of(o, s);
-            s.printBandwidthHeader();
+            s.print.bandwidthHeader();
             Duration timeout = o.timeout();
             List<BandwidthReport> reports = new ArrayList<>();
             if (s.validation != null) {
@@ -365,7 +365,7 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
             }
             out.println(" CQ Moderation   : " + Math.min(o.cqModeration(), txDepth));
             out.println(" Mtu             : " + (pathMtu == null ? active : Mtu.min(pathMtu, active)).bytes() + "[B]");
-            out.println(" Link type       : " + PerftestSession.linkType(rig.context.queryPort(o.ibPort)));
+            out.println(" Link type       : " + SessionPrinter.linkType(rig.context.queryPort(o.ibPort)));
             out.println(" GID index       : " + rig.a.gidIndex());
             out.println(" Max inline data : 0[B]");
             out.println(" rdma_cm QPs\t : OFF");

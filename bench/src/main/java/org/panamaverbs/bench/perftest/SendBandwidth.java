@@ -132,15 +132,15 @@ public final class SendBandwidth implements Callable<Integer> {
             // a handshake so no send comes before them; the run; each side's own line; close
             if (connectionless) { // send_bw.c without a peer: ready to receive, its own address, the header
                 s.connect();
-                s.printLocal();
+                s.print.local();
             } else {
                 s.exchangeAddress();
                 s.connect();
                 s.handshake("handshake after connect");
-                s.printLocal();
-                s.handshakeAndPrintRemote();
+                s.print.local();
+                s.print.handshakeAndRemote();
             }
-            s.printBandwidthHeader();
+            s.print.bandwidthHeader();
             jsonFile = PerftestJsonFile.of(o, s);
             List<BandwidthReport> reports = new ArrayList<>();
             // send_bw.c's RUN_ALL: per size, the server posts its receives, a handshake, the run, the line, and

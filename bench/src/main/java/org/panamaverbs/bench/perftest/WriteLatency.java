@@ -48,7 +48,7 @@ public final class WriteLatency extends Latency {
         // write_lat.c: one handshake more than write_bw.c before connecting; no "done" at the end
         s.handshake("address record");
         s.connectAndPrint();
-        s.printLatencyHeader();
+        s.print.latencyHeader();
         List<LatencyReport> reports = new ArrayList<>();
         try (SendChain wrs = SendChain.allocate(1, 1); CompletionArray wcs = CompletionArray.allocate(1);
              RecvChain recvs = RecvChain.allocate(1, 1)) {
