@@ -374,6 +374,14 @@ public final class RdmaRun implements AutoCloseable {
             throw PerftestException.failedCompletion(wc, opcode + " " + (wc.wrId() & 0xffffffffL)
                     + (lanes.length > 1 ? " of queue pair " + (wc.wrId() >>> 32) : ""));
         }
+        return completeThrough(completed, wc);
+    }
+
+    /**
+     * Counts a successful completion: its queue pair's requests ({@code wr_id}'s high half indexes {@code completed})
+     * are done through the one it names; how many it completes.
+     */
+    static int completeThrough(long[] completed, WorkCompletion wc) {
         int q = (int) (wc.wrId() >>> 32);
         long done = completedThrough(completed[q], wc.wrId() & 0xffffffffL);
         int covered = (int) (done - completed[q]);

@@ -189,11 +189,7 @@ final class ValidatedRun implements AutoCloseable {
                     : opcode + " " + request) + (lanes.size() > 1 ? " of queue pair " + (wc.wrId() >>> 32) : "")
                     + " (--data_validation)");
         }
-        int q = (int) (wc.wrId() >>> 32);
-        long done = RdmaRun.completedThrough(completed[q], wc.wrId() & 0xffffffffL);
-        int covered = (int) (done - completed[q]);
-        completed[q] = done;
-        return covered;
+        return RdmaRun.completeThrough(completed, wc);
     }
 
     @Override
