@@ -23,8 +23,8 @@ final class Validators implements AutoCloseable {
     /** perftest's {@code HOST_VALIDATION_DEFAULT_VALIDATORS} and {@code HOST_VALIDATION_MAX_VALIDATORS}. */
     private static final int DEFAULT_VALIDATORS = 4;
     private static final int MAX_VALIDATORS = 32;
-    /** perftest's {@code VALIDATION_REPOLL_THRESHOLD_BYTES}: WRITE mode rechecks a marker at once below it. */
-    private static final long REPOLL_THRESHOLD_BYTES = 1024 * 1024;
+    /** perftest's {@code VALIDATION_REPOLL_THRESHOLD_BYTES}: WRITE mode rechecks a marker at once up to it. */
+    private static final long REPOLL_THRESHOLD_BYTES = 64 * 1024;
     /** How long a stop waits for a validator to finish its last chunk. */
     private static final Duration STOP_BOUND = Duration.ofSeconds(30);
     private static final VarHandle MARKER = ValueLayout.JAVA_LONG.varHandle();
