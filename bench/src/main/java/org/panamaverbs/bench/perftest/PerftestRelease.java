@@ -61,12 +61,12 @@ record PerftestRelease(String version, double number) {
         return number < OLDEST_COMPATIBLE;
     }
 
-    /** Whether this release writes "done" after its closing handshake (before 23.10); nobody ever reads it. */
     /** Whether this release prints the bandwidth table as 24.07 and later do ({@link PerftestOptions#tablesSince2407}). */
     boolean printsTablesOf2407() {
         return number >= TABLES_OF_24_07;
     }
 
+    /** Whether this release writes "done" after its closing handshake (before 23.10); nobody ever reads it. */
     boolean writesDone() {
         return number < NO_DONE_SINCE;
     }

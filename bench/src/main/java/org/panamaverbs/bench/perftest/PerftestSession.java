@@ -328,11 +328,6 @@ final class PerftestSession implements AutoCloseable {
                 validation.initialize(registered.getFirst().segment());
                 if (options.dataValidationDebug) {
                     out.println(validation.describe(txDepth));
-                    out.println("Data validation: Initialized patterns (0x01, 0x02, 0x03), payload_size="
-                            + validation.payload());
-                    out.println("Data validation: tail_markers at offset " + validation.markersOffset() + ", recv_slots"
-                            + " at offset " + validation.slotsOffset() + ", total buffer " + validation.totalSize()
-                            + " (64-byte aligned)");
                 }
             }
             // --use-null-mr: requests carry the null region's key (over memory of the same size, which nothing
@@ -381,7 +376,7 @@ final class PerftestSession implements AutoCloseable {
      * longer address records for garbage), or these tools.
      */
     private static void requireValidatingPeer(PerftestRelease peer) {
-        if (peer != null && !peer.hasTailMarkers()) {
+        if (!peer.hasTailMarkers()) {
             throw new PerftestException("--data_validation needs perftest 26.04 or later on both sides, and the peer runs "
                     + peer.describe() + ": run it without --data_validation, or upgrade it");
         }

@@ -209,8 +209,9 @@ public abstract class RdmaBandwidth implements Callable<Integer> {
         if ((o.runInfinitely || immediate && !o.isClient()) && !o.noPeak) {
             stdout.println(" WARNING: BW peak won't be measured in this run.");
         }
+        Access[] access = dataValidation ? ValidatedBandwidth.access(write) : new Access[] {Access.LOCAL_WRITE, remote};
         try (PerftestSession s = new PerftestSession(o, title, true, false, largest, iterations, txDepth, rxDepth,
-                read, atomicType(), out, dataValidation ? ValidatedBandwidth.access(write) : new Access[] {Access.LOCAL_WRITE, remote})) {
+                read, atomicType(), out, access)) {
             String failure = null;
             s.connectAndPrint();
             jsonFile = PerftestJsonFile.of(o, s);

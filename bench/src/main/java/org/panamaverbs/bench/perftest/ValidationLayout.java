@@ -147,10 +147,15 @@ record ValidationLayout(long payload, int opsPerChunk, int chunksPerQp, int queu
         }
     }
 
-    /** {@code --data_validation_debug}'s line as perftest prints it while it parses the command line. */
+    /**
+     * {@code --data_validation_debug}'s lines about the layout, as perftest prints them while it parses the command
+     * line and fills the buffer.
+     */
     String describe(int txDepth) {
         return "[DATA_VALIDATION] validation_chunk_size=" + opsPerChunk + " (tx_depth=" + txDepth + "), chunk_bytes="
                 + chunkBytes() + ", chunks_per_qp=" + chunksPerQp + ", ring_size=" + chunkBytes() * chunksPerQp
-                + " bytes";
+                + " bytes\nData validation: Initialized patterns (0x01, 0x02, 0x03), payload_size=" + payload
+                + "\nData validation: tail_markers at offset " + markersOffset + ", recv_slots at offset " + slotsOffset
+                + ", total buffer " + totalSize + " (64-byte aligned)";
     }
 }
