@@ -20,7 +20,7 @@ import org.panamaverbs.cm.PortSpace;
  * device tier ({@code CapabilityTableDeviceTest}) and the PVRDMA tier ({@code PvrdmaDeviceCheck}) run it.
  */
 final class CapabilityTableCheck {
-    private static final long TIMEOUT_NANOS = 120_000_000_000L;
+    private static final long TIMEOUT_NANOS = PvrdmaDeviceCheck.TIMEOUT_NANOS;
 
     private final Context context;
     private final int gidIndex;
