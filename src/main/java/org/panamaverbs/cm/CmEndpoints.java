@@ -10,6 +10,7 @@ import java.time.Duration;
 
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsBridge;
 import org.panamaverbs.verbs.Context;
@@ -21,12 +22,12 @@ import org.panamaverbs.verbs.VerbsException;
  * the device that would serve the address was found and its policy asked (PVRDMA refuses {@code rdma_create_ep}).
  */
 final class CmEndpoints {
-    private static final MethodHandle GETADDRINFO = CallState.capturingErrno(rdma_cma_h.rdma_getaddrinfo$address(),
-            rdma_cma_h.rdma_getaddrinfo$descriptor());
-    private static final MethodHandle CREATE_EP = CallState.capturingErrno(rdma_cma_h.rdma_create_ep$address(),
-            rdma_cma_h.rdma_create_ep$descriptor());
-    private static final MethodHandle MIGRATE_ID = CallState.capturingErrno(rdma_cma_h.rdma_migrate_id$address(),
-            rdma_cma_h.rdma_migrate_id$descriptor());
+    private static final MethodHandle GETADDRINFO = CallState.capturingErrno(NativeFunction.RDMA_GETADDRINFO.address(),
+            NativeFunction.RDMA_GETADDRINFO.descriptor());
+    private static final MethodHandle CREATE_EP = CallState.capturingErrno(NativeFunction.RDMA_CREATE_EP.address(),
+            NativeFunction.RDMA_CREATE_EP.descriptor());
+    private static final MethodHandle MIGRATE_ID = CallState.capturingErrno(NativeFunction.RDMA_MIGRATE_ID.address(),
+            NativeFunction.RDMA_MIGRATE_ID.descriptor());
 
     private CmEndpoints() {
     }

@@ -22,6 +22,7 @@ import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
 import org.panamaverbs.internal.Liveness;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.NativeLibrary;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.verbs.RdmaUnavailableException;
@@ -76,11 +77,11 @@ public final class CmEventChannel implements AutoCloseable {
 
     private static final class Native {
         static final MethodHandle CREATE_CHANNEL = CallState.capturingErrno(
-                rdma_cma_h.rdma_create_event_channel$address(), rdma_cma_h.rdma_create_event_channel$descriptor());
+                NativeFunction.RDMA_CREATE_EVENT_CHANNEL.address(), NativeFunction.RDMA_CREATE_EVENT_CHANNEL.descriptor());
         // the pointers as longs: an event read must not make a segment per call (the same registers on LP64)
-        static final MethodHandle GET_EVENT = CallState.capturingErrno(rdma_cma_h.rdma_get_cm_event$address(),
+        static final MethodHandle GET_EVENT = CallState.capturingErrno(NativeFunction.RDMA_GET_CM_EVENT.address(),
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
-        static final MethodHandle ACK_EVENT = Linker.nativeLinker().downcallHandle(rdma_cma_h.rdma_ack_cm_event$address(),
+        static final MethodHandle ACK_EVENT = Linker.nativeLinker().downcallHandle(NativeFunction.RDMA_ACK_CM_EVENT.address(),
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     }
 

@@ -18,6 +18,7 @@ import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.CloseProtocol;
 import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.CountedLifetime;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.SocketAddresses;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsBridge;
@@ -79,8 +80,8 @@ public final class CmId implements AutoCloseable {
     private final CloseProtocol life = new CloseProtocol();
     private volatile QueuePair queuePair;
 
-    private static final MethodHandle CREATE_ID = CallState.capturingErrno(rdma_cma_h.rdma_create_id$address(),
-            rdma_cma_h.rdma_create_id$descriptor());
+    private static final MethodHandle CREATE_ID = CallState.capturingErrno(NativeFunction.RDMA_CREATE_ID.address(),
+            NativeFunction.RDMA_CREATE_ID.descriptor());
 
     private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace, boolean ofRequest) {
         this.channel = channel;

@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.CountedLifetime;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.SocketAddresses;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.verbs.DeviceAttributes;
@@ -29,15 +30,15 @@ final class IdCalls {
     /** errno's EINVAL (the same number on every Linux architecture). */
     static final int EINVAL = 22;
 
-    private static final MethodHandle BIND = capturing(rdma_cma_h.rdma_bind_addr$address(), rdma_cma_h.rdma_bind_addr$descriptor());
-    private static final MethodHandle RESOLVE_ADDR = capturing(rdma_cma_h.rdma_resolve_addr$address(), rdma_cma_h.rdma_resolve_addr$descriptor());
-    private static final MethodHandle RESOLVE_ROUTE = capturing(rdma_cma_h.rdma_resolve_route$address(), rdma_cma_h.rdma_resolve_route$descriptor());
-    private static final MethodHandle LISTEN = capturing(rdma_cma_h.rdma_listen$address(), rdma_cma_h.rdma_listen$descriptor());
-    private static final MethodHandle CREATE_QP = capturing(rdma_cma_h.rdma_create_qp$address(), rdma_cma_h.rdma_create_qp$descriptor());
-    private static final MethodHandle CONNECT = capturing(rdma_cma_h.rdma_connect$address(), rdma_cma_h.rdma_connect$descriptor());
-    private static final MethodHandle ACCEPT = capturing(rdma_cma_h.rdma_accept$address(), rdma_cma_h.rdma_accept$descriptor());
-    private static final MethodHandle REJECT = capturing(rdma_cma_h.rdma_reject$address(), rdma_cma_h.rdma_reject$descriptor());
-    private static final MethodHandle DISCONNECT = capturing(rdma_cma_h.rdma_disconnect$address(), rdma_cma_h.rdma_disconnect$descriptor());
+    private static final MethodHandle BIND = capturing(NativeFunction.RDMA_BIND_ADDR.address(), NativeFunction.RDMA_BIND_ADDR.descriptor());
+    private static final MethodHandle RESOLVE_ADDR = capturing(NativeFunction.RDMA_RESOLVE_ADDR.address(), NativeFunction.RDMA_RESOLVE_ADDR.descriptor());
+    private static final MethodHandle RESOLVE_ROUTE = capturing(NativeFunction.RDMA_RESOLVE_ROUTE.address(), NativeFunction.RDMA_RESOLVE_ROUTE.descriptor());
+    private static final MethodHandle LISTEN = capturing(NativeFunction.RDMA_LISTEN.address(), NativeFunction.RDMA_LISTEN.descriptor());
+    private static final MethodHandle CREATE_QP = capturing(NativeFunction.RDMA_CREATE_QP.address(), NativeFunction.RDMA_CREATE_QP.descriptor());
+    private static final MethodHandle CONNECT = capturing(NativeFunction.RDMA_CONNECT.address(), NativeFunction.RDMA_CONNECT.descriptor());
+    private static final MethodHandle ACCEPT = capturing(NativeFunction.RDMA_ACCEPT.address(), NativeFunction.RDMA_ACCEPT.descriptor());
+    private static final MethodHandle REJECT = capturing(NativeFunction.RDMA_REJECT.address(), NativeFunction.RDMA_REJECT.descriptor());
+    private static final MethodHandle DISCONNECT = capturing(NativeFunction.RDMA_DISCONNECT.address(), NativeFunction.RDMA_DISCONNECT.descriptor());
 
     private final MemorySegment id;
     /** The id's lifetime: every call runs inside it, so none reaches a freed id. */
@@ -93,8 +94,8 @@ final class IdCalls {
 
     /** Looked up on first use: a librdmacm without it (the tests' stand-in) still serves every other call. */
     private static final class OptionCall {
-        static final MethodHandle SET_OPTION = capturing(rdma_cma_h.rdma_set_option$address(),
-                rdma_cma_h.rdma_set_option$descriptor());
+        static final MethodHandle SET_OPTION = capturing(NativeFunction.RDMA_SET_OPTION.address(),
+                NativeFunction.RDMA_SET_OPTION.descriptor());
     }
 
     /** {@code rdma_set_option(id, RDMA_OPTION_ID, name, &value, 1)}: an option of the id that takes one byte. */

@@ -7,9 +7,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import org.panamaverbs.ffi.rdmacm.rdma_cma_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.Liveness;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.ReusedThreads;
 import org.panamaverbs.verbs.VerbsException;
 
@@ -21,8 +21,8 @@ import org.panamaverbs.verbs.VerbsException;
  */
 final class IdDestroyer {
     static final String THREAD_NAME = "panama-verbs-cm-destroy";
-    private static final MethodHandle DESTROY_ID = CallState.capturingErrno(rdma_cma_h.rdma_destroy_id$address(),
-            rdma_cma_h.rdma_destroy_id$descriptor());
+    private static final MethodHandle DESTROY_ID = CallState.capturingErrno(NativeFunction.RDMA_DESTROY_ID.address(),
+            NativeFunction.RDMA_DESTROY_ID.descriptor());
 
     /** Platform threads kept a second after a destroy: a burst of closes reuses them, an idle process keeps none. */
     private static final ReusedThreads THREADS = new ReusedThreads(THREAD_NAME, 1, TimeUnit.SECONDS);

@@ -9,6 +9,7 @@ import org.panamaverbs.ffi.ibv_global_route;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -28,7 +29,7 @@ public final class AddressHandle extends VerbsResource {
 
     private static final class Native {
         static final MethodHandle CREATE_AH = CallState.capturingErrno(
-                ibverbs_h.ibv_create_ah$address(), ibverbs_h.ibv_create_ah$descriptor());
+                NativeFunction.IBV_CREATE_AH.address(), NativeFunction.IBV_CREATE_AH.descriptor());
     }
 
     /**

@@ -18,6 +18,7 @@ import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -40,7 +41,7 @@ final class AsyncEventDispatcher {
     /** Linked on the first read only: creating a context must not need it. */
     private static final class Native {
         static final MethodHandle GET_ASYNC_EVENT = CallState.capturingErrno(
-                ibverbs_h.ibv_get_async_event$address(), ibverbs_h.ibv_get_async_event$descriptor());
+                NativeFunction.IBV_GET_ASYNC_EVENT.address(), NativeFunction.IBV_GET_ASYNC_EVENT.descriptor());
     }
 
     /**

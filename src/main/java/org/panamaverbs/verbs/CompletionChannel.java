@@ -15,6 +15,7 @@ import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.FdPoller;
 import org.panamaverbs.internal.Libc;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -49,9 +50,9 @@ public final class CompletionChannel extends VerbsResource {
 
     private static final class Native {
         static final MethodHandle CREATE = CallState.capturingErrno(
-                ibverbs_h.ibv_create_comp_channel$address(), ibverbs_h.ibv_create_comp_channel$descriptor());
+                NativeFunction.IBV_CREATE_COMP_CHANNEL.address(), NativeFunction.IBV_CREATE_COMP_CHANNEL.descriptor());
         static final MethodHandle GET_CQ_EVENT = CallState.capturingErrno(
-                ibverbs_h.ibv_get_cq_event$address(), ibverbs_h.ibv_get_cq_event$descriptor());
+                NativeFunction.IBV_GET_CQ_EVENT.address(), NativeFunction.IBV_GET_CQ_EVENT.descriptor());
     }
 
     private CompletionChannel(Context context, MemorySegment handle) {

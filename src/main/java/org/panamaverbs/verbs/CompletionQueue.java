@@ -10,6 +10,7 @@ import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.DataPath;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
 
@@ -91,7 +92,7 @@ public final class CompletionQueue extends VerbsResource {
 
     private static final class Native {
         static final MethodHandle CREATE_CQ = CallState.capturingErrno(
-                ibverbs_h.ibv_create_cq$address(), ibverbs_h.ibv_create_cq$descriptor());
+                NativeFunction.IBV_CREATE_CQ.address(), NativeFunction.IBV_CREATE_CQ.descriptor());
     }
 
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment handle) {

@@ -7,6 +7,7 @@ import org.panamaverbs.ffi.ibv_context;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsSymbols;
@@ -23,7 +24,7 @@ final class ContextOpener {
     /** Linked on the first open only: borrowing a context must not need {@code ibv_open_device}. */
     private static final class Native {
         static final MethodHandle OPEN_DEVICE = CallState.capturingErrno(
-                ibverbs_h.ibv_open_device$address(), ibverbs_h.ibv_open_device$descriptor());
+                NativeFunction.IBV_OPEN_DEVICE.address(), NativeFunction.IBV_OPEN_DEVICE.descriptor());
     }
 
     /**

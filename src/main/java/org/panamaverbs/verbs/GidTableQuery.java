@@ -11,8 +11,8 @@ import org.panamaverbs.ffi.ibv_context;
 import org.panamaverbs.ffi.ibv_device;
 import org.panamaverbs.ffi.ibv_gid;
 import org.panamaverbs.ffi.ibv_gid_entry;
-import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.SysfsGidAttributes;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsSymbols;
@@ -25,7 +25,7 @@ import org.panamaverbs.internal.VerbsSymbols;
 final class GidTableQuery {
     /** {@code ibv_query_gid}, for the GID table on a libibverbs without {@code _ibv_query_gid_table}. */
     private static final MethodHandle QUERY_GID = CallState.capturingErrno(
-            ibverbs_h.ibv_query_gid$address(), ibverbs_h.ibv_query_gid$descriptor());
+            NativeFunction.IBV_QUERY_GID.address(), NativeFunction.IBV_QUERY_GID.descriptor());
 
     private GidTableQuery() {
     }

@@ -11,6 +11,7 @@ import org.panamaverbs.ffi.ibv_mr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.Unchecked;
 import org.panamaverbs.internal.VerbsSymbols;
 
@@ -56,7 +57,7 @@ public final class MemoryRegion extends VerbsResource {
     private static final class Native {
         /** The exported {@code ibv_reg_mr} (IBVERBS_1.1), for a libibverbs without {@code ibv_reg_mr_iova2}. */
         static final MethodHandle REG_MR = CallState.capturingErrno(
-                ibverbs_h.ibv_reg_mr$address(), ibverbs_h.ibv_reg_mr$descriptor());
+                NativeFunction.IBV_REG_MR.address(), NativeFunction.IBV_REG_MR.descriptor());
     }
 
     private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access) {

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Set;
 
 import org.panamaverbs.ffi.ibv_gid;
-import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -28,9 +28,9 @@ final class MulticastGroups {
 
     private static final class Native {
         static final MethodHandle ATTACH = CallState.capturingErrno(
-                ibverbs_h.ibv_attach_mcast$address(), ibverbs_h.ibv_attach_mcast$descriptor());
+                NativeFunction.IBV_ATTACH_MCAST.address(), NativeFunction.IBV_ATTACH_MCAST.descriptor());
         static final MethodHandle DETACH = CallState.capturingErrno(
-                ibverbs_h.ibv_detach_mcast$address(), ibverbs_h.ibv_detach_mcast$descriptor());
+                NativeFunction.IBV_DETACH_MCAST.address(), NativeFunction.IBV_DETACH_MCAST.descriptor());
     }
 
     void attach(QueuePair qp, Gid group, int lid) {

@@ -8,6 +8,7 @@ import org.panamaverbs.ffi.ibv_pd;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
 import org.panamaverbs.internal.ControlEvents;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.Unchecked;
 
 /**
@@ -24,7 +25,7 @@ public final class ProtectionDomain extends VerbsResource {
 
     private static final class Native {
         static final MethodHandle ALLOC_PD = CallState.capturingErrno(
-                ibverbs_h.ibv_alloc_pd$address(), ibverbs_h.ibv_alloc_pd$descriptor());
+                NativeFunction.IBV_ALLOC_PD.address(), NativeFunction.IBV_ALLOC_PD.descriptor());
     }
 
     private ProtectionDomain(Context context, MemorySegment handle) {

@@ -13,6 +13,7 @@ import org.panamaverbs.ffi.ibv_qp_cap;
 import org.panamaverbs.ffi.ibv_qp_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.QpCreator;
@@ -72,7 +73,7 @@ public final class QueuePair extends VerbsResource {
 
     private static final class Native {
         static final MethodHandle CREATE_QP = CallState.capturingErrno(
-                ibverbs_h.ibv_create_qp$address(), ibverbs_h.ibv_create_qp$descriptor());
+                NativeFunction.IBV_CREATE_QP.address(), NativeFunction.IBV_CREATE_QP.descriptor());
     }
 
     private QueuePair(ProtectionDomain pd, MemorySegment handle, QpConfig config, QpCapabilities capabilities) {

@@ -13,6 +13,7 @@ import java.util.function.Function;
 import org.panamaverbs.ffi.ibv_device;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.NativeLibrary;
 import org.panamaverbs.internal.Unchecked;
@@ -37,7 +38,7 @@ public final class Rdma {
 
     private static final class Native {
         static final MethodHandle GET_DEVICE_LIST = CallState.capturingErrno(
-                ibverbs_h.ibv_get_device_list$address(), ibverbs_h.ibv_get_device_list$descriptor());
+                NativeFunction.IBV_GET_DEVICE_LIST.address(), NativeFunction.IBV_GET_DEVICE_LIST.descriptor());
     }
 
     /**

@@ -8,6 +8,7 @@ import org.panamaverbs.ffi.ibv_srq_attr;
 import org.panamaverbs.ffi.ibv_srq_init_attr;
 import org.panamaverbs.ffi.ibverbs_h;
 import org.panamaverbs.internal.CallState;
+import org.panamaverbs.internal.NativeFunction;
 import org.panamaverbs.internal.NativeLayouts;
 import org.panamaverbs.internal.ControlEvents;
 import org.panamaverbs.internal.Unchecked;
@@ -34,7 +35,7 @@ public final class SharedReceiveQueue extends VerbsResource {
 
     private static final class Native {
         static final MethodHandle CREATE_SRQ = CallState.capturingErrno(
-                ibverbs_h.ibv_create_srq$address(), ibverbs_h.ibv_create_srq$descriptor());
+                NativeFunction.IBV_CREATE_SRQ.address(), NativeFunction.IBV_CREATE_SRQ.descriptor());
     }
 
     /**
