@@ -22,12 +22,9 @@ import org.panamaverbs.verbs.VerbsException;
  * the device that would serve the address was found and its policy asked (PVRDMA refuses {@code rdma_create_ep}).
  */
 final class CmEndpoints {
-    private static final MethodHandle GETADDRINFO = CallState.capturingErrno(NativeFunction.RDMA_GETADDRINFO.address(),
-            NativeFunction.RDMA_GETADDRINFO.descriptor());
-    private static final MethodHandle CREATE_EP = CallState.capturingErrno(NativeFunction.RDMA_CREATE_EP.address(),
-            NativeFunction.RDMA_CREATE_EP.descriptor());
-    private static final MethodHandle MIGRATE_ID = CallState.capturingErrno(NativeFunction.RDMA_MIGRATE_ID.address(),
-            NativeFunction.RDMA_MIGRATE_ID.descriptor());
+    private static final MethodHandle GETADDRINFO = CallState.capturingErrno(NativeFunction.RDMA_GETADDRINFO);
+    private static final MethodHandle CREATE_EP = CallState.capturingErrno(NativeFunction.RDMA_CREATE_EP);
+    private static final MethodHandle MIGRATE_ID = CallState.capturingErrno(NativeFunction.RDMA_MIGRATE_ID);
 
     private CmEndpoints() {
     }

@@ -76,8 +76,7 @@ public final class CmEventChannel implements AutoCloseable {
     private boolean destroyed;
 
     private static final class Native {
-        static final MethodHandle CREATE_CHANNEL = CallState.capturingErrno(
-                NativeFunction.RDMA_CREATE_EVENT_CHANNEL.address(), NativeFunction.RDMA_CREATE_EVENT_CHANNEL.descriptor());
+        static final MethodHandle CREATE_CHANNEL = CallState.capturingErrno(NativeFunction.RDMA_CREATE_EVENT_CHANNEL);
         // the pointers as longs: an event read must not make a segment per call (the same registers on LP64)
         static final MethodHandle GET_EVENT = CallState.capturingErrno(NativeFunction.RDMA_GET_CM_EVENT.address(),
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));

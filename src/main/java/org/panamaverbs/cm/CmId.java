@@ -80,8 +80,7 @@ public final class CmId implements AutoCloseable {
     private final CloseProtocol life = new CloseProtocol();
     private volatile QueuePair queuePair;
 
-    private static final MethodHandle CREATE_ID = CallState.capturingErrno(NativeFunction.RDMA_CREATE_ID.address(),
-            NativeFunction.RDMA_CREATE_ID.descriptor());
+    private static final MethodHandle CREATE_ID = CallState.capturingErrno(NativeFunction.RDMA_CREATE_ID);
 
     private CmId(CmEventChannel channel, MemorySegment id, PortSpace portSpace, boolean ofRequest) {
         this.channel = channel;

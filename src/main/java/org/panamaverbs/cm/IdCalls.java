@@ -1,7 +1,6 @@
 package org.panamaverbs.cm;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -30,15 +29,15 @@ final class IdCalls {
     /** errno's EINVAL (the same number on every Linux architecture). */
     static final int EINVAL = 22;
 
-    private static final MethodHandle BIND = capturing(NativeFunction.RDMA_BIND_ADDR.address(), NativeFunction.RDMA_BIND_ADDR.descriptor());
-    private static final MethodHandle RESOLVE_ADDR = capturing(NativeFunction.RDMA_RESOLVE_ADDR.address(), NativeFunction.RDMA_RESOLVE_ADDR.descriptor());
-    private static final MethodHandle RESOLVE_ROUTE = capturing(NativeFunction.RDMA_RESOLVE_ROUTE.address(), NativeFunction.RDMA_RESOLVE_ROUTE.descriptor());
-    private static final MethodHandle LISTEN = capturing(NativeFunction.RDMA_LISTEN.address(), NativeFunction.RDMA_LISTEN.descriptor());
-    private static final MethodHandle CREATE_QP = capturing(NativeFunction.RDMA_CREATE_QP.address(), NativeFunction.RDMA_CREATE_QP.descriptor());
-    private static final MethodHandle CONNECT = capturing(NativeFunction.RDMA_CONNECT.address(), NativeFunction.RDMA_CONNECT.descriptor());
-    private static final MethodHandle ACCEPT = capturing(NativeFunction.RDMA_ACCEPT.address(), NativeFunction.RDMA_ACCEPT.descriptor());
-    private static final MethodHandle REJECT = capturing(NativeFunction.RDMA_REJECT.address(), NativeFunction.RDMA_REJECT.descriptor());
-    private static final MethodHandle DISCONNECT = capturing(NativeFunction.RDMA_DISCONNECT.address(), NativeFunction.RDMA_DISCONNECT.descriptor());
+    private static final MethodHandle BIND = CallState.capturingErrno(NativeFunction.RDMA_BIND_ADDR);
+    private static final MethodHandle RESOLVE_ADDR = CallState.capturingErrno(NativeFunction.RDMA_RESOLVE_ADDR);
+    private static final MethodHandle RESOLVE_ROUTE = CallState.capturingErrno(NativeFunction.RDMA_RESOLVE_ROUTE);
+    private static final MethodHandle LISTEN = CallState.capturingErrno(NativeFunction.RDMA_LISTEN);
+    private static final MethodHandle CREATE_QP = CallState.capturingErrno(NativeFunction.RDMA_CREATE_QP);
+    private static final MethodHandle CONNECT = CallState.capturingErrno(NativeFunction.RDMA_CONNECT);
+    private static final MethodHandle ACCEPT = CallState.capturingErrno(NativeFunction.RDMA_ACCEPT);
+    private static final MethodHandle REJECT = CallState.capturingErrno(NativeFunction.RDMA_REJECT);
+    private static final MethodHandle DISCONNECT = CallState.capturingErrno(NativeFunction.RDMA_DISCONNECT);
 
     private final MemorySegment id;
     /** The id's lifetime: every call runs inside it, so none reaches a freed id. */
@@ -59,10 +58,6 @@ final class IdCalls {
         this.owner = owner;
         this.ofRequest = ofRequest;
         this.channelRead = channelRead;
-    }
-
-    private static MethodHandle capturing(MemorySegment address, FunctionDescriptor descriptor) {
-        return CallState.capturingErrno(address, descriptor);
     }
 
     /** {@code rdma_bind_addr}; {@code what} gives the message of a failure (built only then). */
@@ -94,8 +89,7 @@ final class IdCalls {
 
     /** Looked up on first use: a librdmacm without it (the tests' stand-in) still serves every other call. */
     private static final class OptionCall {
-        static final MethodHandle SET_OPTION = capturing(NativeFunction.RDMA_SET_OPTION.address(),
-                NativeFunction.RDMA_SET_OPTION.descriptor());
+        static final MethodHandle SET_OPTION = CallState.capturingErrno(NativeFunction.RDMA_SET_OPTION);
     }
 
     /** {@code rdma_set_option(id, RDMA_OPTION_ID, name, &value, 1)}: an option of the id that takes one byte. */

@@ -21,8 +21,7 @@ import org.panamaverbs.verbs.VerbsException;
  */
 final class IdDestroyer {
     static final String THREAD_NAME = "panama-verbs-cm-destroy";
-    private static final MethodHandle DESTROY_ID = CallState.capturingErrno(NativeFunction.RDMA_DESTROY_ID.address(),
-            NativeFunction.RDMA_DESTROY_ID.descriptor());
+    private static final MethodHandle DESTROY_ID = CallState.capturingErrno(NativeFunction.RDMA_DESTROY_ID);
 
     /** Platform threads kept a second after a destroy: a burst of closes reuses them, an idle process keeps none. */
     private static final ReusedThreads THREADS = new ReusedThreads(THREAD_NAME, 1, TimeUnit.SECONDS);

@@ -78,6 +78,11 @@ public final class CallState implements AutoCloseable {
         return Linker.nativeLinker().downcallHandle(address, descriptor, CAPTURE_ERRNO);
     }
 
+    /** {@link #capturingErrno(MemorySegment, FunctionDescriptor)} for {@code function}'s address and C signature. */
+    public static MethodHandle capturingErrno(NativeFunction function) {
+        return capturingErrno(function.address(), function.descriptor());
+    }
+
     /**
      * A downcall handle for a function pointer (a provider's operation), which takes the pointer as its first argument
      * and a capture buffer as its second.

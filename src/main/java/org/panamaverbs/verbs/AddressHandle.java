@@ -28,8 +28,7 @@ public final class AddressHandle extends VerbsResource {
     private final Target target;
 
     private static final class Native {
-        static final MethodHandle CREATE_AH = CallState.capturingErrno(
-                NativeFunction.IBV_CREATE_AH.address(), NativeFunction.IBV_CREATE_AH.descriptor());
+        static final MethodHandle CREATE_AH = CallState.capturingErrno(NativeFunction.IBV_CREATE_AH);
     }
 
     /**

@@ -40,8 +40,7 @@ final class AsyncEventDispatcher {
 
     /** Linked on the first read only: creating a context must not need it. */
     private static final class Native {
-        static final MethodHandle GET_ASYNC_EVENT = CallState.capturingErrno(
-                NativeFunction.IBV_GET_ASYNC_EVENT.address(), NativeFunction.IBV_GET_ASYNC_EVENT.descriptor());
+        static final MethodHandle GET_ASYNC_EVENT = CallState.capturingErrno(NativeFunction.IBV_GET_ASYNC_EVENT);
     }
 
     /**

@@ -49,10 +49,8 @@ public final class CompletionChannel extends VerbsResource {
     private final MemorySegment contextOut;
 
     private static final class Native {
-        static final MethodHandle CREATE = CallState.capturingErrno(
-                NativeFunction.IBV_CREATE_COMP_CHANNEL.address(), NativeFunction.IBV_CREATE_COMP_CHANNEL.descriptor());
-        static final MethodHandle GET_CQ_EVENT = CallState.capturingErrno(
-                NativeFunction.IBV_GET_CQ_EVENT.address(), NativeFunction.IBV_GET_CQ_EVENT.descriptor());
+        static final MethodHandle CREATE = CallState.capturingErrno(NativeFunction.IBV_CREATE_COMP_CHANNEL);
+        static final MethodHandle GET_CQ_EVENT = CallState.capturingErrno(NativeFunction.IBV_GET_CQ_EVENT);
     }
 
     private CompletionChannel(Context context, MemorySegment handle) {

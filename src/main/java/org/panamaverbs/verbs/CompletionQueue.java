@@ -91,8 +91,7 @@ public final class CompletionQueue extends VerbsResource {
     }
 
     private static final class Native {
-        static final MethodHandle CREATE_CQ = CallState.capturingErrno(
-                NativeFunction.IBV_CREATE_CQ.address(), NativeFunction.IBV_CREATE_CQ.descriptor());
+        static final MethodHandle CREATE_CQ = CallState.capturingErrno(NativeFunction.IBV_CREATE_CQ);
     }
 
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment handle) {

@@ -23,8 +23,7 @@ final class ContextOpener {
 
     /** Linked on the first open only: borrowing a context must not need {@code ibv_open_device}. */
     private static final class Native {
-        static final MethodHandle OPEN_DEVICE = CallState.capturingErrno(
-                NativeFunction.IBV_OPEN_DEVICE.address(), NativeFunction.IBV_OPEN_DEVICE.descriptor());
+        static final MethodHandle OPEN_DEVICE = CallState.capturingErrno(NativeFunction.IBV_OPEN_DEVICE);
     }
 
     /**

@@ -24,8 +24,7 @@ import org.panamaverbs.internal.VerbsSymbols;
  */
 final class GidTableQuery {
     /** {@code ibv_query_gid}, for the GID table on a libibverbs without {@code _ibv_query_gid_table}. */
-    private static final MethodHandle QUERY_GID = CallState.capturingErrno(
-            NativeFunction.IBV_QUERY_GID.address(), NativeFunction.IBV_QUERY_GID.descriptor());
+    private static final MethodHandle QUERY_GID = CallState.capturingErrno(NativeFunction.IBV_QUERY_GID);
 
     private GidTableQuery() {
     }

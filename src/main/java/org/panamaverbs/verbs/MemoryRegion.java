@@ -56,8 +56,7 @@ public final class MemoryRegion extends VerbsResource {
 
     private static final class Native {
         /** The exported {@code ibv_reg_mr} (IBVERBS_1.1), for a libibverbs without {@code ibv_reg_mr_iova2}. */
-        static final MethodHandle REG_MR = CallState.capturingErrno(
-                NativeFunction.IBV_REG_MR.address(), NativeFunction.IBV_REG_MR.descriptor());
+        static final MethodHandle REG_MR = CallState.capturingErrno(NativeFunction.IBV_REG_MR);
     }
 
     private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownedMemory, int access) {

@@ -27,10 +27,8 @@ final class MulticastGroups {
     private final Set<QueuePair.MulticastMembership> attached = new LinkedHashSet<>();
 
     private static final class Native {
-        static final MethodHandle ATTACH = CallState.capturingErrno(
-                NativeFunction.IBV_ATTACH_MCAST.address(), NativeFunction.IBV_ATTACH_MCAST.descriptor());
-        static final MethodHandle DETACH = CallState.capturingErrno(
-                NativeFunction.IBV_DETACH_MCAST.address(), NativeFunction.IBV_DETACH_MCAST.descriptor());
+        static final MethodHandle ATTACH = CallState.capturingErrno(NativeFunction.IBV_ATTACH_MCAST);
+        static final MethodHandle DETACH = CallState.capturingErrno(NativeFunction.IBV_DETACH_MCAST);
     }
 
     void attach(QueuePair qp, Gid group, int lid) {

@@ -24,8 +24,7 @@ public final class ProtectionDomain extends VerbsResource {
     private final MemorySegment handle;
 
     private static final class Native {
-        static final MethodHandle ALLOC_PD = CallState.capturingErrno(
-                NativeFunction.IBV_ALLOC_PD.address(), NativeFunction.IBV_ALLOC_PD.descriptor());
+        static final MethodHandle ALLOC_PD = CallState.capturingErrno(NativeFunction.IBV_ALLOC_PD);
     }
 
     private ProtectionDomain(Context context, MemorySegment handle) {

@@ -72,8 +72,7 @@ public final class QueuePair extends VerbsResource {
     private final MulticastGroups multicastGroups = new MulticastGroups();
 
     private static final class Native {
-        static final MethodHandle CREATE_QP = CallState.capturingErrno(
-                NativeFunction.IBV_CREATE_QP.address(), NativeFunction.IBV_CREATE_QP.descriptor());
+        static final MethodHandle CREATE_QP = CallState.capturingErrno(NativeFunction.IBV_CREATE_QP);
     }
 
     private QueuePair(ProtectionDomain pd, MemorySegment handle, QpConfig config, QpCapabilities capabilities) {

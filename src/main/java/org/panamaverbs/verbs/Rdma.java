@@ -37,8 +37,7 @@ public final class Rdma {
     }
 
     private static final class Native {
-        static final MethodHandle GET_DEVICE_LIST = CallState.capturingErrno(
-                NativeFunction.IBV_GET_DEVICE_LIST.address(), NativeFunction.IBV_GET_DEVICE_LIST.descriptor());
+        static final MethodHandle GET_DEVICE_LIST = CallState.capturingErrno(NativeFunction.IBV_GET_DEVICE_LIST);
     }
 
     /**

@@ -34,8 +34,7 @@ public final class SharedReceiveQueue extends VerbsResource {
     private final MemorySegment postFunction;
 
     private static final class Native {
-        static final MethodHandle CREATE_SRQ = CallState.capturingErrno(
-                NativeFunction.IBV_CREATE_SRQ.address(), NativeFunction.IBV_CREATE_SRQ.descriptor());
+        static final MethodHandle CREATE_SRQ = CallState.capturingErrno(NativeFunction.IBV_CREATE_SRQ);
     }
 
     /**
