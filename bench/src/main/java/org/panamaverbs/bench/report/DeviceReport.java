@@ -69,6 +69,16 @@ public final class DeviceReport implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        print(out, device, profile, json);
+        return 0;
+    }
+
+    /**
+     * The report without its command line: {@code device} null for every device, {@code profile} null for the
+     * detected one. Failures are thrown. The PVRDMA tier's check calls it, sparing the nested guest picocli's
+     * classes, which no class archive can hold linked (Java 5 bytecode).
+     */
+    static void print(PrintWriter out, String device, HardwareClass profile, boolean json) {
         List<String> names = device != null ? List.of(device) : Rdma.devices().stream().map(RdmaDevice::name).toList();
         if (names.isEmpty()) {
             throw new IllegalStateException("the kernel supports RDMA but has no RDMA device");
@@ -83,7 +93,6 @@ public final class DeviceReport implements Callable<Integer> {
         RdmaCore library = Rdma.rdmaCore();
         out.print(json ? ReportFormat.json(library, devices) + "\n" : ReportFormat.text(library, devices));
         out.flush();
-        return 0;
     }
 
     /** {@code --profile}'s values: {@link HardwareClass#propertyValue()}. */
