@@ -15,6 +15,9 @@
 #                                             it is newer than the library jar, and sets what the tests give their
 #                                             peers: pv_peer_jvm_options (interpreted, the serial GC, and the cache
 #                                             when there is one) and pv_peer_class_path_prefix (the cache's jars)
+#        pv_jli_record, pv_jli_image, pv_jli_archive, pv_jli_runtime
+#                                             an image of this JDK with the lambda forms a training resolved and a
+#                                             class archive for it (below): the PVRDMA check and the perftest tools
 # The JVMs that use a cache must be started with the training run's class path (jars only: the JVM does not archive
 # classes from directories), GC and --enable-native-access, or the JVM prints why and runs without it.
 # shellcheck shell=bash
@@ -57,6 +60,83 @@ pv_aot_train() {
 pv_aot_flags() {
   [[ -f $1 ]] && printf '%s\n' "-XX:AOTCache=$1"
   return 0
+}
+
+# Holder classes for the lambda forms a JVM resolves (pv_jli_*), for the guests' JVMs: under TCG every class a JVM
+# spins for a method handle costs, in the nested PVRDMA guest seconds. A training run records its classes and the
+# lambda forms it resolved (-XX:DumpLoadedClassList); jlink makes an image of this JDK whose method-handle holder
+# classes also hold those forms (--generate-jli-classes); that image dumps the training's classes, loaded and
+# linked, into a class archive. Not the one-step AOT cache: its dump regenerates the holder classes from its own
+# record, which leaves out the forms that return a primitive (167 of the PVRDMA check's 276), where a static dump
+# with linked classes keeps the image's holders as they are. The PVRDMA check spins 233 classes instead of 411.
+#        pv_jli_record LIST JAVA_COMMAND...  a training run of JAVA_COMMAND on stub0 writing the class list LIST
+#                                            (its output in LIST.log)
+#        pv_jli_image DIR JAVA LIST...       DIR/jdk: JAVA's JDK with the lambda forms of the LISTs
+#        pv_jli_archive JAVA LIST ARCHIVE JVM_OPTIONS...
+#                                            ARCHIVE from LIST, dumped by JAVA (the image's) with the run's options
+#        pv_jli_runtime DIR JAVA_COMMAND...  the three for one JVM: sets pv_jli_java (DIR/jdk/bin/java) and
+#                                            pv_jli_flags (-XX:SharedArchiveFile=DIR/classes.jsa)
+# Each says why and returns 1 when it cannot (pv_jli_runtime leaves pv_jli_java empty then).
+pv_jli_record() {
+  local list=$1; shift
+  local stand_in
+  rm -f "$list"
+  stand_in=$(pv_aot_stand_in) ||
+    { printf '[aot-cache] no class list %s: the stand-in provider did not build\n' "${list##*/}" >&2; return 1; }
+  LD_LIBRARY_PATH="$PWD/$stand_in${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RDMA_TEST_DEVICE=stub0 \
+    timeout 120 "$1" -XX:DumpLoadedClassList="$list" "${@:2}" > "$list.log" 2>&1 || true
+  [[ -s $list ]] || { printf '[aot-cache] no class list %s: the training run wrote none (%s)\n' "${list##*/}" "$list.log" >&2; return 1; }
+}
+
+pv_jli_image() {
+  local dir=$1 home modules
+  home=$(dirname "$(dirname "$(readlink -f "$(command -v "$2")")")")
+  shift 2
+  rm -rf "$dir/jdk"
+  mkdir -p "$dir"
+  sed -n 's/^@lambda-form-invoker //p' "$@" 2>/dev/null | sort -u > "$dir/lambda-forms.txt"
+  [[ -s $dir/lambda-forms.txt ]] ||
+    { printf '[aot-cache] no method-handle image: the training recorded no lambda forms\n' >&2; return 1; }
+  # every module of this JDK but jdk.jlink, which a run-time image cannot link again, and jdk.jpackage, which needs it
+  modules=$("$home/bin/java" --list-modules | sed 's/@.*//' | grep -vx -e jdk.jlink -e jdk.jpackage | paste -sd, -)
+  if ! "$home/bin/jlink" --add-modules "$modules" --generate-jli-classes="@$dir/lambda-forms.txt" \
+      --output "$dir/jdk" > "$dir/jlink.log" 2>&1; then
+    printf '[aot-cache] no method-handle image: jlink failed (%s; it needs a JDK with jmods or a linkable run-time)\n' \
+      "$dir/jlink.log" >&2
+    rm -rf "$dir/jdk"; return 1
+  fi
+  printf '[aot-cache] %s: this JDK with the %s lambda forms of its training in its holder classes\n' "$dir/jdk" \
+    "$(wc -l < "$dir/lambda-forms.txt")" >&2
+}
+
+pv_jli_archive() {
+  local java=$1 list=$2 archive=$3; shift 3
+  # the dump takes the run's JVM options (its class path above all), not a main class and its arguments
+  local options=() a
+  while (($#)); do
+    a=$1; shift
+    case $a in
+      -cp|-classpath|--class-path) options+=("$a" "$1"); shift ;;
+      -*) options+=("$a") ;;
+      *) break ;;
+    esac
+  done
+  rm -f "$archive"
+  # adapters and stubs stay out, as in pv_aot_train
+  "$java" -Xshare:dump -XX:SharedClassListFile="$list" -XX:SharedArchiveFile="$archive" -XX:+AOTClassLinking \
+    -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:-AOTStubCaching "${options[@]}" > "$archive.log" 2>&1 || true
+  [[ -f $archive ]] || { printf '[aot-cache] no class archive %s: the dump failed (%s)\n' "${archive##*/}" "$archive.log" >&2; return 1; }
+  printf '[aot-cache] %s: %s MB of classes linked, from a training run on stub0\n' "${archive##*/}" \
+    "$(( $(stat -c %s "$archive") / 1048576 ))" >&2
+}
+
+pv_jli_runtime() {
+  local dir=$1; shift
+  pv_jli_java="" pv_jli_flags=()
+  mkdir -p "$dir"
+  pv_jli_record "$dir/classes.lst" "$@" && pv_jli_image "$dir" "$1" "$dir/classes.lst" &&
+    pv_jli_archive "$dir/jdk/bin/java" "$dir/classes.lst" "$dir/classes.jsa" "${@:2}" || return 1
+  pv_jli_java=$dir/jdk/bin/java pv_jli_flags=("-XX:SharedArchiveFile=$dir/classes.jsa")
 }
 
 # The device tests' peer JVMs (CmPeer, the examples, the DiSNI programs, the Netty and NIO peers) run interpreted on
