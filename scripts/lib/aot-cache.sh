@@ -28,10 +28,19 @@ pv_aot_stand_in() {
   pv_build_stand_in target/aot/stand-in && printf '%s\n' target/aot/stand-in
 }
 
+# pv_on_stand_in LOG COMMAND...: a training run, COMMAND against the stand-in provider (device stub0) within 120 s,
+# its output in LOG and its exit status ignored; returns 1 when the stand-in does not build
+pv_on_stand_in() {
+  local log=$1 stand_in; shift
+  stand_in=$(pv_aot_stand_in) || return 1
+  LD_LIBRARY_PATH="$PWD/$stand_in${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RDMA_TEST_DEVICE=stub0 \
+    timeout 120 "$@" > "$log" 2>&1 || true
+}
+
 pv_aot_train() {
   local cache=$1; shift
   local java=$1; shift
-  local major stand_in
+  local major
   rm -f "$cache" "$cache.log"
   mkdir -p "$(dirname "$cache")"
   major=$("$java" -version 2>&1 | sed -n '1s/.*version "\([0-9]*\).*/\1/p')
@@ -40,16 +49,14 @@ pv_aot_train() {
       "${cache##*/}" "$java" "${major:-unknown}" >&2
     return 0
   fi
-  stand_in=$(pv_aot_stand_in) ||
-    { printf '[aot-cache] no AOT cache for %s: the stand-in provider did not build\n' "${cache##*/}" >&2; return 0; }
   # Adapters and stubs stay out: they are machine code for the training CPU, and with JDK 25.0.3 a cached i2c
   # adapter dies of SIGILL on the guests' CPU, QEMU's qemu64 model, even when the training ran under
   # `qemu-x86_64 -cpu qemu64` (`taskset -c 0 qemu-x86_64 -cpu qemu64 java ...` reproduces it here every time).
   # Without them, the classes are archived loaded and linked: that ran there without a fault (6 of 6) and took
   # another 15 % off an interpreted JVM's run; loaded classes alone take a third off a JVM's start.
-  LD_LIBRARY_PATH="$PWD/$stand_in${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RDMA_TEST_DEVICE=stub0 \
-    timeout 120 "$java" -XX:+AOTClassLinking -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:-AOTStubCaching \
-    -XX:AOTCacheOutput="$cache" "$@" > "$cache.log" 2>&1 || true
+  pv_on_stand_in "$cache.log" "$java" -XX:+AOTClassLinking -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching \
+      -XX:-AOTStubCaching -XX:AOTCacheOutput="$cache" "$@" ||
+    { printf '[aot-cache] no AOT cache for %s: the stand-in provider did not build\n' "${cache##*/}" >&2; return 0; }
   if [[ -f $cache ]]; then
     printf '[aot-cache] %s: %s MB from a training run on stub0\n' "${cache##*/}" "$(( $(stat -c %s "$cache") / 1048576 ))" >&2
   else
@@ -79,12 +86,9 @@ pv_aot_flags() {
 # Each says why and returns 1 when it cannot (pv_jli_runtime leaves pv_jli_java empty then).
 pv_jli_record() {
   local list=$1; shift
-  local stand_in
   rm -f "$list"
-  stand_in=$(pv_aot_stand_in) ||
+  pv_on_stand_in "$list.log" "$1" -XX:DumpLoadedClassList="$list" "${@:2}" ||
     { printf '[aot-cache] no class list %s: the stand-in provider did not build\n' "${list##*/}" >&2; return 1; }
-  LD_LIBRARY_PATH="$PWD/$stand_in${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RDMA_TEST_DEVICE=stub0 \
-    timeout 120 "$1" -XX:DumpLoadedClassList="$list" "${@:2}" > "$list.log" 2>&1 || true
   [[ -s $list ]] || { printf '[aot-cache] no class list %s: the training run wrote none (%s)\n' "${list##*/}" "$list.log" >&2; return 1; }
 }
 
